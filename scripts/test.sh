@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds (CUDA included when nvcc is found) and runs
+# every test twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+jobs=$(nproc)
+export PATH="$PATH:/usr/local/cuda/bin"
+
+echo "== release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== ASan + UBSan build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+  -DCUZK_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+# protect_shadow_gap=0 lets the CUDA driver map memory where ASan reserves its gap
+(cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+echo "== all tests passed (release and ASan+UBSan)"

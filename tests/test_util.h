@@ -1,0 +1,34 @@
+/* A small test harness: seeded randomness (printed, and reproducible with CUZK_TEST_SEED),
+ * checks that count and report failures without stopping, and hex helpers for vectors. */
+#ifndef CUZK_TEST_UTIL_H
+#define CUZK_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/rand.h"
+
+extern struct cuzk_rng test_rng;
+extern long test_checks, test_failures;
+
+/* Seeds test_rng from CUZK_TEST_SEED or the kernel and prints the seed. */
+void test_init(const char *name);
+/* Prints "<name>: N passed, M failed" and returns the process exit code. */
+int test_finish(void);
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        test_checks++;                                                                             \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            if (test_failures <= 50)                                                               \
+                fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
+        }                                                                                          \
+    } while (0)
+
+/* Parses exactly 2*n hex digits into n bytes. Returns 0 on success. */
+int test_hex_to_bytes(uint8_t *out, size_t n, const char *hex, size_t hexlen);
+void test_bytes_to_hex(char *out, const uint8_t *in, size_t n);
+
+#endif
