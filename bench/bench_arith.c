@@ -3,7 +3,7 @@
  * chain (every result feeds the next call), and every benchmark checks its own result against
  * an independent computation before it is reported: a fast wrong answer fails the run.
  *
- *   cuzk-bench-arith [--quick] [--csv]
+ *   bench_arith [--quick] [--csv]
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PATH="$PATH:/usr/local/cuda/bin"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target cuzk-bench-arith
-build/bench/cuzk-bench-arith "$@"
+cmake --build build -j"$(nproc)" --target bench_arith
+build/bench/bench_arith "$@"
