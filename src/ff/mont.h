@@ -79,8 +79,9 @@ CUZK_INLINE void cuzk_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m
     }
 }
 
-/* r = a * b * 2^(-64n) mod m (CIOS without the extra carry word). */
-CUZK_INLINE void cuzk_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+/* r = a * b * 2^(-64n) mod m (CIOS without the extra carry word). The portable reference;
+ * cuzk_mont_mul below picks the x86-64 assembly twin when the build targets BMI2 + ADX. */
+CUZK_INLINE void cuzk_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                                uint64_t m0inv, int n) {
     uint64_t t[CUZK_MONT_MAX_LIMBS] = {0};
     _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
@@ -100,6 +101,33 @@ CUZK_INLINE void cuzk_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
         t[n - 1] = hi_qm + hi_ab;
     }
     cuzk_mont_reduce_once(r, t, m, n);
+}
+
+/* The sanitizer builds reserve the frame pointer and leave too few registers for the 6-limb
+ * kernel, so they test the portable twin; the release build tests the assembly against it. */
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CUZK_PORTABLE) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define CUZK_MONT_ADX 1
+#include "ff/mont_x86.h"
+#endif
+
+/* r = a * b * 2^(-64n) mod m: the fastest available implementation for this n. */
+CUZK_INLINE void cuzk_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                               uint64_t m0inv, int n) {
+#ifdef CUZK_MONT_ADX
+    uint64_t t[CUZK_MONT_MAX_LIMBS];
+    if (n == 4) {
+        cuzk_mont_mul4_adx(t, a, b, m, m0inv);
+        cuzk_mont_reduce_once(r, t, m, 4);
+        return;
+    }
+    if (n == 6) {
+        cuzk_mont_mul6_adx(t, a, b, m, m0inv);
+        cuzk_mont_reduce_once(r, t, m, 6);
+        return;
+    }
+#endif
+    cuzk_mont_mul_c(r, a, b, m, m0inv, n);
 }
 
 /* Plain (non-modular) helpers on n-limb integers. */
