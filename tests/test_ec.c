@@ -1,5 +1,6 @@
 /* Group laws of G1 and G2 on random points (seeded), scalar multiplication, batch affine
  * conversion, and the endomorphism subgroup checks against multiplication by r. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
@@ -136,6 +137,27 @@ static void random_scalar(uint64_t k[4]) {
             G##_to_affine(&one, &pts[i]);                                                          \
             CHECK(G##_affine_eq(&one, &aff[i]));                                                   \
         }                                                                                          \
+        /* fixed-base tables agree with the generic multiplication, across window sizes */         \
+        for (int w = 3; w <= 9; w += 3) {                                                          \
+            G##_affine base, *tab = malloc(G##_fb_table_len(w) * sizeof *tab);                     \
+            CHECK(tab != NULL);                                                                    \
+            if (!tab) break;                                                                       \
+            G##_random_point(&p);                                                                  \
+            G##_to_affine(&base, &p);                                                              \
+            CHECK(G##_fb_table_init(tab, &base, w) == CUZK_OK);                                    \
+            for (int i = 0; i < 20; i++) {                                                         \
+                uint64_t k[4];                                                                     \
+                random_scalar(k);                                                                  \
+                if (i == 0) memset(k, 0, sizeof k);                                                \
+                if (i == 1) memset(k, 0xff, sizeof k);                                             \
+                if (i == 2) memcpy(k, r_limbs, sizeof k);                                          \
+                G##_fb_mul(&t, tab, w, k);                                                         \
+                G##_mul_var(&u, &p, k, 4);                                                         \
+                CHECK(G##_eq(&t, &u));                                                             \
+            }                                                                                      \
+            free(tab);                                                                             \
+        }                                                                                          \
+        CHECK(G##_fb_table_init(NULL, &pa, 1) == CUZK_EINVAL);                                     \
         /* the generator has order r */                                                            \
         G##_generator(&pa);                                                                        \
         CHECK(G##_affine_is_on_curve(&pa) && G##_affine_is_in_subgroup(&pa));                      \

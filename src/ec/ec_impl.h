@@ -3,6 +3,10 @@
  * CUZK_E_B (b as a CUZK_E_FT initialiser) and CUZK_E_GEN_X / CUZK_E_GEN_Y. Formulas: the a = 0
  * Jacobian formulas of the Explicit-Formulas Database (dbl-2009-l, add-2007-bl, madd-2007-bl). */
 
+#include <stdlib.h>
+
+#include "cuzk/error.h"
+
 static const CUZK_E_FT CUZK_E(b_) = CUZK_E_B;
 
 void CUZK_E(set_inf)(CUZK_E_T *r) {
@@ -277,4 +281,43 @@ int CUZK_E(affine_is_in_subgroup)(const CUZK_E_AFF *p) {
     CUZK_E_T j;
     CUZK_E(from_affine)(&j, p);
     return CUZK_E(is_in_subgroup)(&j);
+}
+
+size_t CUZK_E(fb_table_len)(int w) {
+    if (w < 2 || w > 16) return 0;
+    return (size_t)((256 + w - 1) / w) * (((size_t)1 << w) - 1);
+}
+
+int CUZK_E(fb_table_init)(CUZK_E_AFF *table, const CUZK_E_AFF *base, int w) {
+    if (w < 2 || w > 16) return CUZK_EINVAL;
+    size_t per = ((size_t)1 << w) - 1;
+    int nwin = (256 + w - 1) / w;
+    CUZK_E_T *row = malloc(per * sizeof *row);
+    if (!row) return CUZK_ENOMEM;
+    CUZK_E_T step; /* 2^(w j) B */
+    CUZK_E(from_affine)(&step, base);
+    for (int j = 0; j < nwin; j++) {
+        row[0] = step;
+        for (size_t d = 1; d < per; d++) CUZK_E(add)(&row[d], &row[d - 1], &step);
+        CUZK_E(batch_to_affine)(table + (size_t)j * per, row, per);
+        CUZK_E(add)(&step, &row[per - 1], &step); /* (2^w - 1 + 1) * previous step */
+    }
+    free(row);
+    return CUZK_OK;
+}
+
+void CUZK_E(fb_mul)(CUZK_E_T *r, const CUZK_E_AFF *table, int w, const uint64_t k[4]) {
+    size_t per = ((size_t)1 << w) - 1;
+    int nwin = (256 + w - 1) / w;
+    CUZK_E_T acc;
+    CUZK_E(set_inf)(&acc);
+    for (int j = 0; j < nwin; j++) {
+        int bit = j * w;
+        /* the w bits of k starting at bit, possibly straddling two limbs */
+        uint64_t d = k[bit / 64] >> (bit % 64);
+        if (bit % 64 + w > 64 && bit / 64 + 1 < 4) d |= k[bit / 64 + 1] << (64 - bit % 64);
+        d &= per;
+        if (d) CUZK_E(add_affine)(&acc, &acc, &table[(size_t)j * per + d - 1]);
+    }
+    *r = acc;
 }

@@ -53,3 +53,14 @@ int CUZK_E(affine_is_on_curve)(const CUZK_E_AFF *p);
  * multiplication by r. */
 int CUZK_E(is_in_subgroup)(const CUZK_E_T *p);
 int CUZK_E(affine_is_in_subgroup)(const CUZK_E_AFF *p);
+
+/* Fixed-base multiplication, for computing k*B for many k and one base B (key generation).
+ * A table for window w (2 <= w <= 16) holds, for each window j < ceil(256 / w) and digit
+ * 1 <= d < 2^w, the affine point d * 2^(w j) * B at index j (2^w - 1) + d - 1; a product then
+ * costs at most ceil(256 / w) mixed additions and no doublings. Tables are read-only once
+ * built and may be shared between threads. */
+size_t CUZK_E(fb_table_len)(int w);
+/* Fills table (fb_table_len(w) points). Returns CUZK_OK, CUZK_EINVAL (bad w) or CUZK_ENOMEM. */
+int CUZK_E(fb_table_init)(CUZK_E_AFF *table, const CUZK_E_AFF *base, int w);
+/* r = k * B for the 256-bit little-endian integer k. */
+void CUZK_E(fb_mul)(CUZK_E_T *r, const CUZK_E_AFF *table, int w, const uint64_t k[4]);
