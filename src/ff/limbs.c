@@ -102,7 +102,8 @@ static int is_one(const uint64_t *a, int n) {
     return 1;
 }
 
-void cuzk_limbs_inv_mod_var(uint64_t *out, const uint64_t *a, const uint64_t *m, int n) {
+/* The body, inlined below with a constant n so the limb loops unroll to exact sizes. */
+CUZK_INLINE void inv_mod_var(uint64_t *out, const uint64_t *a, const uint64_t *m, int n) {
     uint64_t u[CUZK_MONT_MAX_LIMBS], v[CUZK_MONT_MAX_LIMBS];
     uint64_t x1[CUZK_MONT_MAX_LIMBS] = {1}, x2[CUZK_MONT_MAX_LIMBS] = {0};
     if (cuzk_mont_is_zero(a, n)) {
@@ -129,4 +130,12 @@ void cuzk_limbs_inv_mod_var(uint64_t *out, const uint64_t *a, const uint64_t *m,
         }
     }
     memcpy(out, is_one(u, n) ? x1 : x2, sizeof(uint64_t) * (size_t)n);
+}
+
+void cuzk_limbs_inv_mod_var(uint64_t *out, const uint64_t *a, const uint64_t *m, int n) {
+    switch (n) {
+    case 4: inv_mod_var(out, a, m, 4); break;
+    case 6: inv_mod_var(out, a, m, 6); break;
+    default: memset(out, 0, sizeof(uint64_t) * (size_t)n); /* outside the contract */
+    }
 }

@@ -24,8 +24,8 @@ int cuzk_limbs_from_dec(uint64_t *out, int n, const char *s);
  * number of characters written without the NUL, or CUZK_ERANGE if cap is too small. */
 int cuzk_limbs_to_dec(char *buf, size_t cap, const uint64_t *a, int n);
 
-/* out = a^-1 mod m for 0 < a < m, m odd, by the binary extended Euclidean algorithm.
- * Variable time. out = 0 when a = 0. */
+/* out = a^-1 mod m for 0 < a < m, m odd with its top bit clear, n = 4 or 6 (the two fields),
+ * by the binary extended Euclidean algorithm. Variable time. out = 0 when a = 0. */
 void cuzk_limbs_inv_mod_var(uint64_t *out, const uint64_t *a, const uint64_t *m, int n);
 
 #endif

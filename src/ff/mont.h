@@ -20,47 +20,57 @@ typedef unsigned __int128 cuzk_u128;
 
 #define CUZK_INLINE static inline __attribute__((always_inline))
 
+/* Carry/borrow steps. On x86-64 the compiler intrinsics become ADC/SBB chains; elsewhere the
+ * 128-bit arithmetic does the same job. */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+CUZK_INLINE uint64_t cuzk_addc(uint64_t a, uint64_t b, unsigned char *carry) {
+    unsigned long long out;
+    *carry = _addcarry_u64(*carry, a, b, &out);
+    return out;
+}
+CUZK_INLINE uint64_t cuzk_subb(uint64_t a, uint64_t b, unsigned char *borrow) {
+    unsigned long long out;
+    *borrow = _subborrow_u64(*borrow, a, b, &out);
+    return out;
+}
+#else
+CUZK_INLINE uint64_t cuzk_addc(uint64_t a, uint64_t b, unsigned char *carry) {
+    cuzk_u128 x = (cuzk_u128)a + b + *carry;
+    *carry = (unsigned char)(x >> 64);
+    return (uint64_t)x;
+}
+CUZK_INLINE uint64_t cuzk_subb(uint64_t a, uint64_t b, unsigned char *borrow) {
+    cuzk_u128 x = (cuzk_u128)a - b - *borrow;
+    *borrow = (unsigned char)((x >> 64) & 1);
+    return (uint64_t)x;
+}
+#endif
+
 /* r = t - m if t >= m, else t. Requires t < 2m. */
 CUZK_INLINE void cuzk_mont_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *m, int n) {
     uint64_t d[CUZK_MONT_MAX_LIMBS];
-    uint64_t borrow = 0;
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
-        cuzk_u128 x = (cuzk_u128)t[i] - m[i] - borrow;
-        d[i] = (uint64_t)x;
-        borrow = (uint64_t)(x >> 64) & 1;
-    }
-    uint64_t keep_t = 0 - borrow; /* all ones when t < m */
+    unsigned char borrow = 0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) d[i] = cuzk_subb(t[i], m[i], &borrow);
+    uint64_t keep_t = 0 - (uint64_t)borrow; /* all ones when t < m */
     _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
 }
 
 CUZK_INLINE void cuzk_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                                int n) {
     uint64_t t[CUZK_MONT_MAX_LIMBS];
-    uint64_t carry = 0;
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
-        cuzk_u128 x = (cuzk_u128)a[i] + b[i] + carry;
-        t[i] = (uint64_t)x;
-        carry = (uint64_t)(x >> 64);
-    }
+    unsigned char carry = 0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) t[i] = cuzk_addc(a[i], b[i], &carry);
     cuzk_mont_reduce_once(r, t, m, n); /* the spare top bit means carry is always 0 here */
 }
 
 CUZK_INLINE void cuzk_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                                int n) {
-    uint64_t t[CUZK_MONT_MAX_LIMBS] = {0};
-    uint64_t borrow = 0;
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
-        cuzk_u128 x = (cuzk_u128)a[i] - b[i] - borrow;
-        t[i] = (uint64_t)x;
-        borrow = (uint64_t)(x >> 64) & 1;
-    }
-    uint64_t mask = 0 - borrow;
-    uint64_t carry = 0;
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
-        cuzk_u128 x = (cuzk_u128)t[i] + (m[i] & mask) + carry;
-        r[i] = (uint64_t)x;
-        carry = (uint64_t)(x >> 64);
-    }
+    uint64_t t[CUZK_MONT_MAX_LIMBS];
+    unsigned char borrow = 0, carry = 0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) t[i] = cuzk_subb(a[i], b[i], &borrow);
+    uint64_t mask = 0 - (uint64_t)borrow;
+    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) r[i] = cuzk_addc(t[i], m[i] & mask, &carry);
 }
 
 CUZK_INLINE int cuzk_mont_is_zero(const uint64_t *a, int n) {
@@ -71,18 +81,14 @@ CUZK_INLINE int cuzk_mont_is_zero(const uint64_t *a, int n) {
 
 CUZK_INLINE void cuzk_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, int n) {
     uint64_t nz = 0 - (uint64_t)!cuzk_mont_is_zero(a, n); /* 0 maps to 0, not to m */
-    uint64_t borrow = 0;
-    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
-        cuzk_u128 x = (cuzk_u128)m[i] - a[i] - borrow;
-        r[i] = (uint64_t)x & nz;
-        borrow = (uint64_t)(x >> 64) & 1;
-    }
+    unsigned char borrow = 0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) r[i] = cuzk_subb(m[i], a[i], &borrow) & nz;
 }
 
 /* r = a * b * 2^(-64n) mod m (CIOS without the extra carry word). The portable reference;
  * cuzk_mont_mul below picks the x86-64 assembly twin when the build targets BMI2 + ADX. */
-CUZK_INLINE void cuzk_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                               uint64_t m0inv, int n) {
+CUZK_INLINE void cuzk_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, uint64_t m0inv, int n) {
     uint64_t t[CUZK_MONT_MAX_LIMBS] = {0};
     _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) {
         cuzk_u128 acc = (cuzk_u128)a[0] * b[i] + t[0];
@@ -105,7 +111,7 @@ CUZK_INLINE void cuzk_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t 
 
 /* The sanitizer builds reserve the frame pointer and leave too few registers for the 6-limb
  * kernel, so they test the portable twin; the release build tests the assembly against it. */
-#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CUZK_PORTABLE) && \
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CUZK_PORTABLE) &&     \
     !defined(__SANITIZE_ADDRESS__)
 #define CUZK_MONT_ADX 1
 #include "ff/mont_x86.h"
