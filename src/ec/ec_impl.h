@@ -271,10 +271,15 @@ int CUZK_E(affine_is_on_curve)(const CUZK_E_AFF *p) {
     return CUZK_E(is_on_curve)(&j);
 }
 
-/* r = |x| p, |x| = 0xd201000000010000, the BLS parameter's absolute value */
+/* r = |x| p, |x| = 0xd201000000010000, the BLS parameter's absolute value: 63 doublings and
+ * 5 additions over its 6 set bits (the generic windowed multiplication would add 16 times). */
 static void CUZK_E(mul_by_x_abs)(CUZK_E_T *r, const CUZK_E_T *p) {
-    static const uint64_t x_abs[1] = {CUZK_BLS_X_ABS};
-    CUZK_E(mul_var)(r, p, x_abs, 1);
+    CUZK_E_T acc = *p;
+    for (int bit = 62; bit >= 0; bit--) {
+        CUZK_E(dbl)(&acc, &acc);
+        if ((CUZK_BLS_X_ABS >> bit) & 1) CUZK_E(add)(&acc, &acc, p);
+    }
+    *r = acc;
 }
 
 int CUZK_E(affine_is_in_subgroup)(const CUZK_E_AFF *p) {
