@@ -1,0 +1,364 @@
+/* cuzk: the offline command-line prover and tools for circom/snarkjs files on BLS12-381.
+ *
+ *   cuzk prove <zkey> <wtns> <proof.json> <public.json>   (rapidsnark's argument order)
+ *   cuzk verify <verification_key.json> <public.json> <proof.json>
+ *   cuzk setup <r1cs> <zkey>          (INSECURE development setup, for tests and benchmarks)
+ *   cuzk export-vk <zkey> <verification_key.json>
+ *   cuzk info <file>
+ *
+ * Exit codes a script can rely on: 0 success (verify: the proof is valid); 1 the proof is
+ * invalid (verify) or a fresh proof failed its self-check (prove); 2 usage error; 3 bad input
+ * (a file missing, unreadable or malformed; the message says which and why); 4 internal error
+ * (out of memory, a failed system call). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+#include "formats/r1cs.h"
+#include "formats/snarkjs_json.h"
+#include "formats/wtns.h"
+#include "formats/zkey.h"
+#include "groth16/groth16.h"
+#include "groth16/setup.h"
+#include "util/pool.h"
+
+enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_INTERNAL = 4 };
+
+static const char usage[] =
+    "usage: cuzk <command> [options] <args>\n"
+    "  prove <zkey> <wtns> <proof.json> <public.json>   prove with a snarkjs Groth16 key\n"
+    "  verify <verification_key.json> <public.json> <proof.json>\n"
+    "  setup <r1cs> <zkey>         INSECURE development setup (random secrets, tests only)\n"
+    "  export-vk <zkey> <verification_key.json>\n"
+    "  info <file>                 what an .r1cs/.wtns/.zkey/.json file holds\n"
+    "options: --threads N (default: all CPUs), --seed N (prove/setup: deterministic randomness,\n"
+    "         tests only), --no-verify (prove: skip the self-check), --quiet\n";
+
+static struct {
+    unsigned threads;
+    int seeded;
+    unsigned long long seed;
+    int no_verify;
+    int quiet;
+} opt;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Maps a cuzk error to an exit code: the caller's input or our own failure. */
+static int exit_for(int rc) {
+    return rc == CUZK_ENOMEM || rc == CUZK_EGPU || rc == CUZK_EGPUOOM ? EXIT_INTERNAL : EXIT_INPUT;
+}
+
+static int report(const char *what, int rc, const char *msg) {
+    fprintf(stderr, "cuzk: %s: %s\n", what, msg && *msg ? msg : cuzk_strerror(rc));
+    return exit_for(rc);
+}
+
+static void note(const char *fmt, double ms) {
+    if (!opt.quiet) fprintf(stderr, fmt, ms);
+}
+
+static struct cuzk_pool *make_pool(void) {
+    struct cuzk_pool *pool = NULL;
+    if (cuzk_pool_create(&pool, opt.threads, "cuzk") != CUZK_OK) return NULL;
+    return pool;
+}
+
+static int cmd_prove(char **a) {
+    char err[512] = "";
+    struct cuzk_pool *pool = make_pool();
+    if (!pool) return report("prove", CUZK_ENOMEM, NULL);
+    struct cuzk_zkey z = {0};
+    struct cuzk_wtns wt = {0};
+    struct cuzk_groth16_pk pk = {0};
+    struct cuzk_snarkjs_vk vk = {0};
+    struct cuzk_snarkjs_proof proof;
+    struct cuzk_backend be;
+    struct cuzk_rng rng;
+    int ret = EXIT_VALID, rc;
+    double t0 = now_ms();
+    struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_AUTO};
+    if ((rc = cuzk_zkey_load(&z, a[0], &zo, err, sizeof err))) {
+        ret = report(a[0], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_wtns_load(&wt, a[1], err, sizeof err))) {
+        ret = report(a[1], rc, err);
+        goto out;
+    }
+    if (wt.n != z.n_vars) {
+        fprintf(stderr, "cuzk: %s: the witness has %u values, the key expects %u\n", a[1], wt.n,
+                z.n_vars);
+        ret = EXIT_INPUT;
+        goto out;
+    }
+    if ((rc = cuzk_groth16_pk_prepare(&pk, &z))) {
+        ret = report(a[0], rc, "cannot prepare the proving key");
+        goto out;
+    }
+    double t1 = now_ms();
+    note("cuzk: loaded key and witness in %.1f ms\n", t1 - t0);
+    cuzk_cpu_backend_init(&be, pool);
+    if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
+    if ((rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof))) {
+        ret = report("prove", rc, rc == CUZK_EINVAL ? "witness[0] must be 1" : NULL);
+        goto out;
+    }
+    double t2 = now_ms();
+    note("cuzk: proved in %.1f ms\n", t2 - t1);
+    if (!opt.no_verify) {
+        if ((rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+            ret = report("verify", rc, NULL);
+            goto out;
+        }
+        rc = cuzk_groth16_verify(&vk, wt.w + 1, z.n_public, &proof);
+        if (rc != 1) {
+            fprintf(stderr, "cuzk: the proof does not verify: the witness does not satisfy the "
+                            "circuit of this key\n");
+            ret = EXIT_INVALID;
+            goto out;
+        }
+        note("cuzk: self-check passed in %.1f ms\n", now_ms() - t2);
+    }
+    if ((rc = cuzk_snarkjs_proof_save(a[2], &proof, err, sizeof err))) {
+        ret = report(a[2], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_public_save(a[3], wt.w + 1, z.n_public, err, sizeof err))) {
+        ret = report(a[3], rc, err);
+        goto out;
+    }
+out:
+    cuzk_snarkjs_vk_free(&vk);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_wtns_free(&wt);
+    cuzk_zkey_free(&z);
+    cuzk_pool_destroy(pool);
+    return ret;
+}
+
+static int cmd_verify(char **a) {
+    char err[512] = "";
+    struct cuzk_snarkjs_vk vk = {0};
+    struct cuzk_snarkjs_proof proof;
+    cuzk_fr *pub = NULL;
+    size_t n_pub = 0;
+    int ret, rc;
+    if ((rc = cuzk_snarkjs_vk_load(&vk, a[0], err, sizeof err))) {
+        ret = report(a[0], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_public_load(&pub, &n_pub, a[1], err, sizeof err))) {
+        ret = report(a[1], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_proof_load(&proof, a[2], err, sizeof err))) {
+        /* a proof with points off the curve or outside the group is an invalid proof */
+        if (rc == CUZK_ENOTONCURVE || rc == CUZK_ENOTINSUBGROUP) {
+            fprintf(stderr, "cuzk: INVALID proof: %s\n", err);
+            ret = EXIT_INVALID;
+        } else {
+            ret = report(a[2], rc, err);
+        }
+        goto out;
+    }
+    if (n_pub != vk.n_public) {
+        fprintf(stderr, "cuzk: INVALID: %s has %zu public values, the key expects %u\n", a[1],
+                n_pub, vk.n_public);
+        ret = EXIT_INVALID;
+        goto out;
+    }
+    rc = cuzk_groth16_verify(&vk, pub, n_pub, &proof);
+    if (rc == 1) {
+        if (!opt.quiet) printf("OK\n");
+        ret = EXIT_VALID;
+    } else {
+        fprintf(stderr, "cuzk: INVALID proof\n");
+        ret = EXIT_INVALID;
+    }
+out:
+    free(pub);
+    cuzk_snarkjs_vk_free(&vk);
+    return ret;
+}
+
+static int cmd_setup(char **a) {
+    char err[512] = "";
+    struct cuzk_r1cs r = {0};
+    struct cuzk_zkey z = {0};
+    struct cuzk_rng rng;
+    int ret = EXIT_VALID, rc;
+    struct cuzk_pool *pool = make_pool();
+    if (!pool) return report("setup", CUZK_ENOMEM, NULL);
+    fprintf(stderr, "cuzk: WARNING: INSECURE development setup: the secrets come from this "
+                    "machine and\ncuzk: anyone who kept them could forge proofs. Use it for "
+                    "tests and benchmarks only.\n");
+    double t0 = now_ms();
+    if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
+        ret = report(a[0], rc, err);
+        goto out;
+    }
+    if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
+    if ((rc = cuzk_groth16_setup(pool, &r, opt.seeded ? &rng : NULL, &z, err, sizeof err))) {
+        ret = report("setup", rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_zkey_save(a[1], &z, err, sizeof err))) {
+        ret = report(a[1], rc, err);
+        goto out;
+    }
+    note("cuzk: setup written in %.1f ms\n", now_ms() - t0);
+out:
+    cuzk_zkey_free(&z);
+    cuzk_r1cs_free(&r);
+    cuzk_pool_destroy(pool);
+    return ret;
+}
+
+static int cmd_export_vk(char **a) {
+    char err[512] = "";
+    struct cuzk_zkey z = {0};
+    struct cuzk_snarkjs_vk vk = {0};
+    int ret = EXIT_VALID, rc;
+    struct cuzk_pool *pool = make_pool();
+    struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_AUTO};
+    if ((rc = cuzk_zkey_load(&z, a[0], &zo, err, sizeof err))) {
+        ret = report(a[0], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+        ret = report("export-vk", rc, NULL);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_vk_save(a[1], &vk, err, sizeof err))) ret = report(a[1], rc, err);
+out:
+    cuzk_snarkjs_vk_free(&vk);
+    cuzk_zkey_free(&z);
+    cuzk_pool_destroy(pool);
+    return ret;
+}
+
+/* info: identify the file by its magic (binary) or its JSON keys, and summarise it. */
+static int cmd_info(char **a) {
+    char err[512] = "";
+    unsigned char magic[4] = {0};
+    FILE *f = fopen(a[0], "rb");
+    if (!f) {
+        fprintf(stderr, "cuzk: %s: %s\n", a[0], strerror(errno));
+        return EXIT_INPUT;
+    }
+    size_t got = fread(magic, 1, 4, f);
+    fclose(f);
+    int rc;
+    if (got == 4 && !memcmp(magic, "r1cs", 4)) {
+        struct cuzk_r1cs r = {0};
+        if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) return report(a[0], rc, err);
+        printf("r1cs: curve bls12381, %u constraints, %u wires, %u public outputs, %u public "
+               "inputs, %u private inputs, %llu labels, %llu terms\n",
+               r.n_constraints, r.n_wires, r.n_pub_out, r.n_pub_in, r.n_prv_in,
+               (unsigned long long)r.n_labels, (unsigned long long)r.n_terms);
+        cuzk_r1cs_free(&r);
+    } else if (got == 4 && !memcmp(magic, "wtns", 4)) {
+        struct cuzk_wtns w = {0};
+        if ((rc = cuzk_wtns_load(&w, a[0], err, sizeof err))) return report(a[0], rc, err);
+        printf("wtns: curve bls12381, %u values\n", w.n);
+        cuzk_wtns_free(&w);
+    } else if (got == 4 && !memcmp(magic, "zkey", 4)) {
+        struct cuzk_zkey z = {0};
+        struct cuzk_zkey_opts zo = {.pool = NULL, .subgroup = CUZK_ZKEY_SUBGROUP_SKIP};
+        if ((rc = cuzk_zkey_load(&z, a[0], &zo, err, sizeof err))) return report(a[0], rc, err);
+        printf("zkey: groth16, curve bls12381, %u variables, %u public, domain 2^%d (%u), "
+               "%u coefficients, %u contributions\n",
+               z.n_vars, z.n_public, __builtin_ctz(z.domain_size), z.domain_size, z.n_coefs,
+               z.n_contributions);
+        cuzk_zkey_free(&z);
+    } else {
+        struct cuzk_snarkjs_proof p;
+        struct cuzk_snarkjs_vk vk = {0};
+        cuzk_fr *pub = NULL;
+        size_t n = 0;
+        if (cuzk_snarkjs_proof_load(&p, a[0], err, sizeof err) == CUZK_OK) {
+            printf("proof.json: groth16 proof on bls12381 (points valid)\n");
+        } else if (cuzk_snarkjs_vk_load(&vk, a[0], err, sizeof err) == CUZK_OK) {
+            printf("verification_key.json: groth16, bls12381, %u public inputs\n", vk.n_public);
+            cuzk_snarkjs_vk_free(&vk);
+        } else if (cuzk_snarkjs_public_load(&pub, &n, a[0], err, sizeof err) == CUZK_OK) {
+            printf("public.json: %zu public values\n", n);
+            free(pub);
+        } else {
+            fprintf(stderr, "cuzk: %s: not an r1cs, wtns, zkey, proof, key or public file\n", a[0]);
+            return EXIT_INPUT;
+        }
+    }
+    return EXIT_VALID;
+}
+
+int main(int argc, char **argv) {
+    struct {
+        const char *name;
+        int nargs;
+        int (*fn)(char **);
+    } cmds[] = {{"prove", 4, cmd_prove},
+                {"verify", 3, cmd_verify},
+                {"setup", 2, cmd_setup},
+                {"export-vk", 2, cmd_export_vk},
+                {"info", 1, cmd_info}};
+    char *pos[8];
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--threads") && i + 1 < argc) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*end || v == 0 || v > 4096) {
+                fprintf(stderr, "cuzk: --threads wants a number from 1 to 4096\n");
+                return EXIT_USAGE;
+            }
+            opt.threads = (unsigned)v;
+        } else if (!strcmp(s, "--seed") && i + 1 < argc) {
+            char *end;
+            opt.seed = strtoull(argv[++i], &end, 0);
+            if (*end) {
+                fprintf(stderr, "cuzk: --seed wants a number\n");
+                return EXIT_USAGE;
+            }
+            opt.seeded = 1;
+        } else if (!strcmp(s, "--no-verify")) {
+            opt.no_verify = 1;
+        } else if (!strcmp(s, "--quiet")) {
+            opt.quiet = 1;
+        } else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            fputs(usage, stdout);
+            return EXIT_VALID;
+        } else if (s[0] == '-' && s[1] == '-') {
+            fprintf(stderr, "cuzk: unknown option %s\n%s", s, usage);
+            return EXIT_USAGE;
+        } else if (npos < 8) {
+            pos[npos++] = argv[i];
+        } else {
+            fprintf(stderr, "cuzk: too many arguments\n%s", usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (npos == 0) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        if (strcmp(pos[0], cmds[c].name)) continue;
+        if (npos - 1 != cmds[c].nargs) {
+            fprintf(stderr, "cuzk: %s takes %d arguments\n%s", cmds[c].name, cmds[c].nargs, usage);
+            return EXIT_USAGE;
+        }
+        return cmds[c].fn(pos + 1);
+    }
+    fprintf(stderr, "cuzk: unknown command %s\n%s", pos[0], usage);
+    return EXIT_USAGE;
+}
