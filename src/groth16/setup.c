@@ -212,22 +212,26 @@ int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, str
     int rc = cuzk_zkey_alloc(z, n_vars, n_public, (uint32_t)n, (uint32_t)n_coefs);
     if (rc) return fail(err, errlen, rc, "setup: cannot allocate the key");
 
+    /* every secret lives in these and is wiped at out, on success and failure alike */
     cuzk_fr tau, alpha, beta, delta, one;
+    struct lagrange_ctx lc = {0};
+    struct setup_ctx sc = {0};
     cuzk_fr_set_one(&one);
-    if ((rc = random_nonzero(&tau, rng)) || (rc = random_nonzero(&alpha, rng)) ||
-        (rc = random_nonzero(&beta, rng)) || (rc = random_nonzero(&delta, rng)))
-        return fail(err, errlen, rc, "setup: no randomness");
-
     cuzk_fr *lag = malloc(n * sizeof *lag);
     cuzk_fr *uvw = calloc(3 * (size_t)n_vars, sizeof *uvw);
     cuzk_g1_affine *t1 = malloc(cuzk_g1_fb_table_len(FB_WINDOW) * sizeof *t1);
     cuzk_g2_affine *t2 = malloc(cuzk_g2_fb_table_len(FB_WINDOW) * sizeof *t2);
     rc = CUZK_ENOMEM;
     if (!lag || !uvw || !t1 || !t2) goto out;
+    if ((rc = random_nonzero(&tau, rng)) || (rc = random_nonzero(&alpha, rng)) ||
+        (rc = random_nonzero(&beta, rng)) || (rc = random_nonzero(&delta, rng)))
+        goto out;
 
     /* phase 1: Lagrange basis at tau (tau is not a root of unity: its order is not a power of
      * two with overwhelming probability; checked, since a hit would divide by zero) */
-    struct lagrange_ctx lc = {.lag = lag, .n = n, .tau = tau};
+    lc.lag = lag;
+    lc.n = n;
+    lc.tau = tau;
     cuzk_fr_root_of_unity(&lc.omega, k);
     uint64_t en[1] = {n};
     cuzk_fr_pow(&lc.scale, &tau, en, 1);
@@ -279,15 +283,15 @@ int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, str
     if ((rc = cuzk_g1_fb_table_init(t1, &g1, FB_WINDOW)) ||
         (rc = cuzk_g2_fb_table_init(t2, &g2, FB_WINDOW)))
         goto out;
-    struct setup_ctx sc = {.z = z,
-                           .u = u,
-                           .v = v,
-                           .w = w,
-                           .alpha = alpha,
-                           .beta = beta,
-                           .tau = tau,
-                           .g1_table = t1,
-                           .g2_table = t2};
+    sc.z = z;
+    sc.u = u;
+    sc.v = v;
+    sc.w = w;
+    sc.alpha = alpha;
+    sc.beta = beta;
+    sc.tau = tau;
+    sc.g1_table = t1;
+    sc.g2_table = t2;
     cuzk_fr_inv(&sc.delta_inv, &delta);
     cuzk_fr_root_of_unity(&sc.omega2, k + 1);
     uint64_t e2n[1] = {2 * n};
@@ -335,6 +339,8 @@ out:
     wipe(&alpha, sizeof alpha);
     wipe(&beta, sizeof beta);
     wipe(&delta, sizeof delta);
+    wipe(&lc, sizeof lc);
+    wipe(&sc, sizeof sc);
     if (uvw) wipe(uvw, 3 * (size_t)n_vars * sizeof *uvw);
     if (lag) wipe(lag, n * sizeof *lag);
     free(lag);
