@@ -19,7 +19,7 @@ done
 # shared libraries other than the C runtime's (e.g. libjansson) travel along
 for f in "$bundle"/bin/*; do
   ldd "$f" | awk '/=> \// {print $3}'
-done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so' |
+done | sort -u | { grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so' || true; } |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 cp scripts/gpu_run.sh "$bundle/run.sh"
 echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1)): $(ls "$bundle/bin" | tr '\n' ' ')"

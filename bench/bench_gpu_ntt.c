@@ -1,0 +1,246 @@
+/* GPU NTT benchmark: the forward transform (natural order in and out) and the coset inverse
+ * (shift 7, the bellperson h-polynomial step) at 2^20, 2^22, 2^24, 2^26 and 2^27.
+ *
+ * For each size and kind it prints one CSV line
+ *   ntt,<kind>,<log_n>,<kernel_ms_min>,<kernel_ms_median>,<total_ms_median>
+ * where kernel_ms is the device time of the transform's kernels with the data already in device
+ * memory (CUDA events; min and median of the samples after a warm-up) and total_ms the
+ * wall-clock time of the whole call from host memory (copy in, transform, copy out; pageable
+ * host memory). Lines starting with '#' are comments (device, kernel shape, checks).
+ *
+ * Every size is checked before it is timed: the GPU roundtrips inverse(forward(a)) and
+ * coset_inverse(coset_forward(a)) must give a back, and at 2^16 and 2^20 both timed kinds must
+ * equal the CPU NTT's result. A wrong result prints the first differing index and exits 1.
+ *
+ *   bench_gpu_ntt [--quick] [--log K] [--shape LOG_BLOCK,LOG_COLS,THREADS]
+ *     --quick  2^16 and 2^20 only, fewer samples
+ *     --log K  this size only (1 <= K <= 28)
+ *     --shape  a kernel shape (cuzk_gpu_ntt_tune) instead of the library's default
+ * Exit status: 0, 1 for a wrong result or a failure, 77 without a GPU (skipped). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
+#include "ntt/ntt.h"
+
+static struct cuzk_pool *pool;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define FILL_BLOCK 65536
+
+struct fill_job {
+    cuzk_fr *v;
+    size_t n;
+    uint64_t seed;
+};
+
+static void fill_item(void *ctxp, size_t item, unsigned worker) {
+    (void)worker;
+    const struct fill_job *job = ctxp;
+    struct cuzk_rng rng;
+    cuzk_rng_seed(&rng, job->seed ^ (0x9e3779b97f4a7c15ull * (item + 1)));
+    size_t lo = item * FILL_BLOCK, hi = lo + FILL_BLOCK < job->n ? lo + FILL_BLOCK : job->n;
+    for (size_t i = lo; i < hi; i++) cuzk_fr_random(&job->v[i], &rng);
+}
+
+/* 1 if equal; otherwise prints the first difference. */
+static int same(const char *what, int k, const cuzk_fr *got, const cuzk_fr *want, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (cuzk_fr_eq(&got[i], &want[i])) continue;
+        fprintf(stderr,
+                "bench_gpu_ntt: WRONG RESULT %s at 2^%d: first difference at index %zu:\n"
+                "  gpu 0x%016llx%016llx%016llx%016llx\n  ref 0x%016llx%016llx%016llx%016llx\n",
+                what, k, i, (unsigned long long)got[i].l[3], (unsigned long long)got[i].l[2],
+                (unsigned long long)got[i].l[1], (unsigned long long)got[i].l[0],
+                (unsigned long long)want[i].l[3], (unsigned long long)want[i].l[2],
+                (unsigned long long)want[i].l[1], (unsigned long long)want[i].l[0]);
+        return 0;
+    }
+    return 1;
+}
+
+static int fail(int err, const char *what, int k) {
+    fprintf(stderr, "bench_gpu_ntt: %s at 2^%d failed: %s (%s)\n", what, k, cuzk_strerror(err),
+            cuzk_gpu_ntt_last_error());
+    return 0;
+}
+
+#define TRY(call, what)                                                                            \
+    do {                                                                                           \
+        int e_ = (call);                                                                           \
+        if (e_ != CUZK_OK) return fail(e_, what, k);                                               \
+    } while (0)
+
+/* The checks of one size (see the header comment). Returns 1 if all pass. */
+static int check_size(struct cuzk_gpu_ntt_ctx *ctx, int k, const cuzk_fr *in, cuzk_fr *x,
+                      const cuzk_fr *shift) {
+    const size_t n = (size_t)1 << k;
+    TRY(cuzk_gpu_ntt_load(ctx, in, n), "load");
+    TRY(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_FORWARD, NULL, NULL), "forward");
+    TRY(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_INVERSE, NULL, NULL), "inverse");
+    TRY(cuzk_gpu_ntt_store(ctx, x, n), "store");
+    if (!same("roundtrip inverse(forward(a))", k, x, in, n)) return 0;
+    TRY(cuzk_gpu_ntt_load(ctx, in, n), "load");
+    TRY(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_COSET_FORWARD, shift, NULL), "coset_forward");
+    TRY(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_COSET_INVERSE, shift, NULL), "coset_inverse");
+    TRY(cuzk_gpu_ntt_store(ctx, x, n), "store");
+    if (!same("roundtrip coset_inverse(coset_forward(a))", k, x, in, n)) return 0;
+    if (k != 16 && k != 20) return 1;
+
+    struct cuzk_ntt_domain *d;
+    if (cuzk_ntt_domain_create(pool, k, &d) != CUZK_OK) return fail(CUZK_ENOMEM, "domain", k);
+    cuzk_fr *ref = malloc(n * sizeof *ref);
+    int ok = ref != NULL;
+    for (int kind = CUZK_GPU_NTT_FORWARD; ok && kind <= CUZK_GPU_NTT_COSET_INVERSE; kind += 3) {
+        memcpy(ref, in, n * sizeof *ref);
+        memcpy(x, in, n * sizeof *x);
+        if (kind == CUZK_GPU_NTT_FORWARD)
+            cuzk_ntt_forward(pool, d, ref);
+        else
+            cuzk_ntt_coset_inverse(pool, d, ref, shift);
+        int err = cuzk_gpu_ntt(ctx, x, k, (enum cuzk_gpu_ntt_kind)kind, shift);
+        ok = err == CUZK_OK ? same(kind ? "coset_inverse vs cpu" : "forward vs cpu", k, x, ref, n)
+                            : fail(err, "transform", k);
+    }
+    free(ref);
+    cuzk_ntt_domain_free(d);
+    return ok;
+}
+
+/* Times one kind at one size and prints its CSV line. Returns 1 on success. */
+static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr *in, cuzk_fr *x,
+                   const cuzk_fr *shift, int samples) {
+    static const char *name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+    const size_t n = (size_t)1 << k;
+    double kt[64], tt[64];
+    float ms = 0;
+    /* kernels alone: the data stays in device memory; each run transforms the previous
+     * result, which is as random as the input */
+    TRY(cuzk_gpu_ntt_load(ctx, in, n), "load");
+    TRY(cuzk_gpu_ntt_run(ctx, k, (enum cuzk_gpu_ntt_kind)kind, shift, &ms), "warm-up");
+    for (int s = 0; s < samples; s++) {
+        TRY(cuzk_gpu_ntt_run(ctx, k, (enum cuzk_gpu_ntt_kind)kind, shift, &ms), "timed run");
+        kt[s] = ms;
+    }
+    /* the whole call from host memory */
+    const int tsamples = samples < 5 ? samples : 5;
+    memcpy(x, in, n * sizeof *x);
+    for (int s = 0; s < tsamples; s++) {
+        double t0 = now_ms();
+        TRY(cuzk_gpu_ntt(ctx, x, k, (enum cuzk_gpu_ntt_kind)kind, shift), "timed call");
+        tt[s] = now_ms() - t0;
+    }
+    qsort(kt, (size_t)samples, sizeof kt[0], cmp_double);
+    qsort(tt, (size_t)tsamples, sizeof tt[0], cmp_double);
+    printf("ntt,%s,%d,%.3f,%.3f,%.3f\n", name[kind], k, kt[0], kt[samples / 2], tt[tsamples / 2]);
+    fflush(stdout);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    int quick = 0, only = 0, lb = 0, lc = 0, th = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
+            only = atoi(argv[++i]);
+            if (only < 1 || only > CUZK_GPU_NTT_MAX_LOG) only = -1;
+        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%d,%d,%d", &lb, &lc, &th) != 3) only = -1;
+        } else {
+            only = -1;
+        }
+        if (only < 0) {
+            fprintf(stderr, "usage: %s [--quick] [--log K] [--shape LOG_BLOCK,LOG_COLS,THREADS]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    int count = 0;
+    cuzk_gpu_count(&count);
+    if (count <= 0) {
+        printf("bench_gpu_ntt: no GPU: skipped\n");
+        return 77;
+    }
+    struct cuzk_gpu_info info;
+    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
+        printf("# device 0: %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB\n", info.name, info.cc_major,
+               info.cc_minor, info.multiprocessors, info.clock_khz / 1000,
+               (double)info.total_mem / (1 << 30));
+
+    static const int full[] = {20, 22, 24, 26, 27}, short_[] = {16, 20};
+    const int *sizes = quick ? short_ : full;
+    int nsizes = quick ? 2 : 5, samples = quick ? 5 : 9;
+    if (only) {
+        sizes = &only;
+        nsizes = 1;
+    }
+    int max = 0;
+    for (int s = 0; s < nsizes; s++) max = sizes[s] > max ? sizes[s] : max;
+
+    if (cuzk_pool_create(&pool, cuzk_cpu_count(), "bench-gpu-ntt") != CUZK_OK) {
+        fprintf(stderr, "bench_gpu_ntt: cannot create the thread pool\n");
+        return 1;
+    }
+    struct cuzk_gpu_ntt_ctx *ctx;
+    int err = cuzk_gpu_ntt_ctx_create(0, max, &ctx);
+    if (err != CUZK_OK) {
+        fprintf(stderr, "bench_gpu_ntt: context for 2^%d: %s (%s)\n", max, cuzk_strerror(err),
+                cuzk_gpu_ntt_last_error());
+        return 1;
+    }
+    if (lb) {
+        if (cuzk_gpu_ntt_tune(ctx, lb, lc, th) != CUZK_OK) {
+            fprintf(stderr, "bench_gpu_ntt: bad kernel shape %d,%d,%d\n", lb, lc, th);
+            return 2;
+        }
+        printf("# kernel shape: log_block %d, log_cols %d, threads %d\n", lb, lc, th);
+    } else {
+        printf("# kernel shape: the library's default\n");
+    }
+    printf("# %d samples of the kernels, %d of the whole call\n", samples,
+           samples < 5 ? samples : 5);
+    printf("op,kind,log_n,kernel_ms_min,kernel_ms_median,total_ms_median\n");
+
+    cuzk_fr shift;
+    cuzk_fr_generator(&shift);
+    int failed = 0;
+    for (int s = 0; s < nsizes && !failed; s++) {
+        const int k = sizes[s];
+        const size_t n = (size_t)1 << k;
+        cuzk_fr *in = malloc(n * sizeof *in), *x = malloc(n * sizeof *x);
+        if (!in || !x) {
+            fprintf(stderr, "bench_gpu_ntt: 2^%d: out of host memory\n", k);
+            return 1;
+        }
+        struct fill_job job = {in, n, 0x6e74742d62656e63ull + (uint64_t)k};
+        cuzk_pool_run(pool, (n + FILL_BLOCK - 1) / FILL_BLOCK, fill_item, &job);
+        if (!check_size(ctx, k, in, x, &shift)) {
+            failed = 1;
+        } else {
+            printf("# 2^%d: roundtrips%s ok\n", k,
+                   k == 16 || k == 20 ? " and the CPU comparison" : "");
+            failed |= !measure(ctx, k, CUZK_GPU_NTT_FORWARD, in, x, &shift, samples);
+            failed |= !measure(ctx, k, CUZK_GPU_NTT_COSET_INVERSE, in, x, &shift, samples);
+        }
+        free(in);
+        free(x);
+    }
+    cuzk_gpu_ntt_ctx_free(ctx);
+    cuzk_pool_destroy(pool);
+    return failed;
+}

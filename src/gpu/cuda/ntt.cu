@@ -1,0 +1,688 @@
+// The GPU NTT over Fr (contract: src/gpu/gpu_ntt.h).
+//
+// DESIGN: the forward transform is a radix-2 decimation-in-frequency NTT (natural order in,
+// bit-reversed order out) organised in passes; each pass reads and writes the vector once:
+//   - a pass does g consecutive stages, on global bits [lo, lo + g) of the index: the stages
+//     mix elements whose indices differ only in those bits, 2^g rows at a stride of 2^lo. A
+//     thread block loads a tile of 2^g rows x 2^logc columns (2^log_block elements) into shared
+//     memory, runs the g stages there with a barrier between stages, and writes the tile back;
+//   - the passes go from the top bits down; in every pass but the last the tile's columns are
+//     adjacent indices (so each row is one run of 2^logc elements in memory) and the tile is
+//     written back where it came from;
+//   - the last pass takes the lowest bits: its rows are contiguous, and its columns are 2^logc
+//     segments whose bit-reversed indices are adjacent, so that the bit-reversal permutation
+//     that turns the output into natural order is fused into its write, again in runs of
+//     2^logc elements. It writes to another vector (the permutation moves elements between
+//     tiles), so the passes ping-pong: data -> scratch, scratch in place, scratch -> data. A
+//     transform that fits one block is a single pass in place (the block holds the whole
+//     vector in shared memory before it writes anything).
+// Twiddles come from one table of 2^max_log elements built at context creation: entry m + j
+// is omega_(2m)^j (omega_(2m) = cuzk_fr_root_of_unity(log2 2m)), so the stage of half-size m
+// reads entries [m, 2m), adjacent columns read adjacent entries, and every size shares the
+// table. The inverse is the forward transform followed by a_j <- a_(n-j) / n (as on the CPU),
+// which the last pass applies while it writes; the coset shift's powers s^i (or s^-i / n) are
+// products of two small tables, s^(4096 a) and s^b, applied in the first pass's load (coset
+// forward) or the last pass's write (coset inverse). Everything runs on the context's one
+// stream, which orders the passes; the host waits only where the contract says it returns
+// after the work.
+//
+// Speed (H200, data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms,
+// 2^24 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. A butterfly
+// costs about 5.5 multiprocessor cycles against about 4 for its multiplication's wide
+// multiply-adds alone, so the kernel is bound by the multiplier, not by memory (a pass over
+// 2^24 elements moves 1 GiB, 0.25 ms). Next steps, in the order of their expected gain: fewer
+// non-multiply instructions per multiplication (the x + y merge and the final subtraction
+// account for about 100 of its 250 instructions: a parity-alternating accumulator layout and
+// lazy reduction between stages avoid most of them), twiddles of the first stages of a pass
+// kept in shared memory instead of read through the cache per butterfly, and radix-4 steps
+// in registers (half the shared-memory round trips and barriers).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#if defined(__x86_64__)
+#include <x86intrin.h> // before the C block below: the field headers include it
+#endif
+
+// The field headers are C without C++ linkage guards; their GCC loop pragmas mean nothing to
+// the CUDA front end (diagnostic 1675), which would otherwise warn at every one.
+#pragma nv_diag_suppress 1675
+extern "C" {
+#include "ff/fr.h"
+}
+#pragma nv_diag_default 1675
+
+#include "cuzk/error.h"
+#include "gpu/cuda/ff_fr.cuh"
+#include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
+
+using cuzk_cuda::fr_mem;
+using cuzk_cuda::fr_t;
+
+static_assert(sizeof(cuzk_fr) == sizeof(fr_mem), "host and device Fr must have one layout");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the 8 x 32-bit device limbs equal the 4 x 64-bit host limbs on little-endian hosts");
+
+// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 (forward, kernels alone):
+// blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8 columns x 256
+// threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two butterflies per
+// thread at a time (more registers, fewer resident warps): no gain.
+#define NTT_LOG_BLOCK 10     // elements per block: 2^10 x 32 B = 32 KiB of shared memory
+#define NTT_LOG_COLS 2       // columns per tile: 4 elements = 128-byte runs
+#define NTT_THREADS 128      // threads per block
+#define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
+#define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
+#define SHIFT_LO_LOG 12      // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
+#define SHIFT_LO_N (1u << SHIFT_LO_LOG)
+#define TABLE_THREADS 256 // threads per block of the table and elementwise kernels
+
+// ---- errors ---------------------------------------------------------------------------------
+
+static thread_local char g_last_error[320];
+
+static int set_error(int code, const char *msg) {
+    std::snprintf(g_last_error, sizeof g_last_error, "%s", msg);
+    return code;
+}
+
+// Records a failed CUDA call and maps it to a cuzk error code.
+static int cuda_fail(cudaError_t e, const char *what, int line) {
+    std::snprintf(g_last_error, sizeof g_last_error, "%s failed: %s (%s) [ntt.cu:%d]", what,
+                  cudaGetErrorName(e), cudaGetErrorString(e), line);
+    (void)cudaGetLastError(); // clear a non-sticky error so it is not reported twice
+    switch (e) {
+    case cudaErrorMemoryAllocation: return CUZK_EGPUOOM;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver: return CUZK_ENODEV;
+    default: return CUZK_EGPU;
+    }
+}
+
+#define CU_TRY(call)                                                                               \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) return cuda_fail(e_, #call, __LINE__);                              \
+    } while (0)
+
+// After a kernel launch: reports a bad launch configuration at once.
+#define CU_LAUNCHED(name)                                                                          \
+    do {                                                                                           \
+        cudaError_t e_ = cudaPeekAtLastError();                                                    \
+        if (e_ != cudaSuccess) return cuda_fail(e_, "launch of " #name, __LINE__);                 \
+    } while (0)
+
+extern "C" const char *cuzk_gpu_ntt_last_error(void) { return g_last_error; }
+
+// ---- small helpers --------------------------------------------------------------------------
+
+static fr_t to_dev(const cuzk_fr &x) {
+    fr_t r;
+    std::memcpy(&r, &x, sizeof r);
+    return r;
+}
+
+static unsigned blocks_for(size_t n, unsigned threads) {
+    return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+// ---- kernels: tables ------------------------------------------------------------------------
+
+// out[j] = scale * base^(j * mult) for j < count.
+__global__ void pow_table_kernel(fr_mem *out, fr_t base, uint64_t mult, size_t count, fr_t scale) {
+    size_t j = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j >= count) return;
+    fr_t v = cuzk_cuda::fr_mul(cuzk_cuda::fr_pow(base, j * mult), scale);
+    cuzk_cuda::fr_store(out + j, v);
+}
+
+// top[i] = hi[i >> 12] * lo[i & 4095] = omega^i for i < half, given hi[a] = omega^(4096 a) and
+// lo[b] = omega^b.
+__global__ void twiddle_top_kernel(fr_mem *top, const fr_mem *hi, const fr_mem *lo, size_t half) {
+    size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= half) return;
+    fr_t v = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(hi + (i >> SHIFT_LO_LOG)),
+                               cuzk_cuda::fr_load_ro(lo + (i & (SHIFT_LO_N - 1))));
+    cuzk_cuda::fr_store(top + i, v);
+}
+
+// The lower levels of the table from the top one (entries [half, 2 half) = omega^j with omega
+// of order 2 half): entry m + j = omega_(2m)^j = omega^(j half / m); entry 0 is one.
+__global__ void twiddle_lower_kernel(fr_mem *tw, size_t half) {
+    size_t e = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= half) return;
+    if (e == 0) {
+        cuzk_cuda::fr_store(tw, cuzk_cuda::fr_one());
+        return;
+    }
+    int lg = 63 - __clzll(static_cast<long long>(e));
+    size_t m = static_cast<size_t>(1) << lg, j = e - m;
+    cuzk_cuda::fr_store(tw + e, cuzk_cuda::fr_load(tw + half + j * (half >> lg)));
+}
+
+__global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem *out, size_t n) {
+    size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t x = cuzk_cuda::fr_load(a + i), y = cuzk_cuda::fr_load(b + i), r;
+    switch (op) {
+    case CUZK_GPU_FR_ADD: r = cuzk_cuda::fr_add(x, y); break;
+    case CUZK_GPU_FR_SUB: r = cuzk_cuda::fr_sub(x, y); break;
+    case CUZK_GPU_FR_MUL: r = cuzk_cuda::fr_mul(x, y); break;
+    case CUZK_GPU_FR_SQR: r = cuzk_cuda::fr_sqr(x); break;
+    default: r = cuzk_cuda::fr_neg(x); break;
+    }
+    cuzk_cuda::fr_store(out + i, r);
+}
+
+// ---- kernel: one pass -----------------------------------------------------------------------
+
+enum out_mode {
+    OUT_BITREV = 0,        // a[bitrev(p)] <- x_p: natural order (forward)
+    OUT_REVERSE_SCALE = 1, // then a_j <- a_(n-j) * scale (inverse)
+    OUT_REVERSE_POWERS = 2 // then a_j <- a_(n-j) * s_hi[j >> 12] * s_lo[j & 4095] (coset inverse)
+};
+
+struct pass_args {
+    const fr_mem *src;
+    fr_mem *dst;
+    const fr_mem *tw;   // the twiddle table
+    const fr_mem *s_lo; // coset powers (in_powers or OUT_REVERSE_POWERS)
+    const fr_mem *s_hi;
+    fr_t scale;      // OUT_REVERSE_SCALE
+    int log_n;       // k
+    int lo, g, logc; // global bits [lo, lo + g); 2^logc columns
+    int last;        // the last pass: contiguous rows, columns = segments, permuted write
+    int in_powers;   // multiply a_i by s^i on load (the coset forward's first pass)
+    int out_mode;    // enum out_mode, last pass only
+};
+
+// The shared-memory slot of tile element (r, c): column-major (rows adjacent, so the butterflies
+// of a warp touch adjacent slots), with the row index XORed with a function of the column,
+// swz(c), so that the elements the global-memory order visits together (all columns of one row,
+// then the next rows: a normal pass's load and store, the last pass's store) fall in different
+// 16-byte bank groups: 8 consecutive accesses cover the 8 groups. swz(c) < rows, so the XOR
+// stays within the column and the map is a bijection.
+struct tile_swizzle {
+    uint32_t mask; // min(rows, 8) - 1
+    int shift;     // 3 - logc when there are fewer than 8 columns: spreads them over the groups
+    __device__ __forceinline__ uint32_t operator()(uint32_t c) const { return (c << shift) & mask; }
+};
+__device__ __forceinline__ uint32_t tile_slot(uint32_t r, uint32_t c, int g,
+                                              const tile_swizzle &swz) {
+    return ((c << g) | r) ^ swz(c);
+}
+
+__device__ __forceinline__ void tile_put(uint4 *plane0, uint4 *plane1, uint32_t s, const fr_t &v) {
+    plane0[s] = cuzk_cuda::fr_lo_words(v);
+    plane1[s] = cuzk_cuda::fr_hi_words(v);
+}
+
+// Butterfly b of local stage t (rows differing in bit t): its two slots and its twiddle's
+// index j within the stage's run of the table. Butterflies are numbered column by column, rows
+// innermost, so a warp's butterflies sit in adjacent rows of one column.
+struct bfly {
+    uint32_t sx, sy;
+    uint64_t j;
+};
+__device__ __forceinline__ bfly bfly_at(uint32_t b, int t, int g, const tile_swizzle &swz, int lo,
+                                        int last, uint64_t col0) {
+    const uint32_t h = 1u << t;
+    const uint32_t c = b >> (g - 1), q = b & ((1u << (g - 1)) - 1);
+    const uint32_t r = ((q >> t) << (t + 1)) | (q & (h - 1));
+    bfly f;
+    f.sx = tile_slot(r, c, g, swz);
+    f.sy = tile_slot(r + h, c, g, swz);
+    f.j = (static_cast<uint64_t>(r & (h - 1)) << lo) + (last ? 0 : col0 + c);
+    return f;
+}
+
+// Each element is held as two 16-byte planes, so a warp reading adjacent slots reads adjacent
+// 16-byte words (no bank conflicts) instead of 32-byte strides. The register budget (no
+// minimum of resident blocks: about 78 registers) measured 1 % faster than tighter ones.
+__global__ void __launch_bounds__(NTT_MAX_THREADS, 1) ntt_pass_kernel(const pass_args a) {
+    extern __shared__ uint4 sm[];
+    const int g = a.g, logc = a.logc;
+    const uint32_t rows = 1u << g, cols = 1u << logc, elems = rows << logc;
+    const tile_swizzle swz = {(rows < 8 ? rows : 8) - 1, logc < 3 ? 3 - logc : 0};
+    uint4 *plane0 = sm, *plane1 = sm + elems;
+
+    // Tile geometry: element (r, c) has global index base + r * rs + c * cs.
+    const uint64_t blk = blockIdx.x;
+    uint64_t base, rs, cs, col0;
+    if (a.last) {
+        base = blk << g;
+        rs = 1;
+        cs = static_cast<uint64_t>(1) << (a.log_n - logc);
+        col0 = 0;
+    } else {
+        const int lcg = a.lo - logc; // column groups per set of rows: 2^lcg
+        const uint64_t cg = blk & ((static_cast<uint64_t>(1) << lcg) - 1), hh = blk >> lcg;
+        col0 = cg << logc;
+        base = (hh << (a.lo + g)) + col0;
+        rs = static_cast<uint64_t>(1) << a.lo;
+        cs = 1;
+    }
+
+    // Load: in memory order (rows contiguous in the last pass, columns in the others).
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
+        uint32_t r, c;
+        if (a.last) {
+            r = e & (rows - 1);
+            c = e >> g;
+        } else {
+            c = e & (cols - 1);
+            r = e >> logc;
+        }
+        const uint64_t i = base + r * rs + c * cs;
+        fr_t v = cuzk_cuda::fr_load(a.src + i);
+        if (a.in_powers) {
+            fr_t p = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (i >> SHIFT_LO_LOG)),
+                                       cuzk_cuda::fr_load_ro(a.s_lo + (i & (SHIFT_LO_N - 1))));
+            v = cuzk_cuda::fr_mul(v, p);
+        }
+        const uint32_t s = tile_slot(r, c, g, swz);
+        plane0[s] = cuzk_cuda::fr_lo_words(v);
+        plane1[s] = cuzk_cuda::fr_hi_words(v);
+    }
+    __syncthreads();
+
+    // Stages, top bit first: rows r and r + h (h = 2^t), global half-size m = 2^(lo + t),
+    // x <- x + y, y <- (x - y) omega_(2m)^j with j = (global index of x) mod m.
+    for (int t = g - 1; t >= 0; t--) {
+        const fr_mem *tw = a.tw + (static_cast<uint64_t>(1) << (a.lo + t));
+        for (uint32_t b = threadIdx.x; b < elems / 2; b += blockDim.x) {
+            const bfly p = bfly_at(b, t, g, swz, a.lo, a.last, col0);
+            const fr_t w = cuzk_cuda::fr_load_ro(tw + p.j);
+            const fr_t x = cuzk_cuda::fr_from_words(plane0[p.sx], plane1[p.sx]);
+            const fr_t y = cuzk_cuda::fr_from_words(plane0[p.sy], plane1[p.sy]);
+            tile_put(plane0, plane1, p.sy, cuzk_cuda::fr_mul(cuzk_cuda::fr_sub(x, y), w));
+            tile_put(plane0, plane1, p.sx, cuzk_cuda::fr_add(x, y));
+        }
+        __syncthreads();
+    }
+
+    // Write: a normal pass puts the tile back; the last pass sends the element at index p to
+    // bitrev(p) (natural order), or to n - bitrev(p) scaled, for the inverse kinds. Columns are
+    // innermost: in the last pass they go to adjacent outputs.
+    const uint64_t n = static_cast<uint64_t>(1) << a.log_n;
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
+        const uint32_t c = e & (cols - 1), r = e >> logc;
+        const uint32_t s = tile_slot(r, c, g, swz);
+        fr_t v = cuzk_cuda::fr_from_words(plane0[s], plane1[s]);
+        const uint64_t i = base + r * rs + c * cs;
+        if (!a.last) {
+            cuzk_cuda::fr_store(a.dst + i, v);
+            continue;
+        }
+        uint64_t d = __brevll(i) >> (64 - a.log_n);
+        if (a.out_mode != OUT_BITREV) {
+            d = (n - d) & (n - 1);
+            if (a.out_mode == OUT_REVERSE_SCALE) {
+                v = cuzk_cuda::fr_mul(v, a.scale);
+            } else {
+                fr_t p = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (d >> SHIFT_LO_LOG)),
+                                           cuzk_cuda::fr_load_ro(a.s_lo + (d & (SHIFT_LO_N - 1))));
+                v = cuzk_cuda::fr_mul(v, p);
+            }
+        }
+        cuzk_cuda::fr_store(a.dst + d, v);
+    }
+}
+
+// ---- the context ----------------------------------------------------------------------------
+
+struct cuzk_gpu_ntt_ctx {
+    int device;
+    int max_log;
+    cudaStream_t stream;
+    cudaEvent_t ev_start, ev_stop;
+    fr_mem *tw;      // 2^max_log: entry m + j = omega_(2m)^j
+    fr_mem *buf;     // 2^max_log: the context's vector
+    fr_mem *scratch; // 2^max_log: the passes' other vector
+    fr_mem *s_lo;    // SHIFT_LO_N entries
+    fr_mem *s_hi;    // max(1, 2^max_log >> SHIFT_LO_LOG) entries
+    size_t s_hi_len;
+    // what s_lo / s_hi hold: the powers of shift_key (of its inverse, times 1/n, for the coset
+    // inverse) for size 2^shift_log_n; shift_valid = 0 when they hold nothing usable
+    int shift_valid, shift_inverse, shift_log_n;
+    cuzk_fr shift_key;
+    int log_block, log_cols, threads;
+};
+
+struct pass_plan {
+    int lo, g, logc, last;
+};
+
+// Splits the k stages into passes, top bits first (see DESIGN). Returns the number of passes.
+static int plan_passes(int k, int log_block, int log_cols, pass_plan *plan) {
+    if (k <= log_block) {
+        plan[0] = {0, k, 0, 1};
+        return 1;
+    }
+    const int g_last = log_block - log_cols; // k > log_block: the segments exist
+    const int rest = k - g_last, per = log_block - log_cols;
+    const int np = (rest + per - 1) / per;
+    int lo = k, count = 0;
+    for (int p = 0; p < np; p++) {
+        const int g = (rest - (k - lo) + (np - p) - 1) / (np - p); // even split of what is left
+        lo -= g;
+        const int logc = log_block - g < lo ? log_block - g : lo;
+        plan[count++] = {lo, g, logc, 0};
+    }
+    plan[count++] = {0, g_last, log_cols, 1};
+    return count;
+}
+
+extern "C" size_t cuzk_gpu_ntt_ctx_vram(int max_log_n) {
+    if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG) return 0;
+    const size_t n = static_cast<size_t>(1) << max_log_n;
+    const size_t s_hi = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
+    return (3 * n + SHIFT_LO_N + s_hi) * sizeof(fr_mem);
+}
+
+extern "C" void cuzk_gpu_ntt_ctx_free(struct cuzk_gpu_ntt_ctx *ctx) {
+    if (!ctx) return;
+    (void)cudaSetDevice(ctx->device);
+    if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    (void)cudaFree(ctx->tw);
+    (void)cudaFree(ctx->buf);
+    (void)cudaFree(ctx->scratch);
+    (void)cudaFree(ctx->s_lo);
+    (void)cudaFree(ctx->s_hi);
+    if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
+    if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);
+    if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
+    (void)cudaGetLastError();
+    std::free(ctx);
+}
+
+extern "C" int cuzk_gpu_ntt_ctx_max_log(const struct cuzk_gpu_ntt_ctx *ctx) {
+    return ctx ? ctx->max_log : 0;
+}
+
+// The device of ctx current on this thread.
+static int use_device(const cuzk_gpu_ntt_ctx *ctx) {
+    CU_TRY(cudaSetDevice(ctx->device));
+    return CUZK_OK;
+}
+
+// Resolves device availability: CUZK_OK, CUZK_ENODEV (no GPU at all) or CUZK_EINVAL.
+static int check_device(int device) {
+    int count = 0;
+    cuzk_gpu_count(&count);
+    if (count <= 0) return set_error(CUZK_ENODEV, "no CUDA device");
+    if (device < 0 || device >= count) return set_error(CUZK_EINVAL, "device index out of range");
+    return CUZK_OK;
+}
+
+// The twiddle table: omega = root of unity of order 2^max_log; the top level [half, 2 half)
+// from two power tables (in the shift buffers, free at this point), the lower ones from it.
+static int build_twiddles(cuzk_gpu_ntt_ctx *ctx) {
+    const size_t half = static_cast<size_t>(1) << (ctx->max_log - 1);
+    cuzk_fr omega, one;
+    cuzk_fr_root_of_unity(&omega, ctx->max_log);
+    cuzk_fr_set_one(&one);
+    const size_t hi_len = (half + SHIFT_LO_N - 1) / SHIFT_LO_N; // <= ctx->s_hi_len
+    pow_table_kernel<<<blocks_for(SHIFT_LO_N, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->s_lo, to_dev(omega), 1, SHIFT_LO_N, to_dev(one));
+    CU_LAUNCHED(pow_table_kernel);
+    pow_table_kernel<<<blocks_for(hi_len, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->s_hi, to_dev(omega), SHIFT_LO_N, hi_len, to_dev(one));
+    CU_LAUNCHED(pow_table_kernel);
+    twiddle_top_kernel<<<blocks_for(half, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->tw + half, ctx->s_hi, ctx->s_lo, half);
+    CU_LAUNCHED(twiddle_top_kernel);
+    twiddle_lower_kernel<<<blocks_for(half, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->tw, half);
+    CU_LAUNCHED(twiddle_lower_kernel);
+    CU_TRY(cudaStreamSynchronize(ctx->stream));
+    ctx->shift_valid = 0;
+    return CUZK_OK;
+}
+
+static int ctx_init(cuzk_gpu_ntt_ctx *ctx) {
+    const size_t n = static_cast<size_t>(1) << ctx->max_log;
+    CU_TRY(cudaSetDevice(ctx->device));
+    CU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    CU_TRY(cudaEventCreate(&ctx->ev_start));
+    CU_TRY(cudaEventCreate(&ctx->ev_stop));
+    CU_TRY(cudaMalloc(&ctx->tw, n * sizeof(fr_mem)));
+    CU_TRY(cudaMalloc(&ctx->buf, n * sizeof(fr_mem)));
+    CU_TRY(cudaMalloc(&ctx->scratch, n * sizeof(fr_mem)));
+    CU_TRY(cudaMalloc(&ctx->s_lo, SHIFT_LO_N * sizeof(fr_mem)));
+    ctx->s_hi_len = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
+    CU_TRY(cudaMalloc(&ctx->s_hi, ctx->s_hi_len * sizeof(fr_mem)));
+    CU_TRY(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(sizeof(fr_mem) << NTT_MAX_LOG_BLOCK)));
+    return build_twiddles(ctx);
+}
+
+extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gpu_ntt_ctx **out) {
+    if (!out) return set_error(CUZK_EINVAL, "out is NULL");
+    *out = nullptr;
+    int err = check_device(device);
+    if (err != CUZK_OK) return err;
+    if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG)
+        return set_error(CUZK_EINVAL, "max_log_n out of range");
+    auto *ctx = static_cast<cuzk_gpu_ntt_ctx *>(std::calloc(1, sizeof(cuzk_gpu_ntt_ctx)));
+    if (!ctx) return CUZK_ENOMEM;
+    ctx->device = device;
+    ctx->max_log = max_log_n;
+    ctx->log_block = NTT_LOG_BLOCK;
+    ctx->log_cols = NTT_LOG_COLS;
+    ctx->threads = NTT_THREADS;
+    err = ctx_init(ctx);
+    if (err != CUZK_OK) {
+        cuzk_gpu_ntt_ctx_free(ctx);
+        return err;
+    }
+    *out = ctx;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_tune(struct cuzk_gpu_ntt_ctx *ctx, int log_block, int log_cols,
+                                 int threads) {
+    if (!ctx || log_block < 4 || log_block > NTT_MAX_LOG_BLOCK || log_cols < 0 ||
+        log_cols >= log_block || threads < 32 || threads > NTT_MAX_THREADS ||
+        (threads & (threads - 1)))
+        return set_error(CUZK_EINVAL, "bad kernel shape");
+    ctx->log_block = log_block;
+    ctx->log_cols = log_cols;
+    ctx->threads = threads;
+    return CUZK_OK;
+}
+
+extern "C" void *cuzk_gpu_ntt_ctx_buffer(struct cuzk_gpu_ntt_ctx *ctx) {
+    return ctx ? ctx->buf : nullptr;
+}
+
+// ---- transforms -----------------------------------------------------------------------------
+
+static int check_args(const cuzk_gpu_ntt_ctx *ctx, int log_n, int kind, const cuzk_fr *shift) {
+    if (!ctx) return set_error(CUZK_EINVAL, "ctx is NULL");
+    if (log_n < 1 || log_n > ctx->max_log) return set_error(CUZK_EINVAL, "log_n out of range");
+    if (kind < CUZK_GPU_NTT_FORWARD || kind > CUZK_GPU_NTT_COSET_INVERSE)
+        return set_error(CUZK_EINVAL, "unknown transform kind");
+    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
+        if (!shift) return set_error(CUZK_EINVAL, "coset transform without a shift");
+        if (cuzk_fr_is_zero(shift)) return set_error(CUZK_EINVAL, "coset shift is zero");
+    }
+    return CUZK_OK;
+}
+
+// s_lo[b] = t^b, s_hi[a] = c t^(4096 a): for the coset forward t = s and c = 1, for the coset
+// inverse t = 1/s and c = 1/n. Skipped when the tables already hold these powers.
+static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift, int inverse) {
+    if (ctx->shift_valid && ctx->shift_inverse == inverse && ctx->shift_log_n == log_n &&
+        cuzk_fr_eq(&ctx->shift_key, shift))
+        return CUZK_OK;
+    const size_t n = static_cast<size_t>(1) << log_n;
+    cuzk_fr t = *shift, c;
+    cuzk_fr_set_one(&c);
+    if (inverse) {
+        cuzk_fr_inv(&t, shift);
+        cuzk_fr_from_u64(&c, n);
+        cuzk_fr_inv(&c, &c);
+    }
+    cuzk_fr one;
+    cuzk_fr_set_one(&one);
+    const size_t hi_len = (n + SHIFT_LO_N - 1) / SHIFT_LO_N;
+    ctx->shift_valid = 0;
+    pow_table_kernel<<<blocks_for(SHIFT_LO_N, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->s_lo, to_dev(t), 1, SHIFT_LO_N, to_dev(one));
+    CU_LAUNCHED(pow_table_kernel);
+    pow_table_kernel<<<blocks_for(hi_len, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
+        ctx->s_hi, to_dev(t), SHIFT_LO_N, hi_len, to_dev(c));
+    CU_LAUNCHED(pow_table_kernel);
+    ctx->shift_valid = 1;
+    ctx->shift_inverse = inverse;
+    ctx->shift_log_n = log_n;
+    ctx->shift_key = *shift;
+    return CUZK_OK;
+}
+
+// Queues the transform of data[0 .. 2^log_n) on the context's stream (arguments checked).
+static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift) {
+    pass_plan plan[CUZK_GPU_NTT_MAX_LOG + 1];
+    const int np = plan_passes(log_n, ctx->log_block, ctx->log_cols, plan);
+    int out_mode = OUT_BITREV;
+    cuzk_fr scale;
+    cuzk_fr_set_one(&scale);
+    if (kind == CUZK_GPU_NTT_INVERSE) {
+        out_mode = OUT_REVERSE_SCALE;
+        cuzk_fr_from_u64(&scale, static_cast<uint64_t>(1) << log_n);
+        cuzk_fr_inv(&scale, &scale);
+    } else if (kind == CUZK_GPU_NTT_COSET_INVERSE) {
+        out_mode = OUT_REVERSE_POWERS;
+    }
+    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
+        int err = prepare_shift(ctx, log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE);
+        if (err != CUZK_OK) return err;
+    }
+    for (int p = 0; p < np; p++) {
+        pass_args a;
+        a.src = np == 1 || p == 0 ? data : ctx->scratch;
+        a.dst = np == 1 || p == np - 1 ? data : ctx->scratch;
+        a.tw = ctx->tw;
+        a.s_lo = ctx->s_lo;
+        a.s_hi = ctx->s_hi;
+        a.scale = to_dev(scale);
+        a.log_n = log_n;
+        a.lo = plan[p].lo;
+        a.g = plan[p].g;
+        a.logc = plan[p].logc;
+        a.last = plan[p].last;
+        a.in_powers = p == 0 && kind == CUZK_GPU_NTT_COSET_FORWARD;
+        a.out_mode = out_mode;
+        const int log_elems = a.g + a.logc;
+        const unsigned elems = 1u << log_elems;
+        const unsigned half = elems / 2, want = static_cast<unsigned>(ctx->threads);
+        const unsigned threads = want < half ? want : (half > 32 ? half : 32);
+        const unsigned blocks =
+            static_cast<unsigned>(static_cast<size_t>(1) << (log_n - log_elems));
+        ntt_pass_kernel<<<blocks, threads, elems * sizeof(fr_mem), ctx->stream>>>(a);
+        CU_LAUNCHED(ntt_pass_kernel);
+    }
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_device(struct cuzk_gpu_ntt_ctx *ctx, void *dev_data, int log_n,
+                                   enum cuzk_gpu_ntt_kind kind, const cuzk_fr *shift) {
+    int err = check_args(ctx, log_n, kind, shift);
+    if (err != CUZK_OK) return err;
+    if (!dev_data || (reinterpret_cast<uintptr_t>(dev_data) & 15))
+        return set_error(CUZK_EINVAL, "device vector is NULL or not 16-byte aligned");
+    if ((err = use_device(ctx)) != CUZK_OK) return err;
+    return enqueue(ctx, static_cast<fr_mem *>(dev_data), log_n, kind, shift);
+}
+
+extern "C" int cuzk_gpu_ntt_sync(struct cuzk_gpu_ntt_ctx *ctx) {
+    if (!ctx) return set_error(CUZK_EINVAL, "ctx is NULL");
+    int err = use_device(ctx);
+    if (err != CUZK_OK) return err;
+    CU_TRY(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_load(struct cuzk_gpu_ntt_ctx *ctx, const cuzk_fr *host, size_t n) {
+    if (!ctx || (!host && n) || n > (static_cast<size_t>(1) << ctx->max_log))
+        return set_error(CUZK_EINVAL, "bad load arguments");
+    int err = use_device(ctx);
+    if (err != CUZK_OK) return err;
+    CU_TRY(
+        cudaMemcpyAsync(ctx->buf, host, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, ctx->stream));
+    CU_TRY(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_store(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host, size_t n) {
+    if (!ctx || (!host && n) || n > (static_cast<size_t>(1) << ctx->max_log))
+        return set_error(CUZK_EINVAL, "bad store arguments");
+    int err = use_device(ctx);
+    if (err != CUZK_OK) return err;
+    CU_TRY(
+        cudaMemcpyAsync(host, ctx->buf, n * sizeof(cuzk_fr), cudaMemcpyDeviceToHost, ctx->stream));
+    CU_TRY(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_run(struct cuzk_gpu_ntt_ctx *ctx, int log_n,
+                                enum cuzk_gpu_ntt_kind kind, const cuzk_fr *shift,
+                                float *kernel_ms) {
+    int err = check_args(ctx, log_n, kind, shift);
+    if (err != CUZK_OK) return err;
+    if ((err = use_device(ctx)) != CUZK_OK) return err;
+    if (kernel_ms) CU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
+    if ((err = enqueue(ctx, ctx->buf, log_n, kind, shift)) != CUZK_OK) return err;
+    if (kernel_ms) CU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
+    CU_TRY(cudaStreamSynchronize(ctx->stream));
+    if (kernel_ms) CU_TRY(cudaEventElapsedTime(kernel_ms, ctx->ev_start, ctx->ev_stop));
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host_data, int log_n,
+                            enum cuzk_gpu_ntt_kind kind, const cuzk_fr *shift) {
+    int err = check_args(ctx, log_n, kind, shift);
+    if (err != CUZK_OK) return err;
+    if (!host_data) return set_error(CUZK_EINVAL, "host_data is NULL");
+    const size_t n = static_cast<size_t>(1) << log_n;
+    if ((err = cuzk_gpu_ntt_load(ctx, host_data, n)) != CUZK_OK) return err;
+    if ((err = cuzk_gpu_ntt_run(ctx, log_n, kind, shift, nullptr)) != CUZK_OK) return err;
+    return cuzk_gpu_ntt_store(ctx, host_data, n);
+}
+
+// ---- the arithmetic check -------------------------------------------------------------------
+
+struct eval_buffers {
+    fr_mem *a = nullptr, *b = nullptr, *out = nullptr;
+    ~eval_buffers() {
+        (void)cudaFree(a);
+        (void)cudaFree(b);
+        (void)cudaFree(out);
+    }
+};
+
+extern "C" int cuzk_gpu_fr_eval(int device, enum cuzk_gpu_fr_op op, const cuzk_fr *a,
+                                const cuzk_fr *b, cuzk_fr *out, size_t n) {
+    int err = check_device(device);
+    if (err != CUZK_OK) return err;
+    if (op < CUZK_GPU_FR_ADD || op > CUZK_GPU_FR_NEG || !a || !out ||
+        (!b && op != CUZK_GPU_FR_SQR && op != CUZK_GPU_FR_NEG))
+        return set_error(CUZK_EINVAL, "bad eval arguments");
+    if (n == 0) return CUZK_OK;
+    CU_TRY(cudaSetDevice(device));
+    eval_buffers d;
+    const size_t bytes = n * sizeof(fr_mem);
+    CU_TRY(cudaMalloc(&d.a, bytes));
+    CU_TRY(cudaMalloc(&d.b, bytes));
+    CU_TRY(cudaMalloc(&d.out, bytes));
+    CU_TRY(cudaMemcpy(d.a, a, bytes, cudaMemcpyHostToDevice));
+    CU_TRY(cudaMemcpy(d.b, b ? b : a, bytes, cudaMemcpyHostToDevice));
+    fr_eval_kernel<<<blocks_for(n, TABLE_THREADS), TABLE_THREADS>>>(op, d.a, d.b, d.out, n);
+    CU_LAUNCHED(fr_eval_kernel);
+    CU_TRY(cudaMemcpy(out, d.out, bytes, cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}

@@ -1,0 +1,432 @@
+/* The GPU NTT against its CPU twin (src/ntt/ntt.h), on fresh random inputs:
+ *   - the device field arithmetic (add, sub, mul, sqr, neg) against the CPU field on random
+ *     pairs and on every pair of edge values (0, 1, r-1, 2^32-1, ...);
+ *   - every transform kind at every size 2^1 .. 2^24 against the CPU NTT (coset shifts: a random
+ *     one, the generator 7 and snarkjs's omega_2n, in turn), GPU roundtrips inverse(forward(a))
+ *     and coset_inverse(coset_forward(a)), and the device-resident path (load, run, store);
+ *   - other kernel shapes (block size, columns, threads) at sizes that give them one, two and
+ *     several passes, so that every pass layout is checked, not only the default one;
+ *   - 2^27 forward against the CPU, and GPU roundtrips there;
+ *   - argument checks, and CUZK_ENODEV on a machine without a GPU (then the test reports itself
+ *     skipped, exit 77).
+ * On a mismatch it prints the size, kind, number of differing elements, the first differing
+ * index with both values (Montgomery limbs in hex) and where the GPU's value sits in the CPU's
+ * output, if anywhere (a misplaced element points at an indexing error, a value found nowhere
+ * at the arithmetic). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
+#include "ntt/ntt.h"
+#include "test_util.h"
+
+#define TEST_MAX_LOG 24 /* every size up to this one, all kinds */
+#define TEST_BIG_LOG 27 /* and this one: forward against the CPU, GPU roundtrips */
+/* the library's default kernel shape, restored after the sweep of shapes */
+#define TEST_SHAPE 10, 2, 128
+
+static struct cuzk_pool *pool;
+static struct cuzk_gpu_ntt_ctx *ctx;
+
+static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The Montgomery limbs of a, most significant first. */
+static void fr_hex(char out[67], const cuzk_fr *a) {
+    snprintf(out, 67, "0x%016llx%016llx%016llx%016llx", (unsigned long long)a->l[3],
+             (unsigned long long)a->l[2], (unsigned long long)a->l[1], (unsigned long long)a->l[0]);
+}
+
+/* Compares got (GPU) with want (CPU); on a mismatch prints what the header comment promises.
+ * Returns 1 if they are equal. */
+static int compare(const char *what, int log_n, const char *kind, const cuzk_fr *got,
+                   const cuzk_fr *want, size_t n) {
+    size_t bad = 0, first = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cuzk_fr_eq(&got[i], &want[i])) {
+            if (!bad) first = i;
+            last = i;
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+    if (!bad) return 1;
+    char g[67], w[67];
+    fr_hex(g, &got[first]);
+    fr_hex(w, &want[first]);
+    fprintf(stderr,
+            "test_gpu_ntt: MISMATCH %s log_n=%d kind=%s: %zu of %zu elements differ (first %zu, "
+            "last %zu)\n  index %zu: gpu %s\n  index %zu: cpu %s\n",
+            what, log_n, kind, bad, n, first, last, first, g, first, w);
+    size_t found = n;
+    for (size_t i = 0; i < n && found == n; i++)
+        if (cuzk_fr_eq(&want[i], &got[first])) found = i;
+    if (found < n)
+        fprintf(stderr, "  the gpu value at %zu is the cpu value at index %zu\n", first, found);
+    else
+        fprintf(stderr, "  the gpu value at %zu appears nowhere in the cpu output\n", first);
+    return 0;
+}
+
+/* ---- random vectors, filled in parallel (deterministic for a given test seed) ------------- */
+
+#define FILL_BLOCK 65536
+
+struct fill_job {
+    cuzk_fr *v;
+    size_t n;
+    uint64_t seed;
+};
+
+static void fill_item(void *ctxp, size_t item, unsigned worker) {
+    (void)worker;
+    const struct fill_job *job = ctxp;
+    struct cuzk_rng rng;
+    cuzk_rng_seed(&rng, job->seed ^ (0x9e3779b97f4a7c15ull * (item + 1)));
+    size_t lo = item * FILL_BLOCK, hi = lo + FILL_BLOCK < job->n ? lo + FILL_BLOCK : job->n;
+    for (size_t i = lo; i < hi; i++) cuzk_fr_random(&job->v[i], &rng);
+}
+
+static cuzk_fr *random_vec(size_t n) {
+    cuzk_fr *v = malloc(n * sizeof *v);
+    if (!v) {
+        fprintf(stderr, "test_gpu_ntt: out of host memory (%zu elements)\n", n);
+        exit(1);
+    }
+    struct fill_job job = {v, n, cuzk_rng_u64(&test_rng)};
+    cuzk_pool_run(pool, (n + FILL_BLOCK - 1) / FILL_BLOCK, fill_item, &job);
+    return v;
+}
+
+static cuzk_fr *copy_vec(const cuzk_fr *a, size_t n) {
+    cuzk_fr *v = malloc(n * sizeof *v);
+    if (!v) {
+        fprintf(stderr, "test_gpu_ntt: out of host memory (%zu elements)\n", n);
+        exit(1);
+    }
+    memcpy(v, a, n * sizeof *v);
+    return v;
+}
+
+static void cpu_ntt(const struct cuzk_ntt_domain *d, cuzk_fr *a, int kind, const cuzk_fr *shift) {
+    switch (kind) {
+    case CUZK_GPU_NTT_FORWARD: cuzk_ntt_forward(pool, d, a); break;
+    case CUZK_GPU_NTT_INVERSE: cuzk_ntt_inverse(pool, d, a); break;
+    case CUZK_GPU_NTT_COSET_FORWARD: cuzk_ntt_coset_forward(pool, d, a, shift); break;
+    default: cuzk_ntt_coset_inverse(pool, d, a, shift); break;
+    }
+}
+
+/* A GPU call that must succeed; prints the CUDA failure otherwise. */
+static int gpu_ok(int err, const char *what, int log_n) {
+    CHECK(err == CUZK_OK);
+    if (err != CUZK_OK)
+        fprintf(stderr, "test_gpu_ntt: %s at log_n=%d failed: %s (%s)\n", what, log_n,
+                cuzk_strerror(err), cuzk_gpu_ntt_last_error());
+    return err == CUZK_OK;
+}
+
+/* ---- device field arithmetic --------------------------------------------------------------- */
+
+static void test_field(void) {
+    static const uint64_t r[4] = CUZK_FR_MODULUS, half[4] = CUZK_FR_HALF;
+    /* raw Montgomery limbs, all below r */
+    const uint64_t edges[][4] = {
+        {0, 0, 0, 0},
+        {1, 0, 0, 0},
+        {2, 0, 0, 0},
+        {r[0] - 1, r[1], r[2], r[3]},
+        {r[0] - 2, r[1], r[2], r[3]},
+        {half[0], half[1], half[2], half[3]},
+        {half[0] + 1, half[1], half[2], half[3]},
+        {0xffffffffull, 0, 0, 0},
+        {~0ull, 0, 0, 0},
+        {~0ull, ~0ull, 0, 0},
+        {~0ull, ~0ull, ~0ull, 0},
+        {0, 0, 0, 1ull << 62},
+        {0, r[1], r[2], r[3]}, /* r - (2^64 - 2^32 + ... ): below r */
+        {r[0] - (1ull << 32), r[1], r[2], r[3]},
+        {~0ull, ~0ull, ~0ull, r[3] - 1}, /* the largest value with top limb r[3] - 1 */
+    };
+    const size_t ne = sizeof edges / sizeof edges[0], nrand = 1 << 14, n = ne * ne + nrand;
+    cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
+            *want = malloc(n * sizeof *want);
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++) {
+            memcpy(a[i * ne + j].l, edges[i], sizeof a->l);
+            memcpy(b[i * ne + j].l, edges[j], sizeof b->l);
+        }
+    for (size_t i = ne * ne; i < n; i++) {
+        cuzk_fr_random(&a[i], &test_rng);
+        cuzk_fr_random(&b[i], &test_rng);
+    }
+    static const char *op_name[] = {"add", "sub", "mul", "sqr", "neg"};
+    for (int op = CUZK_GPU_FR_ADD; op <= CUZK_GPU_FR_NEG; op++) {
+        for (size_t i = 0; i < n; i++) {
+            switch (op) {
+            case CUZK_GPU_FR_ADD: cuzk_fr_add(&want[i], &a[i], &b[i]); break;
+            case CUZK_GPU_FR_SUB: cuzk_fr_sub(&want[i], &a[i], &b[i]); break;
+            case CUZK_GPU_FR_MUL: cuzk_fr_mul(&want[i], &a[i], &b[i]); break;
+            case CUZK_GPU_FR_SQR: cuzk_fr_sqr(&want[i], &a[i]); break;
+            default: cuzk_fr_neg(&want[i], &a[i]); break;
+            }
+        }
+        memset(got, 0xa5, n * sizeof *got);
+        if (!gpu_ok(cuzk_gpu_fr_eval(0, (enum cuzk_gpu_fr_op)op, a, b, got, n), "fr_eval", 0))
+            continue;
+        if (!compare("field", 0, op_name[op], got, want, n)) {
+            for (size_t i = 0; i < n; i++) {
+                if (cuzk_fr_eq(&got[i], &want[i])) continue;
+                char x[67], y[67];
+                fr_hex(x, &a[i]);
+                fr_hex(y, &b[i]);
+                fprintf(stderr, "  operands at %zu: a %s\n                  b %s\n", i, x, y);
+                break;
+            }
+        }
+    }
+    printf("test_gpu_ntt: device field arithmetic checked on %zu pairs\n", n);
+    free(a);
+    free(b);
+    free(got);
+    free(want);
+}
+
+/* ---- transforms ---------------------------------------------------------------------------- */
+
+/* The coset shift for size 2^k: a random element, the generator 7 or omega_2n, in turn. */
+static void pick_shift(cuzk_fr *s, const struct cuzk_ntt_domain *d) {
+    switch (d->log_n % 3) {
+    case 0:
+        do cuzk_fr_random(s, &test_rng);
+        while (cuzk_fr_is_zero(s));
+        break;
+    case 1: cuzk_fr_generator(s); break;
+    default: *s = d->omega_2n; break;
+    }
+}
+
+/* Every kind at size 2^k against the CPU, GPU roundtrips, and the device-resident paths. */
+static void test_size(int k) {
+    const size_t n = (size_t)1 << k;
+    struct cuzk_ntt_domain *d;
+    CHECK(cuzk_ntt_domain_create(pool, k, &d) == CUZK_OK);
+    cuzk_fr shift;
+    pick_shift(&shift, d);
+    double ms[4] = {0};
+    float kms = 0;
+    cuzk_fr *fwd_in = NULL, *fwd_cpu = NULL; /* kept for the device-resident checks */
+    for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind++) {
+        cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *gpu = copy_vec(in, n);
+        cpu_ntt(d, cpu, kind, &shift);
+        double t0 = now_ms();
+        int err = cuzk_gpu_ntt(ctx, gpu, k, (enum cuzk_gpu_ntt_kind)kind, &shift);
+        ms[kind] = now_ms() - t0;
+        if (gpu_ok(err, kind_name[kind], k)) compare("gpu vs cpu", k, kind_name[kind], gpu, cpu, n);
+        free(gpu);
+        if (kind == CUZK_GPU_NTT_FORWARD) {
+            fwd_in = in;
+            fwd_cpu = cpu;
+        } else {
+            free(in);
+            free(cpu);
+        }
+    }
+    /* the device-resident paths on the forward input: load, run, store; then the
+     * device-pointer entry on the context's own buffer, then sync */
+    cuzk_fr *x = copy_vec(fwd_in, n);
+    memset(x, 0, n * sizeof *x); /* a result that is not written back shows as zeros */
+    if (gpu_ok(cuzk_gpu_ntt_load(ctx, fwd_in, n), "load", k) &&
+        gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_FORWARD, NULL, &kms), "run", k) &&
+        gpu_ok(cuzk_gpu_ntt_store(ctx, x, n), "store", k))
+        compare("device-resident run", k, "forward", x, fwd_cpu, n);
+    memset(x, 0, n * sizeof *x);
+    if (gpu_ok(cuzk_gpu_ntt_load(ctx, fwd_in, n), "load", k) &&
+        gpu_ok(
+            cuzk_gpu_ntt_device(ctx, cuzk_gpu_ntt_ctx_buffer(ctx), k, CUZK_GPU_NTT_FORWARD, NULL),
+            "device", k) &&
+        gpu_ok(cuzk_gpu_ntt_sync(ctx), "sync", k) &&
+        gpu_ok(cuzk_gpu_ntt_store(ctx, x, n), "store", k))
+        compare("device pointer entry", k, "forward", x, fwd_cpu, n);
+    /* roundtrips on the GPU alone */
+    memcpy(x, fwd_in, n * sizeof *x);
+    if (gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_FORWARD, NULL), "forward", k) &&
+        gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_INVERSE, NULL), "inverse", k))
+        compare("roundtrip inverse(forward(a))", k, "inverse", x, fwd_in, n);
+    if (gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_COSET_FORWARD, &shift), "coset_forward", k) &&
+        gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_COSET_INVERSE, &shift), "coset_inverse", k))
+        compare("roundtrip coset_inverse(coset_forward(a))", k, "coset_inverse", x, fwd_in, n);
+    printf("test_gpu_ntt: 2^%-2d gpu ms with transfers: forward %.3f inverse %.3f coset_forward "
+           "%.3f coset_inverse %.3f; forward kernels alone %.3f\n",
+           k, ms[0], ms[1], ms[2], ms[3], (double)kms);
+    free(x);
+    free(fwd_in);
+    free(fwd_cpu);
+    cuzk_ntt_domain_free(d);
+}
+
+/* Other kernel shapes: each (log_block, log_cols, threads) at sizes giving it one pass, two
+ * passes and several, forward and coset inverse against the CPU. */
+static void test_shapes(void) {
+    static const int shapes[][3] = {{4, 1, 32},   {5, 0, 32},   {6, 2, 64},   {8, 3, 64},
+                                    {9, 4, 128},  {10, 3, 256}, {11, 3, 256}, {12, 3, 256},
+                                    {12, 5, 128}, {TEST_SHAPE}};
+    static const int sizes[] = {3, 7, 11, 13, 17, 20};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int lb = shapes[s][0], lc = shapes[s][1], th = shapes[s][2];
+        CHECK(cuzk_gpu_ntt_tune(ctx, lb, lc, th) == CUZK_OK);
+        int ok = 1;
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            const int k = sizes[z];
+            const size_t n = (size_t)1 << k;
+            struct cuzk_ntt_domain *d;
+            CHECK(cuzk_ntt_domain_create(pool, k, &d) == CUZK_OK);
+            cuzk_fr shift;
+            pick_shift(&shift, d);
+            char what[64];
+            snprintf(what, sizeof what, "shape (%d,%d,%d)", lb, lc, th);
+            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind += 3) {
+                cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n);
+                cpu_ntt(d, cpu, kind, &shift);
+                if (gpu_ok(cuzk_gpu_ntt(ctx, in, k, (enum cuzk_gpu_ntt_kind)kind, &shift),
+                           kind_name[kind], k))
+                    ok &= compare(what, k, kind_name[kind], in, cpu, n);
+                free(in);
+                free(cpu);
+            }
+            cuzk_ntt_domain_free(d);
+        }
+        printf("test_gpu_ntt: kernel shape log_block=%d log_cols=%d threads=%d: %s\n", lb, lc, th,
+               ok ? "ok" : "WRONG");
+    }
+    CHECK(cuzk_gpu_ntt_tune(ctx, TEST_SHAPE) == CUZK_OK);
+}
+
+/* 2^27: forward against the CPU, then GPU roundtrips. */
+static void test_big(int k) {
+    const size_t n = (size_t)1 << k;
+    printf("test_gpu_ntt: 2^%d: building the CPU domain and inputs...\n", k);
+    fflush(stdout);
+    struct cuzk_ntt_domain *d;
+    if (cuzk_ntt_domain_create(pool, k, &d) != CUZK_OK) {
+        printf("test_gpu_ntt: 2^%d: not enough host memory for the CPU reference: skipped\n", k);
+        return;
+    }
+    cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *gpu = copy_vec(in, n);
+    double t0 = now_ms();
+    cuzk_ntt_forward(pool, d, cpu);
+    double cpu_ms = now_ms() - t0;
+    t0 = now_ms();
+    int err = cuzk_gpu_ntt(ctx, gpu, k, CUZK_GPU_NTT_FORWARD, NULL);
+    double gpu_ms = now_ms() - t0;
+    if (gpu_ok(err, "forward", k)) compare("gpu vs cpu", k, "forward", gpu, cpu, n);
+    float kms = 0;
+    if (gpu_ok(cuzk_gpu_ntt_load(ctx, in, n), "load", k) &&
+        gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_FORWARD, NULL, &kms), "run", k) &&
+        gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_INVERSE, NULL, NULL), "run", k) &&
+        gpu_ok(cuzk_gpu_ntt_store(ctx, gpu, n), "store", k))
+        compare("roundtrip inverse(forward(a))", k, "inverse", gpu, in, n);
+    cuzk_fr shift;
+    cuzk_fr_generator(&shift);
+    if (gpu_ok(cuzk_gpu_ntt_load(ctx, in, n), "load", k) &&
+        gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_COSET_FORWARD, &shift, NULL), "run", k) &&
+        gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_COSET_INVERSE, &shift, NULL), "run", k) &&
+        gpu_ok(cuzk_gpu_ntt_store(ctx, gpu, n), "store", k))
+        compare("roundtrip coset_inverse(coset_forward(a))", k, "coset_inverse", gpu, in, n);
+    printf("test_gpu_ntt: 2^%d forward: gpu %.1f ms with transfers, %.3f ms kernels; cpu %.1f ms "
+           "on %u threads\n",
+           k, gpu_ms, (double)kms, cpu_ms, cuzk_pool_size(pool));
+    free(in);
+    free(cpu);
+    free(gpu);
+    cuzk_ntt_domain_free(d);
+}
+
+static void test_args(void) {
+    int count = 0;
+    cuzk_gpu_count(&count);
+    struct cuzk_gpu_ntt_ctx *c = (struct cuzk_gpu_ntt_ctx *)&c;
+    CHECK(cuzk_gpu_ntt_ctx_create(count, 10, &c) == CUZK_EINVAL && c == NULL);
+    CHECK(cuzk_gpu_ntt_ctx_create(-1, 10, &c) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_ctx_create(0, 0, &c) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_ctx_create(0, CUZK_GPU_NTT_MAX_LOG + 1, &c) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_ctx_vram(0) == 0 && cuzk_gpu_ntt_ctx_vram(20) > 96 * ((size_t)1 << 20) - 1);
+
+    const int max = cuzk_gpu_ntt_ctx_max_log(ctx);
+    cuzk_fr v[4], zero, one;
+    cuzk_fr_set_zero(&zero);
+    cuzk_fr_set_one(&one);
+    for (int i = 0; i < 4; i++) cuzk_fr_random(&v[i], &test_rng);
+    CHECK(cuzk_gpu_ntt(ctx, v, 0, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, max + 1, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind)4, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_COSET_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_COSET_INVERSE, &zero) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, NULL, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(NULL, v, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    char *buf = cuzk_gpu_ntt_ctx_buffer(ctx);
+    CHECK(buf != NULL);
+    CHECK(cuzk_gpu_ntt_device(ctx, buf + 8, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_device(ctx, NULL, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_load(ctx, v, ((size_t)1 << max) + 1) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 13, 3, 256) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 3, 1, 32) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 11, 11, 256) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 11, 3, 96) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 11, 3, 512) == CUZK_EINVAL);
+    /* the rejected calls left the context usable: the unit vector transforms to all ones */
+    v[0] = one;
+    v[1] = v[2] = v[3] = zero;
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_OK);
+    for (int i = 0; i < 4; i++) CHECK(cuzk_fr_is_one(&v[i]));
+}
+
+int main(void) {
+    test_init("test_gpu_ntt");
+    int count = 0;
+    CHECK(cuzk_gpu_count(&count) == CUZK_OK);
+    if (count <= 0) {
+        struct cuzk_gpu_ntt_ctx *c = NULL;
+        CHECK(cuzk_gpu_ntt_ctx_create(0, 10, &c) == CUZK_ENODEV && c == NULL);
+        printf("test_gpu_ntt: no GPU on this machine: skipped\n");
+        int rc = test_finish();
+        return rc ? rc : 77;
+    }
+    struct cuzk_gpu_info info;
+    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
+        printf("test_gpu_ntt: device 0: %s, sm_%d%d, %d SMs, %.1f GiB\n", info.name, info.cc_major,
+               info.cc_minor, info.multiprocessors, (double)info.total_mem / (1 << 30));
+    if (cuzk_pool_create(&pool, cuzk_cpu_count(), "test-gpu-ntt") != CUZK_OK) {
+        fprintf(stderr, "test_gpu_ntt: cannot create the thread pool\n");
+        return 1;
+    }
+    int max = TEST_BIG_LOG;
+    int err = cuzk_gpu_ntt_ctx_create(0, max, &ctx);
+    if (err == CUZK_EGPUOOM) {
+        printf("test_gpu_ntt: no room for 2^%d on this GPU (%s): testing up to 2^%d\n", max,
+               cuzk_gpu_ntt_last_error(), TEST_MAX_LOG);
+        max = TEST_MAX_LOG;
+        err = cuzk_gpu_ntt_ctx_create(0, max, &ctx);
+    }
+    if (!gpu_ok(err, "context creation", max)) return test_finish();
+    printf("test_gpu_ntt: context for 2^%d: %.2f GiB of device memory\n", max,
+           (double)cuzk_gpu_ntt_ctx_vram(max) / (1 << 30));
+
+    test_args();
+    test_field();
+    for (int k = 1; k <= TEST_MAX_LOG; k++) test_size(k);
+    test_shapes();
+    if (max >= TEST_BIG_LOG) test_big(TEST_BIG_LOG);
+
+    cuzk_gpu_ntt_ctx_free(ctx);
+    cuzk_pool_destroy(pool);
+    return test_finish();
+}
