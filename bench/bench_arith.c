@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fp.h"
@@ -25,17 +26,6 @@ struct bench {
 
 static struct cuzk_rng rng;
 static int csv;
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* ---- the measured operations, each with the state it chains through ----------------------- */
 
@@ -228,11 +218,11 @@ int main(int argc, char **argv) {
         double t[32];
         bb->run(iters); /* warm-up */
         for (int s = 0; s < samples; s++) {
-            double t0 = now_ns();
+            double t0 = bench_now_ns();
             bb->run(iters);
-            t[s] = (now_ns() - t0) / (double)iters;
+            t[s] = (bench_now_ns() - t0) / (double)iters;
         }
-        qsort(t, (size_t)samples, sizeof t[0], cmp_double);
+        qsort(t, (size_t)samples, sizeof t[0], bench_cmp_double);
         if (bb->check && !bb->check()) {
             fprintf(stderr, "%s: WRONG RESULT\n", bb->name);
             failed = 1;

@@ -22,23 +22,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cuzk/error.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
 #include "ntt/ntt.h"
 
 static struct cuzk_pool *pool;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 #define FILL_BLOCK 65536
 
@@ -140,12 +130,12 @@ static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr 
     const int tsamples = samples < 5 ? samples : 5;
     memcpy(x, in, n * sizeof *x);
     for (int s = 0; s < tsamples; s++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         TRY(cuzk_gpu_ntt(ctx, x, k, (enum cuzk_gpu_ntt_kind)kind, shift), "timed call");
-        tt[s] = now_ms() - t0;
+        tt[s] = bench_now_ms() - t0;
     }
-    qsort(kt, (size_t)samples, sizeof kt[0], cmp_double);
-    qsort(tt, (size_t)tsamples, sizeof tt[0], cmp_double);
+    qsort(kt, (size_t)samples, sizeof kt[0], bench_cmp_double);
+    qsort(tt, (size_t)tsamples, sizeof tt[0], bench_cmp_double);
     printf("ntt,%s,%d,%.3f,%.3f,%.3f\n", name[kind], k, kt[0], kt[samples / 2], tt[tsamples / 2]);
     fflush(stdout);
     return 1;

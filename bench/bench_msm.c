@@ -15,22 +15,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cuzk/error.h"
 #include "msm/msm.h"
 
 static struct cuzk_rng rng;
 static struct cuzk_msm_tuning tune;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Scalars: uniform, or shaped like a Filecoin witness (half zero, 40% one, the rest uniform). */
 enum dist { UNIFORM, WITNESS };
@@ -96,9 +86,9 @@ static void make_scalars(cuzk_scalar *k, cuzk_fr *kf, size_t n, enum dist dist, 
         G##_mul_var(&want, &g, s.l, 4);                                                            \
         double ms[16];                                                                             \
         for (int r = 0; r < runs; r++) {                                                           \
-            double t = now_ms();                                                                   \
+            double t = bench_now_ms();                                                             \
             int err = G##_msm_tuned(pool, &got, pts, k, n, &tune);                                 \
-            ms[r] = now_ms() - t;                                                                  \
+            ms[r] = bench_now_ms() - t;                                                            \
             if (err != CUZK_OK || !G##_eq(&got, &want)) {                                          \
                 fprintf(stderr, #G " n = %zu: %s\n", n,                                            \
                         err != CUZK_OK ? cuzk_strerror(err) : "WRONG RESULT");                     \
@@ -106,7 +96,7 @@ static void make_scalars(cuzk_scalar *k, cuzk_fr *kf, size_t n, enum dist dist, 
                 goto out;                                                                          \
             }                                                                                      \
         }                                                                                          \
-        qsort(ms, (size_t)runs, sizeof ms[0], cmp_double);                                         \
+        qsort(ms, (size_t)runs, sizeof ms[0], bench_cmp_double);                                   \
         printf("%-7s %8zu %-8s %7u %10.1f %10.1f\n", #G, n, dist_name[dist], cuzk_pool_size(pool), \
                ms[0], ms[runs / 2]);                                                               \
         fflush(stdout);                                                                            \

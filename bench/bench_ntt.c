@@ -11,22 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cuzk/error.h"
 #include "ntt/ntt.h"
 
 static struct cuzk_rng rng;
 static int csv;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 enum op { OP_FORWARD, OP_COSET_INVERSE };
 static const char *op_name[] = {"forward", "coset_inverse"};
@@ -46,11 +36,11 @@ static void measure(enum op op, struct cuzk_pool *pool, const struct cuzk_ntt_do
     double t[16];
     run_op(op, pool, d, a); /* warm-up: page faults, caches */
     for (int s = 0; s < samples; s++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         run_op(op, pool, d, a);
-        t[s] = now_ms() - t0;
+        t[s] = bench_now_ms() - t0;
     }
-    qsort(t, (size_t)samples, sizeof t[0], cmp_double);
+    qsort(t, (size_t)samples, sizeof t[0], bench_cmp_double);
     unsigned threads = cuzk_pool_size(pool);
     if (csv)
         printf("%s,%d,%u,%.3f,%.3f,%d\n", op_name[op], d->log_n, threads, t[0], t[samples / 2],

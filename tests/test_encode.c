@@ -11,57 +11,6 @@
 
 #define ROUNDS 200
 
-static void g1_random(cuzk_g1_affine *out) {
-    cuzk_g1_affine g;
-    cuzk_g1 j;
-    cuzk_fr s;
-    uint64_t k[4];
-    cuzk_g1_generator(&g);
-    cuzk_g1_from_affine(&j, &g);
-    cuzk_fr_random(&s, &test_rng);
-    cuzk_fr_to_canonical(k, &s);
-    cuzk_g1_mul_var(&j, &j, k, 4);
-    cuzk_g1_to_affine(out, &j);
-}
-
-static void g2_random(cuzk_g2_affine *out) {
-    cuzk_g2_affine g;
-    cuzk_g2 j;
-    cuzk_fr s;
-    uint64_t k[4];
-    cuzk_g2_generator(&g);
-    cuzk_g2_from_affine(&j, &g);
-    cuzk_fr_random(&s, &test_rng);
-    cuzk_fr_to_canonical(k, &s);
-    cuzk_g2_mul_var(&j, &j, k, 4);
-    cuzk_g2_to_affine(out, &j);
-}
-
-/* On-curve points outside the subgroup (random x; the cofactor makes membership negligible). */
-static void g1_nonsub(cuzk_g1_affine *p) {
-    static const cuzk_fp b = CUZK_G1_B;
-    for (;;) {
-        cuzk_fp rhs;
-        cuzk_fp_random(&p->x, &test_rng);
-        cuzk_fp_sqr(&rhs, &p->x);
-        cuzk_fp_mul(&rhs, &rhs, &p->x);
-        cuzk_fp_add(&rhs, &rhs, &b);
-        if (cuzk_fp_sqrt(&p->y, &rhs) == CUZK_OK && !cuzk_g1_affine_is_in_subgroup(p)) return;
-    }
-}
-
-static void g2_nonsub(cuzk_g2_affine *p) {
-    static const cuzk_fp2 b = CUZK_G2_B;
-    for (;;) {
-        cuzk_fp2 rhs;
-        cuzk_fp2_random(&p->x, &test_rng);
-        cuzk_fp2_sqr(&rhs, &p->x);
-        cuzk_fp2_mul(&rhs, &rhs, &p->x);
-        cuzk_fp2_add(&rhs, &rhs, &b);
-        if (cuzk_fp2_sqrt(&p->y, &rhs) == CUZK_OK && !cuzk_g2_affine_is_in_subgroup(p)) return;
-    }
-}
-
 /* An x (as a field element) with no curve point above it. */
 static void g1_bad_x(cuzk_fp *x) {
     static const cuzk_fp b = CUZK_G1_B;
@@ -83,7 +32,7 @@ static void g1_roundtrips(void) {
         if (i == ROUNDS)
             cuzk_g1_affine_set_inf(&p);
         else
-            g1_random(&p);
+            test_g1_random(&p);
         cuzk_g1_to_compressed(c, &p);
         CHECK(cuzk_g1_from_compressed(&q, c) == CUZK_OK && cuzk_g1_affine_eq(&p, &q));
         cuzk_g1_to_uncompressed(u, &p);
@@ -109,7 +58,7 @@ static void g2_roundtrips(void) {
         if (i == ROUNDS)
             cuzk_g2_affine_set_inf(&p);
         else
-            g2_random(&p);
+            test_g2_random(&p);
         cuzk_g2_to_compressed(c, &p);
         CHECK(cuzk_g2_from_compressed(&q, c) == CUZK_OK && cuzk_g2_affine_eq(&p, &q));
         cuzk_g2_to_uncompressed(u, &p);
@@ -126,7 +75,7 @@ static void g2_roundtrips(void) {
 /* Jacobian decimal input (z other than 0 and 1), as snarkjs reads it. */
 static void jacobian_decimal(void) {
     cuzk_g1_affine p, q;
-    g1_random(&p);
+    test_g1_random(&p);
     cuzk_fp z, z2, z3;
     cuzk_fp_random(&z, &test_rng);
     cuzk_fp_sqr(&z2, &z);
@@ -152,7 +101,7 @@ static void g1_malformed(void) {
     uint8_t c[CUZK_G1_COMPRESSED], u[CUZK_G1_UNCOMPRESSED], l[CUZK_G1_LEM],
         bad[CUZK_G1_UNCOMPRESSED];
     cuzk_g1_affine p, q;
-    g1_random(&p);
+    test_g1_random(&p);
     cuzk_g1_to_compressed(c, &p);
     cuzk_g1_to_uncompressed(u, &p);
 
@@ -224,7 +173,7 @@ static void g1_malformed(void) {
     /* on the curve, outside the subgroup, in every format */
     for (int i = 0; i < 20; i++) {
         cuzk_g1_affine ns;
-        g1_nonsub(&ns);
+        test_g1_nonsub(&ns);
         cuzk_g1_to_compressed(c, &ns);
         CHECK(cuzk_g1_from_compressed(&q, c) == CUZK_ENOTINSUBGROUP);
         cuzk_g1_to_uncompressed(u, &ns);
@@ -263,7 +212,7 @@ static void g2_malformed(void) {
     uint8_t c[CUZK_G2_COMPRESSED], u[CUZK_G2_UNCOMPRESSED], l[CUZK_G2_LEM],
         bad[CUZK_G2_UNCOMPRESSED];
     cuzk_g2_affine p, q;
-    g2_random(&p);
+    test_g2_random(&p);
     cuzk_g2_to_compressed(c, &p);
     cuzk_g2_to_uncompressed(u, &p);
 
@@ -313,7 +262,7 @@ static void g2_malformed(void) {
     int offcurve_x = 0;
     for (int i = 0; i < 20; i++) {
         cuzk_g2_affine ns;
-        g2_nonsub(&ns);
+        test_g2_nonsub(&ns);
         cuzk_g2_to_compressed(c, &ns);
         CHECK(cuzk_g2_from_compressed(&q, c) == CUZK_ENOTINSUBGROUP);
         cuzk_g2_to_uncompressed(u, &ns);

@@ -217,58 +217,6 @@ static void expect_json_edit(int (*fn)(const char *), const char *s, const char 
 }
 #define EXPECT_EDIT(fn, s, from, to, want) expect_json_edit(fn, s, from, to, want, __LINE__)
 
-static void g1_random(cuzk_g1_affine *out) {
-    cuzk_g1_affine g;
-    cuzk_g1 j;
-    cuzk_fr s;
-    uint64_t k[4];
-    cuzk_g1_generator(&g);
-    cuzk_g1_from_affine(&j, &g);
-    cuzk_fr_random(&s, &test_rng);
-    cuzk_fr_to_canonical(k, &s);
-    cuzk_g1_mul_var(&j, &j, k, 4);
-    cuzk_g1_to_affine(out, &j);
-}
-
-static void g2_random(cuzk_g2_affine *out) {
-    cuzk_g2_affine g;
-    cuzk_g2 j;
-    cuzk_fr s;
-    uint64_t k[4];
-    cuzk_g2_generator(&g);
-    cuzk_g2_from_affine(&j, &g);
-    cuzk_fr_random(&s, &test_rng);
-    cuzk_fr_to_canonical(k, &s);
-    cuzk_g2_mul_var(&j, &j, k, 4);
-    cuzk_g2_to_affine(out, &j);
-}
-
-/* On-curve points outside the r-order subgroup (random x; the cofactor makes membership
- * negligible). */
-static void g1_nonsub(cuzk_g1_affine *p) {
-    static const cuzk_fp b = CUZK_G1_B;
-    for (;;) {
-        cuzk_fp rhs;
-        cuzk_fp_random(&p->x, &test_rng);
-        cuzk_fp_sqr(&rhs, &p->x);
-        cuzk_fp_mul(&rhs, &rhs, &p->x);
-        cuzk_fp_add(&rhs, &rhs, &b);
-        if (cuzk_fp_sqrt(&p->y, &rhs) == CUZK_OK && !cuzk_g1_affine_is_in_subgroup(p)) return;
-    }
-}
-
-static void g2_nonsub(cuzk_g2_affine *p) {
-    static const cuzk_fp2 b = CUZK_G2_B;
-    for (;;) {
-        cuzk_fp2 rhs;
-        cuzk_fp2_random(&p->x, &test_rng);
-        cuzk_fp2_sqr(&rhs, &p->x);
-        cuzk_fp2_mul(&rhs, &rhs, &p->x);
-        cuzk_fp2_add(&rhs, &rhs, &b);
-        if (cuzk_fp2_sqrt(&p->y, &rhs) == CUZK_OK && !cuzk_g2_affine_is_in_subgroup(p)) return;
-    }
-}
-
 /* Index of the first point of a section that is not the identity (all-zero bytes). */
 static size_t first_finite(const uint8_t *sec, size_t point_size) {
     for (size_t i = 0;; i++) {
@@ -571,22 +519,22 @@ static void test_zkey(void) {
     CHECK(cuzk_zkey_alloc(&t, 3, 3, 4, 0) == CUZK_EINVAL);
     CHECK(cuzk_zkey_alloc(&t, 5, 1, 12, 0) == CUZK_EINVAL);
     CHECK(cuzk_zkey_alloc(&t, 5, 1, 4, 3) == CUZK_OK);
-    g1_random(&t.alpha1);
-    g1_random(&t.beta1);
-    g1_random(&t.delta1);
-    g2_random(&t.beta2);
-    g2_random(&t.delta2);
+    test_g1_random(&t.alpha1);
+    test_g1_random(&t.beta1);
+    test_g1_random(&t.delta1);
+    test_g2_random(&t.beta2);
+    test_g2_random(&t.delta2);
     cuzk_g2_generator(&t.gamma2);
-    for (int i = 0; i < 2; i++) g1_random(&t.ic[i]);
+    for (int i = 0; i < 2; i++) test_g1_random(&t.ic[i]);
     for (int i = 0; i < 5; i++) {
-        g1_random(&t.a[i]);
-        g1_random(&t.b1[i]);
-        g2_random(&t.b2[i]);
+        test_g1_random(&t.a[i]);
+        test_g1_random(&t.b1[i]);
+        test_g2_random(&t.b2[i]);
     }
     cuzk_g1_affine_set_inf(&t.a[4]);
     cuzk_g2_affine_set_inf(&t.b2[3]);
-    for (int i = 0; i < 3; i++) g1_random(&t.c[i]);
-    for (int i = 0; i < 4; i++) g1_random(&t.h[i]);
+    for (int i = 0; i < 3; i++) test_g1_random(&t.c[i]);
+    for (int i = 0; i < 4; i++) test_g1_random(&t.h[i]);
     for (uint32_t i = 0; i < 3; i++) {
         t.coefs[i] = (struct cuzk_zkey_coef){i & 1, i, 4 - i, {{0}}};
         cuzk_fr_random(&t.coefs[i].value, &test_rng);
@@ -949,7 +897,7 @@ static void test_malformed_zkey(void) {
     cuzk_g1_to_lem(lem1, &g1);
     EXPECT_BLOB(zkey_mem, patched(b, hdr_pts, lem1, sizeof lem1), CUZK_ENOTONCURVE);
     CHECK(strstr(errbuf, "alpha1") != NULL);
-    g2_nonsub(&g2);
+    test_g2_nonsub(&g2);
     cuzk_g2_to_lem(lem2, &g2);
     EXPECT_BLOB(zkey_mem_skip, patched(b, hdr_pts + 2 * 96, lem2, sizeof lem2),
                 CUZK_ENOTINSUBGROUP);
@@ -970,13 +918,13 @@ static void test_malformed_zkey(void) {
     cuzk_fp2_add(&g2.y, &g2.y, &g2.x);
     cuzk_g2_to_lem(lem2, &g2);
     EXPECT_BLOB(zkey_mem, patched(b, b2, lem2, sizeof lem2), CUZK_ENOTONCURVE);
-    g2_nonsub(&g2);
+    test_g2_nonsub(&g2);
     cuzk_g2_to_lem(lem2, &g2);
     EXPECT_BLOB(zkey_mem, patched(b, s7 + 4 * 192, lem2, sizeof lem2), CUZK_ENOTINSUBGROUP);
     CHECK(strstr(errbuf, "section 7 (B2) point 4") != NULL);
     EXPECT_BLOB(zkey_mem_check, patched(b, s7 + 4 * 192, lem2, sizeof lem2), CUZK_ENOTINSUBGROUP);
     EXPECT_BLOB(zkey_mem_skip, patched(b, s7 + 4 * 192, lem2, sizeof lem2), CUZK_OK);
-    g1_nonsub(&g1);
+    test_g1_nonsub(&g1);
     cuzk_g1_to_lem(lem1, &g1);
     EXPECT_BLOB(zkey_mem, patched(b, s9 + 7 * 96, lem1, sizeof lem1), CUZK_ENOTINSUBGROUP);
     EXPECT_BLOB(zkey_mem, patched(b, s3, lem1, sizeof lem1), CUZK_ENOTINSUBGROUP);
@@ -1053,12 +1001,12 @@ static void test_malformed_json(void) {
     EXPECT(proof_str("[]"), CUZK_EFORMAT);
     EXPECT(proof_str(""), CUZK_EFORMAT);
     struct cuzk_snarkjs_proof bad = pf;
-    g1_nonsub(&bad.a);
+    test_g1_nonsub(&bad.a);
     char *s = cuzk_snarkjs_proof_to_json(&bad);
     EXPECT(proof_str(s), CUZK_ENOTINSUBGROUP);
     free(s);
     bad = pf;
-    g2_nonsub(&bad.b);
+    test_g2_nonsub(&bad.b);
     s = cuzk_snarkjs_proof_to_json(&bad);
     EXPECT(proof_str(s), CUZK_ENOTINSUBGROUP);
     CHECK(strstr(errbuf, "pi_b") != NULL);

@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/error.h"
+#include "ec/ec_constants.h"
+#include "ff/fr.h"
+
 struct cuzk_rng test_rng;
 long test_checks, test_failures;
 static const char *test_name = "test";
@@ -50,3 +54,32 @@ void test_bytes_to_hex(char *out, const uint8_t *in, size_t n) {
     }
     out[2 * n] = '\0';
 }
+
+/* The same construction for both groups, written once. */
+#define RANDOM_POINTS(G, FT, FF, B)                                                                \
+    void test_##G##_random(cuzk_##G##_affine *out) {                                               \
+        cuzk_##G##_affine g;                                                                       \
+        cuzk_##G j;                                                                                \
+        cuzk_fr s;                                                                                 \
+        uint64_t k[4];                                                                             \
+        cuzk_##G##_generator(&g);                                                                  \
+        cuzk_##G##_from_affine(&j, &g);                                                            \
+        cuzk_fr_random(&s, &test_rng);                                                             \
+        cuzk_fr_to_canonical(k, &s);                                                               \
+        cuzk_##G##_mul_var(&j, &j, k, 4);                                                          \
+        cuzk_##G##_to_affine(out, &j);                                                             \
+    }                                                                                              \
+    void test_##G##_nonsub(cuzk_##G##_affine *p) {                                                 \
+        static const FT b = B;                                                                     \
+        for (;;) {                                                                                 \
+            FT rhs;                                                                                \
+            FF##_random(&p->x, &test_rng);                                                         \
+            FF##_sqr(&rhs, &p->x);                                                                 \
+            FF##_mul(&rhs, &rhs, &p->x);                                                           \
+            FF##_add(&rhs, &rhs, &b);                                                              \
+            if (FF##_sqrt(&p->y, &rhs) == CUZK_OK && !cuzk_##G##_affine_is_in_subgroup(p)) return; \
+        }                                                                                          \
+    }
+
+RANDOM_POINTS(g1, cuzk_fp, cuzk_fp, CUZK_G1_B)
+RANDOM_POINTS(g2, cuzk_fp2, cuzk_fp2, CUZK_G2_B)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "util/rand.h"
 
 extern struct cuzk_rng test_rng;
@@ -26,6 +28,13 @@ int test_finish(void);
                 fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
         }                                                                                          \
     } while (0)
+
+/* Random points from test_rng: in the r-order subgroup (a random multiple of the generator), and
+ * on the curve but outside the subgroup (a random x; the cofactor makes membership negligible). */
+void test_g1_random(cuzk_g1_affine *out);
+void test_g2_random(cuzk_g2_affine *out);
+void test_g1_nonsub(cuzk_g1_affine *out);
+void test_g2_nonsub(cuzk_g2_affine *out);
 
 /* Parses exactly 2*n hex digits into n bytes. Returns 0 on success. */
 int test_hex_to_bytes(uint8_t *out, size_t n, const char *hex, size_t hexlen);
