@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+/* clang-format off: generated code keeps the generator's layout */
+
 /* r = a * b * 2^-256 with r < 2m (not fully reduced); a, b < m. */
 static inline void cuzk_mont_mul4_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
                                        const uint64_t m[4], uint64_t m0inv) {
@@ -432,5 +434,6 @@ static inline void cuzk_mont_mul6_adx(uint64_t r[6], const uint64_t a[6], const 
         : [a] "r"(a), [b] "r"(b), [r] "r"(r), [m0] "m"(m[0]), [m1] "m"(m[1]), [m2] "m"(m[2]), [m3] "m"(m[3]), [m4] "m"(m[4]), [m5] "m"(m[5]), [m0inv] "m"(m0inv)
         : "rax", "rdx", "cc", "memory");
 }
+/* clang-format on */
 
 #endif
