@@ -9,7 +9,8 @@
 
 #include <stdint.h>
 
-/* clang-format off: generated code keeps the generator's layout */
+/* generated code keeps the generator's layout */
+/* clang-format off */
 
 /* r = a * b * 2^-256 with r < 2m (not fully reduced); a, b < m. */
 static inline void cuzk_mont_mul4_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
