@@ -2,6 +2,8 @@
 # Proves the same zkey + witness with `cuzk prove` and with `snarkjs groth16 prove`, side by side,
 # for multiplication chains that fill a 2^k domain (keys from cuzk's dev setup), and prints one
 # CSV line per size: k,constraints,cuzk_ms,snarkjs_ms,ratio. Both provers use every core.
+# Up to 2^17 the circuit comes from circom (tests/circom/mulchain.circom); from 2^18 on, whose
+# circom compilation takes hours on two cores, scripts/gen_mulchain.py writes the same chain.
 #   scripts/bench_prove.sh [k ...]          (default: 16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +17,12 @@ echo "k,constraints,cuzk_ms,snarkjs_ms,ratio"
 for k in "${@:-16}"; do
   n=$(((1 << k) - 3)) # nConstraints + nPublic = 2^k - 1: the domain is exactly 2^k
   name=bench_mulchain_$k
-  fixture_compile "$name" mulchain.circom "component main {public [y]} = MulChain($n);"
-  fixture_witness "$name" '{"x": "5", "y": "7"}'
+  if [ "$k" -le 17 ]; then
+    fixture_compile "$name" mulchain.circom "component main {public [y]} = MulChain($n);"
+    fixture_witness "$name" '{"x": "5", "y": "7"}'
+  elif [ ! -f "$FIXTURES/$name/witness.wtns" ]; then
+    python3 scripts/gen_mulchain.py "$n" "$FIXTURES/$name"
+  fi
   fixture_keys_cuzk "$name" "$CUZK"
   d="$FIXTURES/$name"
   c=$(ms "$CUZK" prove --no-verify "$d/cuzk.zkey" "$d/witness.wtns" "$d/p.json" "$d/pub.json")
