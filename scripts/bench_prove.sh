@@ -3,7 +3,8 @@
 # for multiplication chains that fill a 2^k domain (keys from cuzk's dev setup), and prints one
 # CSV line per size: k,constraints,cuzk_ms,snarkjs_ms,ratio. Both provers use every core.
 # Up to 2^17 the circuit comes from circom (tests/circom/mulchain.circom); from 2^18 on, whose
-# circom compilation takes hours on two cores, scripts/gen_mulchain.py writes the same chain.
+# circom2 compilation did not finish in 20 minutes on two cores, scripts/gen_mulchain.py
+# writes the same chain.
 #   scripts/bench_prove.sh [k ...]          (default: 16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
