@@ -2,9 +2,9 @@
 # Proves the same zkey + witness with `cuzk prove` and with `snarkjs groth16 prove`, side by side,
 # for multiplication chains that fill a 2^k domain (keys from cuzk's dev setup), and prints one
 # CSV line per size: k,constraints,cuzk_ms,snarkjs_ms,ratio. Both provers use every core.
-# Up to 2^17 the circuit comes from circom (tests/circom/mulchain.circom); from 2^18 on, whose
-# circom2 compilation did not finish in 20 minutes on two cores, scripts/gen_mulchain.py
-# writes the same chain.
+# Up to 2^17 the circuit comes from circom (tests/circom/mulchain.circom); from 2^18 on,
+# scripts/gen_mulchain.py writes the same chain (circom2 did not finish compiling the 2^20
+# chain in 20 minutes on two cores).
 #   scripts/bench_prove.sh [k ...]          (default: 16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
