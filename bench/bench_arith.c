@@ -183,16 +183,7 @@ static void setup(void) {
 
 int main(int argc, char **argv) {
     int quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[i], "--csv"))
-            csv = 1;
-        else {
-            fprintf(stderr, "usage: %s [--quick] [--csv]\n", argv[0]);
-            return 2;
-        }
-    }
+    if (bench_args(argc, argv, &quick, &csv)) return 2;
     cuzk_rng_seed(&rng, 42);
     setup();
     struct bench benches[] = {

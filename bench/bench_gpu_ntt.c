@@ -24,28 +24,12 @@
 
 #include "bench_util.h"
 #include "cuzk/error.h"
+#include "ff/fr_vec.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
 #include "ntt/ntt.h"
 
 static struct cuzk_pool *pool;
-
-#define FILL_BLOCK 65536
-
-struct fill_job {
-    cuzk_fr *v;
-    size_t n;
-    uint64_t seed;
-};
-
-static void fill_item(void *ctxp, size_t item, unsigned worker) {
-    (void)worker;
-    const struct fill_job *job = ctxp;
-    struct cuzk_rng rng;
-    cuzk_rng_seed(&rng, job->seed ^ (0x9e3779b97f4a7c15ull * (item + 1)));
-    size_t lo = item * FILL_BLOCK, hi = lo + FILL_BLOCK < job->n ? lo + FILL_BLOCK : job->n;
-    for (size_t i = lo; i < hi; i++) cuzk_fr_random(&job->v[i], &rng);
-}
 
 /* 1 if equal; otherwise prints the first difference. */
 static int same(const char *what, int k, const cuzk_fr *got, const cuzk_fr *want, size_t n) {
@@ -217,8 +201,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_gpu_ntt: 2^%d: out of host memory\n", k);
             return 1;
         }
-        struct fill_job job = {in, n, 0x6e74742d62656e63ull + (uint64_t)k};
-        cuzk_pool_run(pool, (n + FILL_BLOCK - 1) / FILL_BLOCK, fill_item, &job);
+        cuzk_fr_vec_random(pool, in, n, 0x6e74742d62656e63ull + (uint64_t)k);
         if (!check_size(ctx, k, in, x, &shift)) {
             failed = 1;
         } else {

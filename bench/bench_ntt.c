@@ -90,16 +90,7 @@ static int self_check(struct cuzk_pool *pool, const struct cuzk_ntt_domain *d, c
 
 int main(int argc, char **argv) {
     int quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[i], "--csv"))
-            csv = 1;
-        else {
-            fprintf(stderr, "usage: %s [--quick] [--csv]\n", argv[0]);
-            return 2;
-        }
-    }
+    if (bench_args(argc, argv, &quick, &csv)) return 2;
     cuzk_rng_seed(&rng, 42);
     struct cuzk_pool *pool = NULL;
     unsigned ncpu = cuzk_cpu_count();

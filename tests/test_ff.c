@@ -1,11 +1,14 @@
 /* Field properties on random inputs (seeded): axioms, inversion, square roots, encodings,
  * roots of unity, and the Fp2/Fp6/Fp12 tower. Known answers are in test_kat.c. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "ff/fp.h"
 #include "ff/fp12.h"
 #include "ff/fr.h"
+#include "ff/fr_vec.h"
+#include "util/pool.h"
 #include "test_util.h"
 
 #define ROUNDS 1000
@@ -286,8 +289,28 @@ static void mont_twins(void) {
 #endif
 }
 
+/* Parallel random vectors depend only on (seed, n), not on the pool. */
+static void fr_vec(void) {
+    size_t n = 2 * CUZK_FR_VEC_BLOCK + 123;
+    cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    struct cuzk_pool *pool;
+    CHECK(a && b && cuzk_pool_create(&pool, 3, "t") == CUZK_OK);
+    if (!a || !b) return;
+    uint64_t seed = cuzk_rng_u64(&test_rng);
+    cuzk_fr_vec_random(NULL, a, n, seed);
+    cuzk_fr_vec_random(pool, b, n, seed);
+    CHECK(memcmp(a, b, n * sizeof *a) == 0);
+    CHECK(!cuzk_fr_eq(&a[0], &a[1]) && !cuzk_fr_eq(&a[0], &a[CUZK_FR_VEC_BLOCK]));
+    cuzk_fr_vec_random(pool, b, n, seed + 1);
+    CHECK(!cuzk_fr_eq(&a[n - 1], &b[n - 1]));
+    cuzk_pool_destroy(pool);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     test_init("test_ff");
+    fr_vec();
     mont_twins();
     cuzk_fp_properties();
     cuzk_fr_properties();

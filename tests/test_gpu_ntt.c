@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cuzk/error.h"
+#include "ff/fr_vec.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
 #include "ntt/ntt.h"
@@ -78,31 +79,13 @@ static int compare(const char *what, int log_n, const char *kind, const cuzk_fr 
 
 /* ---- random vectors, filled in parallel (deterministic for a given test seed) ------------- */
 
-#define FILL_BLOCK 65536
-
-struct fill_job {
-    cuzk_fr *v;
-    size_t n;
-    uint64_t seed;
-};
-
-static void fill_item(void *ctxp, size_t item, unsigned worker) {
-    (void)worker;
-    const struct fill_job *job = ctxp;
-    struct cuzk_rng rng;
-    cuzk_rng_seed(&rng, job->seed ^ (0x9e3779b97f4a7c15ull * (item + 1)));
-    size_t lo = item * FILL_BLOCK, hi = lo + FILL_BLOCK < job->n ? lo + FILL_BLOCK : job->n;
-    for (size_t i = lo; i < hi; i++) cuzk_fr_random(&job->v[i], &rng);
-}
-
 static cuzk_fr *random_vec(size_t n) {
     cuzk_fr *v = malloc(n * sizeof *v);
     if (!v) {
         fprintf(stderr, "test_gpu_ntt: out of host memory (%zu elements)\n", n);
         exit(1);
     }
-    struct fill_job job = {v, n, cuzk_rng_u64(&test_rng)};
-    cuzk_pool_run(pool, (n + FILL_BLOCK - 1) / FILL_BLOCK, fill_item, &job);
+    cuzk_fr_vec_random(pool, v, n, cuzk_rng_u64(&test_rng));
     return v;
 }
 
