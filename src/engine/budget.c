@@ -1,0 +1,262 @@
+/* DESIGN: one mutex guards the counters; one condition variable carries every "memory came
+ * back" event. reserve tests the fit and waits under that mutex, release changes the counters
+ * and broadcasts under it, so a release can never fall between a failed test and the wait.
+ * The evictor runs with the mutex dropped (it takes the SRS manager's lock and calls release,
+ * which takes this one): never two locks at once. Waits are timed (1 s) so that caches that
+ * become idle enough while a request waits are offered to the evictor again. */
+#define _GNU_SOURCE
+#include "engine/budget.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+
+#define BUDGET_RETRY_MS 1000 /* evictor retry period while a reservation waits */
+
+struct cuzk_budget {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t total, used, peak;
+    uint64_t by_owner[CUZK_MEM_OWNERS];
+    uint32_t waiters;
+    cuzk_budget_evictor evict;
+    void *evict_ctx;
+};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cuzk_parse_size(const char *s, uint64_t *out) {
+    if (!s) return CUZK_EINVAL;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!(*s >= '0' && *s <= '9') && *s != '.') return CUZK_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v >= 0) || !isfinite(v)) return CUZK_EINVAL;
+    while (*end == ' ') end++;
+    static const struct {
+        const char *unit;
+        int shift;
+    } units[] = {{"", 0},     {"B", 0},   {"K", 10},   {"KB", 10}, {"KiB", 10},
+                 {"M", 20},   {"MB", 20}, {"MiB", 20}, {"G", 30},  {"GB", 30},
+                 {"GiB", 30}, {"T", 40},  {"TB", 40},  {"TiB", 40}};
+    size_t len = strlen(end);
+    while (len && (end[len - 1] == ' ' || end[len - 1] == '\n')) len--;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strlen(units[i].unit) != len || strncmp(units[i].unit, end, len)) continue;
+        double bytes = ldexp(v, units[i].shift);
+        if (bytes >= 18446744073709551616.0) return CUZK_EINVAL;
+        if (units[i].shift == 0 && bytes != floor(bytes)) return CUZK_EINVAL;
+        *out = (uint64_t)bytes;
+        return CUZK_OK;
+    }
+    return CUZK_EINVAL;
+}
+
+int cuzk_budget_total(const char *total_spec, const char *margin, uint64_t *out, char *err,
+                      size_t errlen) {
+    if (total_spec && strcmp(total_spec, "auto") != 0) {
+        if (cuzk_parse_size(total_spec, out) || *out == 0) {
+            snprintf(err, errlen,
+                     "memory budget \"%s\" is not a size (a number with B, KiB, MiB, GiB or "
+                     "TiB, or \"auto\")",
+                     total_spec);
+            return CUZK_EINVAL;
+        }
+        return CUZK_OK;
+    }
+    uint64_t m = 0;
+    if (margin && cuzk_parse_size(margin, &m)) {
+        snprintf(err, errlen, "safety margin \"%s\" is not a size", margin);
+        return CUZK_EINVAL;
+    }
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) {
+        snprintf(err, errlen, "memory budget \"auto\": cannot read /proc/meminfo");
+        return CUZK_EIO;
+    }
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) break;
+    fclose(f);
+    if (!kb) {
+        snprintf(err, errlen, "memory budget \"auto\": no MemTotal in /proc/meminfo");
+        return CUZK_EIO;
+    }
+    uint64_t total = (uint64_t)kb * 1024;
+    if (m >= total) {
+        snprintf(err, errlen, "safety margin %s is not below the machine's memory (%llu bytes)",
+                 margin, (unsigned long long)total);
+        return CUZK_EINVAL;
+    }
+    *out = total - m;
+    return CUZK_OK;
+}
+
+int cuzk_budget_create(struct cuzk_budget **out, uint64_t total) {
+    struct cuzk_budget *b = calloc(1, sizeof *b);
+    if (!b) return CUZK_ENOMEM;
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&b->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    b->total = total;
+    *out = b;
+    return CUZK_OK;
+}
+
+void cuzk_budget_destroy(struct cuzk_budget *b) {
+    if (!b) return;
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+    free(b);
+}
+
+void cuzk_budget_set_evictor(struct cuzk_budget *b, cuzk_budget_evictor fn, void *ctx) {
+    pthread_mutex_lock(&b->mu);
+    b->evict = fn;
+    b->evict_ctx = ctx;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* under b->mu */
+static void take(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
+                 struct cuzk_reservation *r) {
+    b->used += bytes;
+    b->by_owner[owner] += bytes;
+    if (b->used > b->peak) b->peak = b->used;
+    r->budget = b;
+    r->bytes = bytes;
+    r->owner = owner;
+}
+
+int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
+                        cuzk_budget_abort abort, void *abort_ctx, struct cuzk_reservation *r,
+                        double *waited_ms) {
+    memset(r, 0, sizeof *r);
+    if (waited_ms) *waited_ms = 0;
+    if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
+    double t0 = now_ms();
+    pthread_mutex_lock(&b->mu);
+    if (bytes > b->total) {
+        pthread_mutex_unlock(&b->mu);
+        return CUZK_ENOMEM;
+    }
+    int rc = CUZK_OK;
+    for (;;) {
+        if (abort && abort(abort_ctx)) {
+            rc = CUZK_ECANCELLED;
+            break;
+        }
+        if (b->used <= b->total && bytes <= b->total - b->used) {
+            take(b, bytes, owner, r);
+            break;
+        }
+        /* ask the caches first, without the lock */
+        cuzk_budget_evictor ev = b->evict;
+        void *ev_ctx = b->evict_ctx;
+        uint64_t need = b->used + bytes - b->total;
+        int urgent = b->by_owner[CUZK_MEM_PARTITION] == 0;
+        if (ev) {
+            pthread_mutex_unlock(&b->mu);
+            uint64_t freed = ev(ev_ctx, need, urgent);
+            pthread_mutex_lock(&b->mu);
+            if (freed) continue; /* re-test at once */
+            if (abort && abort(abort_ctx)) {
+                rc = CUZK_ECANCELLED;
+                break;
+            }
+            if (b->used <= b->total && bytes <= b->total - b->used) {
+                take(b, bytes, owner, r);
+                break;
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += BUDGET_RETRY_MS / 1000;
+        b->waiters++;
+        pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+        b->waiters--;
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (waited_ms) *waited_ms = now_ms() - t0;
+    return rc;
+}
+
+int cuzk_budget_try_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
+                            struct cuzk_reservation *r) {
+    memset(r, 0, sizeof *r);
+    if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
+    int rc = CUZK_EBUSY;
+    pthread_mutex_lock(&b->mu);
+    if (b->used <= b->total && bytes <= b->total - b->used) {
+        take(b, bytes, owner, r);
+        rc = CUZK_OK;
+    }
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+void cuzk_budget_force(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
+                       struct cuzk_reservation *r) {
+    memset(r, 0, sizeof *r);
+    if ((unsigned)owner >= CUZK_MEM_OWNERS) owner = CUZK_MEM_OTHER;
+    pthread_mutex_lock(&b->mu);
+    take(b, bytes, owner, r);
+    pthread_mutex_unlock(&b->mu);
+}
+
+void cuzk_reservation_release(struct cuzk_reservation *r, uint64_t bytes) {
+    struct cuzk_budget *b = r->budget;
+    if (!b) return;
+    if (bytes > r->bytes) bytes = r->bytes;
+    if (!bytes) return;
+    pthread_mutex_lock(&b->mu);
+    b->used -= bytes;
+    b->by_owner[r->owner] -= bytes;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    r->bytes -= bytes;
+}
+
+void cuzk_reservation_release_all(struct cuzk_reservation *r) {
+    cuzk_reservation_release(r, r->bytes);
+    r->budget = NULL;
+}
+
+void cuzk_budget_wake(struct cuzk_budget *b) {
+    pthread_mutex_lock(&b->mu);
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+void cuzk_budget_get_stats(struct cuzk_budget *b, struct cuzk_budget_stats *out) {
+    pthread_mutex_lock(&b->mu);
+    out->total = b->total;
+    out->used = b->used;
+    memcpy(out->by_owner, b->by_owner, sizeof out->by_owner);
+    out->waiters = b->waiters;
+    out->peak_used = b->peak;
+    pthread_mutex_unlock(&b->mu);
+}
+
+double cuzk_budget_trim(uint64_t freed, uint64_t threshold) {
+    if (freed < threshold) return 0;
+    double t0 = now_ms();
+    malloc_trim(0);
+    return now_ms() - t0;
+}

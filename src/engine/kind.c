@@ -1,0 +1,36 @@
+/* Helpers shared by the kinds: the host size of a zkey-based key and its preparation. */
+#include "engine/kind.h"
+
+#include <string.h>
+
+#include "cuzk/error.h"
+
+uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
+                              uint64_t n_coefs) {
+    const uint64_t g1 = sizeof(cuzk_g1_affine), g2 = sizeof(cuzk_g2_affine);
+    uint64_t nv = n_vars, np = n_public, n = domain_size;
+    uint64_t zkey = (np + 1) * g1                             /* ic */
+                    + n_coefs * sizeof(struct cuzk_zkey_coef) /* coefficients */
+                    + nv * (2 * g1 + g2)                      /* a, b1, b2 */
+                    + (nv > np + 1 ? nv - np - 1 : 0) * g1    /* c */
+                    + n * g1;                                 /* h */
+    /* the prepared pk: CSR of A and B, whose arrays grow by doubling (up to twice the
+     * terms), row pointers for three matrices */
+    uint64_t pk = 2 * n_coefs * (sizeof(uint32_t) + sizeof(cuzk_fr)) + 3 * 2 * (n + 1) * 8;
+    uint64_t vk = (np + 1) * g1 + 1024;
+    return zkey + pk + vk;
+}
+
+int cuzk_kind_key_prepare(struct cuzk_kind_key *key) {
+    int rc = cuzk_groth16_pk_prepare(&key->pk, &key->zkey);
+    if (rc) return rc;
+    rc = cuzk_snarkjs_vk_from_zkey(&key->vk, &key->zkey);
+    if (rc) cuzk_groth16_pk_free(&key->pk);
+    return rc;
+}
+
+void cuzk_kind_key_release(struct cuzk_kind_key *key) {
+    cuzk_snarkjs_vk_free(&key->vk);
+    cuzk_groth16_pk_free(&key->pk);
+    cuzk_zkey_free(&key->zkey);
+}

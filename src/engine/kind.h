@@ -1,0 +1,106 @@
+/* Proof kinds: what the engine needs to know about one family of circuits, as a vtable. A new
+ * kind (PoRep C2, SnapDeals, WindowPoSt...) is a new file that fills a struct cuzk_kind and is
+ * registered with cuzk_engine_register_kind; the engine calls only these entries.
+ *
+ * A kind maps a request to (a) a key id: which proving key its partitions need (requests of
+ * one circuit share it), (b) a partition count, and (c) per partition, a witness. The engine
+ * owns everything around that: queues, memory, keys (through the SRS manager, which calls
+ * key_sizes / key_load / key_free), devices, verification and delivery.
+ *
+ * Contract for implementations:
+ *   - job_open is called on the submitting thread and must be cheap (validate, copy the
+ *     input); heavy work belongs in synthesize. It fills *n_partitions (>= 1) and key_id, and
+ *     may return a private job state freed by job_free.
+ *   - key_sizes must not load the key (a header read at most; results may be cached) and must
+ *     be exact or an over-estimate: the engine charges these bytes to the memory budget before
+ *     key_load runs. The per-partition memory estimate is derived from them (docs/engine.md).
+ *   - key_load fills a struct cuzk_kind_key: a zkey, its prepared proving key (pk.zkey points
+ *     at key->zkey) and its verification key; priv for anything else the kind keeps (e.g. a
+ *     constraint system, charged as cs_bytes). key_free releases all of it.
+ *   - synthesize writes the whole witness w[0 .. n_vars) of partition `part` (w[0] = 1, the
+ *     public inputs w[1 .. n_public]); it may run concurrently for different partitions and
+ *     jobs, on several threads, and may use the pool (shared: cuzk_pool_run serialises).
+ *   - verify (optional) checks one partition's proof; NULL means Groth16 verification with the
+ *     key's vk and the witness's public inputs.
+ * Every function returns CUZK_OK or a negative cuzk_err code with a sentence in err. All
+ * entries except verify are required. Thread-safety: every entry may be called concurrently;
+ * a kind guards its own shared state. */
+#ifndef CUZK_ENGINE_KIND_H
+#define CUZK_ENGINE_KIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "ff/fr.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "groth16/groth16.h"
+
+struct cuzk_pool;
+
+/* A circuit's sizes, known before its key is loaded. */
+struct cuzk_kind_sizes {
+    uint32_t n_vars;        /* witness length, the constant one included */
+    uint32_t n_public;      /* public inputs per partition */
+    uint32_t domain_size;   /* the key's evaluation domain */
+    uint64_t key_bytes;     /* host bytes of the loaded key: zkey arrays, prepared pk, vk */
+    uint64_t cs_bytes;      /* host bytes of the kind's private key data (priv); 0 if none */
+    uint64_t load_scratch;  /* transient bytes key_load needs besides the above (a mapped
+                               file, a setup's tables); charged during the load only */
+    uint64_t synth_scratch; /* transient bytes one synthesize call allocates besides w */
+};
+
+/* A loaded key, owned by the SRS manager between key_load and key_free. */
+struct cuzk_kind_key {
+    struct cuzk_zkey zkey;
+    struct cuzk_groth16_pk pk; /* pk.zkey = &zkey */
+    struct cuzk_snarkjs_vk vk;
+    void *priv;
+};
+
+struct cuzk_kind {
+    const char *name;     /* the request's kind string, < CUZK_NAME_MAX characters */
+    int default_priority; /* enum cuzk_priority */
+    void *ctx;            /* the kind's own state */
+
+    int (*job_open)(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
+                    uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err, size_t errlen);
+    void (*job_free)(const struct cuzk_kind *k, void *job);
+    /* Optional: the key id of a circuit id (what job_open would report), for preload and
+     * evict; NULL = the circuit id itself. */
+    int (*key_of)(const struct cuzk_kind *k, const char *circuit_id, char key_id[CUZK_NAME_MAX],
+                  char *err, size_t errlen);
+
+    int (*key_sizes)(const struct cuzk_kind *k, const char *key_id, struct cuzk_kind_sizes *out,
+                     char *err, size_t errlen);
+    int (*key_load)(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
+                    struct cuzk_kind_key *out, char *err, size_t errlen);
+    void (*key_free)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
+
+    int (*synthesize)(const struct cuzk_kind *k, void *job, const struct cuzk_kind_key *key,
+                      uint32_t part, struct cuzk_pool *pool, cuzk_fr *w, char *err, size_t errlen);
+    /* 1 valid, 0 invalid, < 0 an error. pub = w[1 .. n_public] of the partition. */
+    int (*verify)(const struct cuzk_kind *k, void *job, const struct cuzk_kind_key *key,
+                  uint32_t part, const cuzk_fr *pub, size_t n_pub,
+                  const struct cuzk_snarkjs_proof *proof);
+
+    /* Called by cuzk_engine_destroy for kinds the engine created (the built-in ones); NULL
+     * for kinds registered from outside, which their owner frees after the engine. */
+    void (*destroy)(struct cuzk_kind *k);
+};
+
+/* Host bytes of a loaded zkey of these sizes (the arrays struct cuzk_zkey holds), its
+ * prepared pk (CSR of the A/B coefficients) and vk: what key_sizes reports for a zkey. */
+uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
+                              uint64_t n_coefs);
+
+/* Fills key->pk and key->vk from key->zkey (already loaded). Returns CUZK_OK or CUZK_ENOMEM /
+ * CUZK_EFORMAT (from cuzk_groth16_pk_prepare), freeing nothing on error but what it made. */
+int cuzk_kind_key_prepare(struct cuzk_kind_key *key);
+/* Frees zkey, pk and vk (not priv) and zeroes them. */
+void cuzk_kind_key_release(struct cuzk_kind_key *key);
+
+/* The built-in kinds live in engine/synthetic.h and engine/snarkjs_kind.h. */
+
+#endif
