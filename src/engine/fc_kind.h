@@ -1,0 +1,51 @@
+/* The four Filecoin proof kinds as engine kinds (engine/kind.h): "porep", "snap", "wpost" and
+ * "winning" (the names of enum cuzk_fc_kind's profiles, circuits/filecoin.h).
+ *
+ * A request's input is a vanilla-proof file (filecoin/vanilla.h) given as witness bytes or a
+ * witness path (the daemon passes SubmitProofRequest.vanilla_proof, or the vanilla_proofs
+ * entries concatenated). The file names its profile (e.g. "porep-c1-l2-d3-r1") and holds the
+ * job's partitions. The request's circuit id may be empty; when given it must name the same
+ * profile. The key id is the canonical profile name: jobs of one profile share one key.
+ *
+ *   submit      the file is parsed and structurally validated (cuzk_vanilla_parse); a bad
+ *               file is refused with its error (CUZK_EFORMAT, CUZK_ENONCANON, ...) and a
+ *               sentence; a file of another kind's profile is CUZK_EINVAL;
+ *   synthesis   of partition i: the full consistency check of that partition
+ *               (cuzk_vanilla_check_part: every path, label and commitment as the circuit
+ *               would enforce it, so inconsistent data fails the job with "partition i
+ *               synthesis failed: vanilla: ..." instead of producing a proof that fails
+ *               verification), then the witness-only builder writes the whole witness into the
+ *               engine's buffer; with `check`, the witness is also checked row by row against
+ *               the profile's recorded constraint system;
+ *   key         the development setup (groth16/setup.h) of the profile's recorded constraint
+ *               system (filecoin/pce.h), cached as <cache_dir>/fc-<profile>-<checksum>.zkey
+ *               next to the PCE file pce-<profile>.bin, named by that file's payload checksum
+ *               so that a key of a stale system is never used; loaded when present (a lock
+ *               file makes concurrent processes create it once). With `check` the constraint
+ *               system stays in memory with the key (charged as cs_bytes, evicted with it).
+ *   sizes       from the profile's counts (PCE header, else a COUNT run, cached per profile).
+ *   priorities  winning CRITICAL, wpost HIGH, porep and snap NORMAL (cuzk's defaults).
+ * Public inputs per partition are the witness's input part, in the circuit's allocation order
+ * (circuits/filecoin.h); the engine verifies every proof with the key's vk.
+ * Thread-safety: every entry is reentrant; the counts cache has its own mutex. */
+#ifndef CUZK_ENGINE_FC_KIND_H
+#define CUZK_ENGINE_FC_KIND_H
+
+#include "circuits/filecoin.h"
+#include "engine/kind.h"
+
+/* "porep", "snap", "wpost", "winning"; NULL for anything else. */
+const char *cuzk_kind_fc_name(enum cuzk_fc_kind kind);
+
+/* Creates the kind of `kind`. cache_dir NULL = keys and constraint systems are made in memory
+ * at every load. The kind's destroy entry frees it (the engine calls it for kinds it created;
+ * an outside owner calls k->destroy(k) after destroying the engine). Returns CUZK_OK,
+ * CUZK_EINVAL or CUZK_ENOMEM. */
+int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const char *cache_dir,
+                        int check);
+
+/* The path of the cached key of a profile for its current PCE file, into out[cap]. Returns
+ * CUZK_OK, or CUZK_ENOTFOUND when there is no valid PCE file (no cache, not recorded yet). */
+int cuzk_kind_fc_zkey_path(const char *cache_dir, const char *profile, char *out, size_t cap);
+
+#endif

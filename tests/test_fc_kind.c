@@ -1,0 +1,339 @@
+/* The Filecoin kinds in the engine, end to end on the CPU backend: synthetic vanilla proofs ->
+ * engine job -> proofs that verify against the cached key, with the public inputs the circuit
+ * defines (recomputed here from the vanilla data); default priorities; bad input refused at
+ * submission; inconsistent data failing its own job only; keys and constraint systems reused
+ * from the cache by a second engine.
+ *
+ * The quick set (PoSt profiles of a few thousand rows) always runs. CUZK_TEST_FC_FULL=1 adds
+ * the larger ones, minutes on a small CPU (the development setup and the CPU prover dominate):
+ * SnapDeals snap-c1-a2-p1-d3-r1 with 2 partitions (139 K rows, 2^18) and its failing twin,
+ * WinningPoSt at its real size (winning-s66, 370,723 rows, 2^19) and PoRep porep-c1-l2-d3-r1
+ * with 2 partitions (1.2 M rows, 2^21); each prints its setup and proving times.
+ * CUZK_TEST_FC_CACHE=DIR keeps the keys in DIR between runs. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "circuits/filecoin.h"
+#include "cuzk/engine.h"
+#include "cuzk/error.h"
+#include "ec/encode.h"
+#include "engine/fc_kind.h"
+#include "engine/kind.h"
+#include "filecoin/sector.h"
+#include "filecoin/vanilla.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "groth16/groth16.h"
+#include "test_util.h"
+
+static char cache[512] = "/tmp/cuzk-test-fc-XXXXXX";
+static int full;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct kinds {
+    struct cuzk_kind *k[4];
+};
+
+static struct cuzk_engine *engine_new(struct kinds *ks) {
+    struct cuzk_engine_config c;
+    cuzk_engine_config_default(&c);
+    c.total_budget = "8GiB";
+    c.cpu_threads = 2;
+    c.synth_workers = 2;
+    c.builtin_kinds = 0;
+    c.cache_dir = cache;
+    c.trace_file = NULL;
+    struct cuzk_engine *e = NULL;
+    char err[256];
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    for (int i = 0; i < 4; i++) {
+        CHECK(cuzk_kind_fc_create(&ks->k[i], (enum cuzk_fc_kind)i, cache, 1) == CUZK_OK);
+        CHECK(cuzk_engine_register_kind(e, ks->k[i]) == CUZK_OK);
+    }
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    return e;
+}
+
+static void engine_del(struct cuzk_engine *e, struct kinds *ks) {
+    cuzk_engine_destroy(e);
+    for (int i = 0; i < 4; i++) ks->k[i]->destroy(ks->k[i]);
+}
+
+/* The file of a generated sector. */
+static uint8_t *make_vanilla(const char *profile, uint32_t parts, uint64_t seed, size_t *len,
+                             struct cuzk_vanilla *keep) {
+    struct cuzk_fc_profile p;
+    char err[256];
+    CHECK(cuzk_fc_profile_parse(profile, &p, err, sizeof err) == CUZK_OK);
+    struct cuzk_vanilla v;
+    CHECK(cuzk_sector_generate(&p, parts, seed, &v, err, sizeof err) == CUZK_OK);
+    uint8_t *b = NULL;
+    CHECK(cuzk_vanilla_serialize(&v, &b, len) == CUZK_OK);
+    if (keep)
+        *keep = v;
+    else
+        cuzk_vanilla_free(&v);
+    return b;
+}
+
+/* The public inputs each circuit defines (circuits/filecoin.h), from the vanilla values. */
+static size_t expected_public(const struct cuzk_vanilla *v, uint32_t part, cuzk_fr *out) {
+    const struct cuzk_fc_profile *p = &v->profile;
+    size_t n = 0;
+    const uint64_t mask_d = p->tree_d_levels >= 64 ? ~0ull : (1ull << p->tree_d_levels) - 1;
+    switch (p->kind) {
+    case CUZK_FC_POREP: {
+        const struct cuzk_fc_porep_vanilla *x = &v->parts[part].v.porep;
+        out[n++] = x->replica_id;
+        out[n++] = x->comm_d;
+        out[n++] = x->comm_r;
+        for (unsigned j = 0; j < p->challenges; j++) {
+            const struct cuzk_fc_porep_challenge *ch = &x->challenges[j];
+            cuzk_fr_from_u64(&out[n++], ch->challenge & mask_d);
+            for (int q = 0; q < 14; q++) cuzk_fr_from_u64(&out[n++], ch->parents[q]);
+            cuzk_fr_from_u64(&out[n++], ch->challenge);
+            cuzk_fr_from_u64(&out[n++], ch->challenge);
+            cuzk_fr_from_u64(&out[n++], ch->challenge);
+        }
+        break;
+    }
+    case CUZK_FC_SNAP: {
+        const struct cuzk_fc_snap_vanilla *x = &v->parts[part].v.snap;
+        cuzk_fr_from_u64(&out[n++], (uint64_t)x->k | (1ull << x->h_index) << p->partition_bits);
+        out[n++] = x->comm_r_old;
+        out[n++] = x->comm_d_new;
+        out[n++] = x->comm_r_new;
+        break;
+    }
+    default:
+        for (unsigned s = 0; s < p->sectors; s++) {
+            const struct cuzk_fc_post_sector *sec = &v->parts[part].v.post.sectors[s];
+            out[n++] = sec->comm_r;
+            for (unsigned c = 0; c < p->challenges; c++)
+                cuzk_fr_from_u64(&out[n++], sec->indices[c]);
+        }
+    }
+    return n;
+}
+
+/* Checks a DONE result: proofs verify with the cached key, public inputs as expected. */
+static void check_result(const struct cuzk_job_result *r, const struct cuzk_vanilla *v) {
+    CHECK(r->state == CUZK_JOB_DONE && r->err == CUZK_OK);
+    if (r->state != CUZK_JOB_DONE) {
+        fprintf(stderr, "job %s: %s\n", r->job_id, r->error);
+        return;
+    }
+    CHECK(r->n_partitions == v->n_parts && !strcmp(r->kind, cuzk_kind_fc_name(v->profile.kind)));
+    char path[600], err[256];
+    CHECK(cuzk_kind_fc_zkey_path(cache, v->profile.name, path, sizeof path) == CUZK_OK);
+    struct cuzk_zkey z = {0};
+    struct cuzk_snarkjs_vk vk = {0};
+    struct cuzk_zkey_opts opts = {.subgroup = CUZK_ZKEY_SUBGROUP_SKIP}; /* our own file */
+    CHECK(cuzk_zkey_load(&z, path, &opts, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
+    size_t cap =
+        3 + 18 * (size_t)v->profile.challenges + v->profile.sectors * (1 + v->profile.challenges);
+    cuzk_fr *want = malloc(cap * sizeof *want), *got = malloc(cap * sizeof *got);
+    for (uint32_t part = 0; part < r->n_partitions; part++) {
+        size_t n = expected_public(v, part, want);
+        CHECK(n == r->n_public);
+        for (size_t i = 0; i < n && n == r->n_public; i++) {
+            CHECK(cuzk_fr_from_bytes_le(&got[i], r->public_inputs + (part * n + i) * 32) ==
+                  CUZK_OK);
+            CHECK(cuzk_fr_eq(&got[i], &want[i]));
+        }
+        const uint8_t *b = r->proof + (size_t)part * CUZK_PROOF_BYTES;
+        struct cuzk_snarkjs_proof pr;
+        CHECK(cuzk_g1_from_compressed(&pr.a, b) == CUZK_OK);
+        CHECK(cuzk_g2_from_compressed(&pr.b, b + 48) == CUZK_OK);
+        CHECK(cuzk_g1_from_compressed(&pr.c, b + 144) == CUZK_OK);
+        CHECK(cuzk_groth16_verify(&vk, want, n, &pr) == 1);
+        /* another partition's inputs do not verify */
+        cuzk_fr_add(&want[n - 1], &want[n - 1], &want[n - 1]);
+        CHECK(cuzk_groth16_verify(&vk, want, n, &pr) == 0);
+    }
+    free(want);
+    free(got);
+    cuzk_snarkjs_vk_free(&vk);
+    cuzk_zkey_free(&z);
+}
+
+/* One job of a generated sector; returns its wall time. */
+static double prove_one(struct cuzk_engine *e, const char *profile, uint32_t parts, uint64_t seed) {
+    struct cuzk_vanilla v;
+    size_t len;
+    uint8_t *b = make_vanilla(profile, parts, seed, &len, &v);
+    struct cuzk_fc_profile p;
+    char err[256];
+    CHECK(cuzk_fc_profile_parse(profile, &p, err, sizeof err) == CUZK_OK);
+    struct cuzk_job_request r = {.kind = cuzk_kind_fc_name(p.kind),
+                                 .priority = CUZK_PRIORITY_DEFAULT,
+                                 .witness = b,
+                                 .witness_len = len};
+    struct cuzk_job_result res;
+    double t0 = now_ms();
+    int rc = cuzk_engine_prove(e, &r, full ? 7200000 : 600000, NULL, &res, err, sizeof err);
+    double ms = now_ms() - t0;
+    CHECK(rc == CUZK_OK);
+    if (rc)
+        fprintf(stderr, "%s: %s / %s\n", profile, err, res.error);
+    else
+        check_result(&res, &v);
+    printf("  %-24s x%u: %8.0f ms (srs %.0f, synth %.0f, prove %.0f, verify %.0f)\n", p.name, parts,
+           ms, res.timings.srs_ms, res.timings.synth_ms, res.timings.gpu_ms, res.timings.verify_ms);
+    cuzk_job_result_free(&res);
+    cuzk_vanilla_free(&v);
+    free(b);
+    return ms;
+}
+
+/* ---- bad input ---------------------------------------------------------------------------- */
+
+static void test_bad_input(struct cuzk_engine *e) {
+    char err[256];
+    size_t len;
+    uint8_t *b = make_vanilla("wpost-s2-k2-r2", 1, 21, &len, NULL);
+    struct cuzk_job_request r = {
+        .kind = "wpost", .priority = CUZK_PRIORITY_DEFAULT, .witness = b, .witness_len = len};
+    struct cuzk_submit_info info;
+    /* structural damage is refused at submission, with the parser's sentence */
+    b[len - 1] ^= 0xff;
+    b[len - 2] = 0xff; /* the last field element's top byte: not below r */
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_ENONCANON);
+    CHECK(strstr(err, "not below r") != NULL);
+    r.witness_len = len - 1;
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EFORMAT);
+    CHECK(strstr(err, "truncated") != NULL);
+    free(b);
+    /* a file of another kind, and a circuit id that disagrees with the file */
+    b = make_vanilla("wpost-s2-k2-r2", 1, 21, &len, NULL);
+    r.witness_len = len;
+    r.witness = b;
+    r.kind = "winning";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EINVAL);
+    CHECK(strstr(err, "wpost") != NULL);
+    r.kind = "wpost";
+    r.circuit_id = "wpost-s3-k2-r2";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EINVAL);
+    r.circuit_id = "porep-c1";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EINVAL);
+    r.circuit_id = "wpost-s2-r2-k2"; /* the canonical spelling of the same profile is fine */
+    r.witness = NULL;
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EINVAL); /* no input */
+    free(b);
+}
+
+/* A job whose data passes the layout checks but not the consistency checks fails alone; a job
+ * of the same profile submitted alongside succeeds. The damage: partition 1's first apex leaf
+ * (Snap) or first path sibling (PoSt), re-encoded + 1, still canonical. */
+static void test_bad_job_alone(struct cuzk_engine *e, const char *profile, const char *what) {
+    char err[256];
+    size_t len_bad, len_good;
+    struct cuzk_vanilla good_v, v;
+    uint8_t *bad = make_vanilla(profile, 2, 31, &len_bad, &v);
+    uint8_t *good = make_vanilla(profile, 2, 32, &len_good, &good_v);
+    cuzk_fr one, *x = v.profile.kind == CUZK_FC_SNAP
+                          ? (cuzk_fr *)v.parts[1].v.snap.apex_leaves
+                          : (cuzk_fr *)v.parts[1].v.post.sectors[0].paths;
+    cuzk_fr_set_one(&one);
+    cuzk_fr_add(&x[0], &x[0], &one);
+    free(bad);
+    CHECK(cuzk_vanilla_serialize(&v, &bad, &len_bad) == CUZK_OK);
+    cuzk_vanilla_free(&v);
+    char bad_id[96], good_id[96]; /* unique: a DONE job's id would attach to it */
+    snprintf(bad_id, sizeof bad_id, "bad-%s", profile);
+    snprintf(good_id, sizeof good_id, "good-%s", profile);
+    struct cuzk_job_request rb = {.kind = cuzk_kind_fc_name(good_v.profile.kind),
+                                  .request_id = bad_id,
+                                  .priority = CUZK_PRIORITY_DEFAULT,
+                                  .witness = bad,
+                                  .witness_len = len_bad};
+    struct cuzk_job_request rg = rb;
+    rg.request_id = good_id;
+    rg.witness = good;
+    rg.witness_len = len_good;
+    struct cuzk_submit_info ib, ig;
+    CHECK(cuzk_engine_submit(e, &rb, &ib, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_submit(e, &rg, &ig, err, sizeof err) == CUZK_OK);
+    struct cuzk_job_result res;
+    CHECK(cuzk_engine_await(e, bad_id, 600000, &res) == CUZK_EFORMAT);
+    CHECK(res.state == CUZK_JOB_FAILED && res.err == CUZK_EFORMAT);
+    CHECK(strstr(res.error, "partition 1") && strstr(res.error, what));
+    printf("  bad job: %s\n", res.error);
+    cuzk_job_result_free(&res);
+    CHECK(cuzk_engine_await(e, good_id, 600000, &res) == CUZK_OK);
+    check_result(&res, &good_v);
+    cuzk_job_result_free(&res);
+    cuzk_vanilla_free(&good_v);
+    free(bad);
+    free(good);
+}
+
+int main(void) {
+    test_init("test_fc_kind");
+    /* CUZK_TEST_FC_CACHE=DIR keeps keys between runs (the full set's setups take minutes) */
+    const char *keep = getenv("CUZK_TEST_FC_CACHE");
+    if (keep && *keep)
+        snprintf(cache, sizeof cache, "%s", keep);
+    else
+        CHECK(mkdtemp(cache) != NULL);
+    full = getenv("CUZK_TEST_FC_FULL") && atoi(getenv("CUZK_TEST_FC_FULL"));
+    struct kinds ks;
+    struct cuzk_engine *e = engine_new(&ks);
+    /* kind names and cuzk's default priorities */
+    const int prio[4] = {CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_HIGH,
+                         CUZK_PRIORITY_CRITICAL};
+    for (int i = 0; i < 4; i++) {
+        CHECK(!strcmp(ks.k[i]->name, cuzk_kind_fc_name((enum cuzk_fc_kind)i)));
+        CHECK(ks.k[i]->default_priority == prio[i]);
+    }
+    printf("first engine (keys set up):\n");
+    prove_one(e, "wpost-s2-k2-r2", 2, 1);
+    prove_one(e, "winning-s4-r3", 1, 2);
+    test_bad_input(e);
+    test_bad_job_alone(e, "wpost-s2-k2-r2", "comm_r_last");
+    if (full) {
+        prove_one(e, "snap-c1-a2-p1-d3-r1", 2, 3);
+        test_bad_job_alone(e, "snap-c1-a2-p1-d3-r1", "apex");
+        prove_one(e, "winning-s66", 1, 6);
+        prove_one(e, "porep-c1-l2-d3-r1", 2, 4);
+    }
+    /* preload by circuit id: already loaded */
+    int already = -1;
+    char err[256];
+    CHECK(cuzk_engine_preload(e, "wpost", "wpost-s2-r2-k2", &already, NULL, err, sizeof err) ==
+          CUZK_OK);
+    CHECK(already == 1);
+    CHECK(cuzk_engine_preload(e, "wpost", "snap-c1", &already, NULL, err, sizeof err) ==
+          CUZK_EINVAL);
+    engine_del(e, &ks);
+
+    /* a second engine finds the keys and constraint systems in the cache */
+    printf("second engine (keys from the cache):\n");
+    e = engine_new(&ks);
+    double t0 = now_ms();
+    CHECK(cuzk_engine_preload(e, "winning", "winning-s4-r3", &already, NULL, err, sizeof err) ==
+          CUZK_OK);
+    CHECK(already == 0);
+    printf("  winning-s4-r3 key from the cache in %.0f ms\n", now_ms() - t0);
+    prove_one(e, "winning-s4-r3", 1, 7);
+    prove_one(e, "wpost-s2-k2-r2", 1, 8);
+    engine_del(e, &ks);
+
+    if (!(keep && *keep)) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+        if (system(cmd)) {
+        }
+    }
+    return test_finish();
+}
