@@ -1,0 +1,583 @@
+/* cuzk-daemon: the proving service (docs/daemon.md).
+ *
+ *   cuzk-daemon [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL] [--set KEY=VALUE]...
+ *   cuzk-daemon --print-config | --check-config [-c PATH] [--set ...]
+ *
+ * Exit codes: 0 clean shutdown (or a successful --print-config / --check-config), 1 start-up
+ * failure, 2 usage or configuration error.
+ *
+ * DESIGN: the main thread owns the lifecycle. SIGINT, SIGTERM and SIGHUP are blocked before any
+ * thread exists (so every thread inherits the mask) and the main thread takes them with
+ * sigwait: no signal handler runs anywhere. Start-up: configuration -> logging -> devices ->
+ * engine (+ Filecoin kinds, snarkjs circuits) -> service -> gRPC listener -> HTTP listener ->
+ * ready line. On
+ * SIGINT/SIGTERM: stop gRPC intake, shut the engine down (finish or cancel per
+ * daemon.shutdown; a "shutdown-guard" thread cancels what is left when daemon.shutdown_timeout
+ * passes or a second signal comes), wait for every waiting call to be answered, stop the
+ * listeners (the unix socket file is removed), free everything, exit 0. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/error.h"
+#include "engine/fc_kind.h"
+#include "gpu/gpu.h"
+#include "groth16/cuda_backend.h"
+#include "groth16/groth16.h"
+#include "server/config.h"
+#include "server/grpc_server.h"
+#include "server/http_status.h"
+#include "server/service.h"
+#include "util/log.h"
+#include "util/pool.h"
+
+enum { EXIT_OK = 0, EXIT_START = 1, EXIT_USAGE = 2 };
+
+#define MAX_WARNINGS 64
+#define RPC_DRAIN_MS 5000 /* after every waiter is answered, the last sends may take this long */
+
+static const char usage[] =
+    "usage: cuzk-daemon [options]\n"
+    "  -c, --config PATH      configuration file (default " CUZK_CONFIG_DEFAULT_PATH ")\n"
+    "  -l, --listen ADDR      gRPC address: unix:///path or host:port (daemon.listen)\n"
+    "      --log-level LEVEL  error, warn, info or debug (logging.level)\n"
+    "      --set KEY=VALUE    set any configuration key, e.g. --set memory.total_budget=64GiB\n"
+    "      --print-config     print the effective configuration as TOML and exit\n"
+    "      --check-config     validate the configuration and exit\n"
+    "  -h, --help             this text\n"
+    "See docs/daemon.md; every key is documented in conf/cuzk.example.toml.\n";
+
+struct warnings {
+    int n;
+    char msg[MAX_WARNINGS][512];
+};
+
+static void collect_warning(void *ctx, const char *msg) {
+    struct warnings *w = ctx;
+    if (w->n < MAX_WARNINGS) snprintf(w->msg[w->n++], sizeof w->msg[0], "%s", msg);
+}
+
+/* ---- configuration ----------------------------------------------------------------------- */
+
+struct options {
+    const char *config;
+    const char *listen, *log_level;
+    const char *sets[64];
+    int n_sets;
+    int print, check;
+};
+
+static int parse_args(int argc, char **argv, struct options *o) {
+    enum { O_LOG_LEVEL = 256, O_SET, O_PRINT, O_CHECK };
+    static const struct option longs[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"listen", required_argument, NULL, 'l'},
+        {"log-level", required_argument, NULL, O_LOG_LEVEL},
+        {"set", required_argument, NULL, O_SET},
+        {"print-config", no_argument, NULL, O_PRINT},
+        {"check-config", no_argument, NULL, O_CHECK},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    int c;
+    while ((c = getopt_long(argc, argv, "c:l:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->config = optarg; break;
+        case 'l': o->listen = optarg; break;
+        case O_LOG_LEVEL: o->log_level = optarg; break;
+        case O_SET:
+            if (o->n_sets == (int)(sizeof o->sets / sizeof o->sets[0])) {
+                fprintf(stderr, "cuzk-daemon: too many --set options\n");
+                return -1;
+            }
+            o->sets[o->n_sets++] = optarg;
+            break;
+        case O_PRINT: o->print = 1; break;
+        case O_CHECK: o->check = 1; break;
+        case 'h': fputs(usage, stdout); exit(EXIT_OK);
+        default: fputs(usage, stderr); return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cuzk-daemon: unexpected argument %s\n%s", argv[optind], usage);
+        return -1;
+    }
+    return 0;
+}
+
+/* Loads the configuration: defaults, the file, then the command line. Returns 0 or prints the
+ * error and returns -1. *note receives the line to log about a missing default file. */
+static int load_config(const struct options *o, struct cuzk_config *cfg, struct warnings *w,
+                       char *note, size_t notelen) {
+    char err[512];
+    note[0] = 0;
+    if (cuzk_config_init(cfg) != CUZK_OK) {
+        fprintf(stderr, "cuzk-daemon: out of memory\n");
+        return -1;
+    }
+    const char *path = o->config ? o->config : CUZK_CONFIG_DEFAULT_PATH;
+    int rc = cuzk_config_load_file(cfg, path, collect_warning, w, err, sizeof err);
+    if (rc == CUZK_ENOTFOUND && !o->config) {
+        snprintf(note, notelen, "no configuration file at %s: using the defaults", path);
+    } else if (rc != CUZK_OK) {
+        fprintf(stderr, "cuzk-daemon: configuration: %s\n", err);
+        return -1;
+    } else {
+        snprintf(note, notelen, "configuration loaded from %s", path);
+    }
+    for (int i = 0; i < o->n_sets; i++) {
+        char key[128];
+        const char *eq = strchr(o->sets[i], '=');
+        if (!eq || eq == o->sets[i] || (size_t)(eq - o->sets[i]) >= sizeof key) {
+            fprintf(stderr, "cuzk-daemon: --set %s: want KEY=VALUE\n", o->sets[i]);
+            return -1;
+        }
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+        if (cuzk_config_set(cfg, key, eq + 1, err, sizeof err) != CUZK_OK) {
+            fprintf(stderr, "cuzk-daemon: --set: %s\n", err);
+            return -1;
+        }
+    }
+    if (o->listen && cuzk_config_set(cfg, "daemon.listen", o->listen, err, sizeof err)) {
+        fprintf(stderr, "cuzk-daemon: --listen: %s\n", err);
+        return -1;
+    }
+    if (o->log_level && cuzk_config_set(cfg, "logging.level", o->log_level, err, sizeof err)) {
+        fprintf(stderr, "cuzk-daemon: --log-level: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+struct devices {
+    struct cuzk_backend *backends;
+    struct cuzk_engine_device *dev;
+    int *ordinals;
+    char (*names)[CUZK_NAME_MAX];
+    size_t n;
+    struct cuzk_pool *pool; /* the GPU backends' CPU part */
+};
+
+static int cuda_key_upload(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk,
+                           uint64_t *vram_bytes) {
+    (void)key_name;
+    struct cuzk_backend *be = ctx;
+    int rc = cuzk_cuda_backend_preload(be, pk);
+    if (rc == CUZK_OK && vram_bytes) *vram_bytes = cuzk_cuda_backend_resident_bytes(be, pk);
+    return rc;
+}
+
+static void cuda_key_drop(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk) {
+    (void)key_name;
+    cuzk_cuda_backend_evict(ctx, pk);
+}
+
+/* The CUDA devices of gpus.devices (all when empty). None found: n = 0 and the engine proves
+ * on its CPU backend. Returns 0, or -1 after logging why (a listed device that is missing). */
+static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
+    memset(d, 0, sizeof *d);
+    int count = 0;
+    if (cuzk_gpu_compiled()) cuzk_gpu_count(&count);
+    size_t n = cfg->n_devices ? cfg->n_devices : (size_t)count;
+    for (size_t i = 0; i < cfg->n_devices; i++) {
+        if (cfg->devices[i] >= count) {
+            cuzk_log_error("daemon", "gpus.devices: device %lld does not exist (%d GPU%s found%s)",
+                           (long long)cfg->devices[i], count, count == 1 ? "" : "s",
+                           cuzk_gpu_compiled() ? "" : "; this build has no CUDA backend");
+            return -1;
+        }
+    }
+    if (n == 0) {
+        cuzk_log_info("daemon", "devices: no GPU%s: proving on the CPU",
+                      cuzk_gpu_compiled() ? " found" : " (built without CUDA)");
+        return 0;
+    }
+    d->backends = calloc(n, sizeof *d->backends);
+    d->dev = calloc(n, sizeof *d->dev);
+    d->ordinals = calloc(n, sizeof *d->ordinals);
+    d->names = calloc(n, sizeof *d->names);
+    if (!d->backends || !d->dev || !d->ordinals || !d->names ||
+        cuzk_pool_create(&d->pool, (unsigned)cfg->gpu_threads, "cuzk-gpu-cpu") != CUZK_OK) {
+        cuzk_log_error("daemon", "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int ord = cfg->n_devices ? (int)cfg->devices[i] : (int)i;
+        int rc = cuzk_cuda_backend_init(&d->backends[i], ord, d->pool);
+        if (rc != CUZK_OK) {
+            cuzk_log_error("daemon", "GPU %d: %s", ord, cuzk_strerror(rc));
+            return -1;
+        }
+        d->n = i + 1;
+        struct cuzk_gpu_info gi;
+        if (cuzk_gpu_describe(ord, &gi) == CUZK_OK)
+            snprintf(d->names[i], sizeof d->names[i], "%.*s", CUZK_NAME_MAX - 1, gi.name);
+        else
+            snprintf(d->names[i], sizeof d->names[i], "GPU %d", ord);
+        d->ordinals[i] = ord;
+        d->dev[i] = (struct cuzk_engine_device){.backend = &d->backends[i],
+                                                .name = d->names[i],
+                                                .key_upload = cuda_key_upload,
+                                                .key_drop = cuda_key_drop,
+                                                .ctx = &d->backends[i]};
+        cuzk_log_info("daemon", "devices: GPU %d (%s) with %lld workers", ord, d->names[i],
+                      (long long)cfg->gpu_workers_per_device);
+    }
+    return 0;
+}
+
+static void close_devices(struct devices *d) {
+    for (size_t i = 0; i < d->n; i++) cuzk_cuda_backend_free(&d->backends[i]);
+    if (d->pool) cuzk_pool_destroy(d->pool);
+    free(d->backends);
+    free(d->dev);
+    free(d->ordinals);
+    free(d->names);
+}
+
+/* ---- engine ------------------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Registers every <id>.zkey of dir (with <id>.r1cs when present) as snarkjs circuit <id>. */
+static int add_snarkjs_dir(struct cuzk_engine *e, const char *dir) {
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        cuzk_log_error("daemon", "snarkjs.dir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t l = strlen(de->d_name);
+        if (l <= 5 || strcmp(de->d_name + l - 5, ".zkey")) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn) break;
+            names = nn;
+        }
+        if (!(names[n] = strdup(de->d_name))) break;
+        n++;
+    }
+    closedir(dp);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    int ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        char id[CUZK_NAME_MAX], zkey[4096], r1cs[4096], err[256];
+        size_t l = strlen(names[i]) - 5;
+        if (l >= sizeof id) {
+            cuzk_log_warn("daemon", "snarkjs.dir: %s: the circuit id is too long, skipped",
+                          names[i]);
+            continue;
+        }
+        snprintf(id, sizeof id, "%.*s", (int)l, names[i]);
+        snprintf(zkey, sizeof zkey, "%s/%s", dir, names[i]);
+        snprintf(r1cs, sizeof r1cs, "%s/%s.r1cs", dir, id);
+        struct stat st;
+        int has_r1cs = stat(r1cs, &st) == 0;
+        int rc =
+            cuzk_engine_add_snarkjs_circuit(e, id, zkey, has_r1cs ? r1cs : NULL, err, sizeof err);
+        if (rc != CUZK_OK) {
+            cuzk_log_error("daemon", "snarkjs circuit %s: %s", id,
+                           err[0] ? err : cuzk_strerror(rc));
+            ok = -1;
+            break;
+        }
+        cuzk_log_info("daemon", "snarkjs circuit %s: %s%s", id, zkey,
+                      has_r1cs ? " (witnesses checked against the .r1cs)" : "");
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    return ok;
+}
+
+static void engine_config(const struct cuzk_config *cfg, const struct devices *d,
+                          struct cuzk_engine_config *ec, char *budget, char *margin, size_t n) {
+    cuzk_engine_config_default(ec);
+    if (cfg->total_budget)
+        snprintf(budget, n, "%llu", (unsigned long long)cfg->total_budget);
+    else
+        snprintf(budget, n, "auto");
+    snprintf(margin, n, "%llu", (unsigned long long)cfg->safety_margin);
+    ec->total_budget = budget;
+    ec->safety_margin = margin;
+    ec->eviction_min_idle_ms = cfg->eviction_min_idle_ms;
+    ec->srs_idle_evict_ms = cfg->srs_idle_evict_ms;
+    ec->trim_threshold = cfg->trim_threshold;
+    ec->synth_workers = (unsigned)cfg->max_parallel_synthesis;
+    ec->gpu_workers_per_device = (unsigned)cfg->gpu_workers_per_device;
+    ec->cpu_threads = (unsigned)cfg->threads;
+    ec->max_batch_size = (unsigned)cfg->max_batch_size;
+    ec->max_batch_wait_ms = (uint64_t)cfg->max_batch_wait_ms;
+    ec->result_ttl_ms = cfg->result_ttl_ms;
+    ec->self_verify = cfg->self_verify;
+    ec->devices = d->n ? d->dev : NULL;
+    ec->n_devices = d->n;
+    ec->builtin_kinds = 1;
+    ec->cache_dir = cfg->param_cache[0] ? cfg->param_cache : NULL;
+    ec->synthetic_partitions = (unsigned)cfg->synthetic_partitions;
+    ec->synthetic_check = cfg->synthetic_check;
+    ec->trace_file = cfg->timeline ? stderr : NULL;
+}
+
+/* Registers the four Filecoin kinds (engine/fc_kind.h) unless the engine has them already.
+ * kinds[i] is set for the ones registered here: they are destroyed after the engine. */
+static int add_filecoin_kinds(struct cuzk_engine *e, const struct cuzk_config *cfg,
+                              struct cuzk_kind *kinds[4]) {
+    static const enum cuzk_fc_kind fk[4] = {CUZK_FC_POREP, CUZK_FC_SNAP, CUZK_FC_WPOST,
+                                            CUZK_FC_WINNING};
+    for (int i = 0; i < 4; i++) {
+        struct cuzk_kind *k;
+        int rc = cuzk_kind_fc_create(&k, fk[i], cfg->param_cache[0] ? cfg->param_cache : NULL,
+                                     cfg->filecoin_check);
+        if (rc != CUZK_OK) {
+            cuzk_log_error("daemon", "kind %s: %s", cuzk_kind_fc_name(fk[i]), cuzk_strerror(rc));
+            return -1;
+        }
+        rc = cuzk_engine_register_kind(e, k);
+        if (rc == CUZK_EEXIST) {
+            k->destroy(k);
+            continue;
+        }
+        if (rc != CUZK_OK) {
+            cuzk_log_error("daemon", "kind %s: %s", cuzk_kind_fc_name(fk[i]), cuzk_strerror(rc));
+            k->destroy(k);
+            return -1;
+        }
+        kinds[i] = k;
+    }
+    return 0;
+}
+
+/* ---- shutdown ---------------------------------------------------------------------------- */
+
+/* Cancels every live job (the end of a "finish" shutdown that ran out of time). */
+static void cancel_live_jobs(struct cuzk_engine *e, const char *why) {
+    struct cuzk_engine_status st;
+    if (cuzk_engine_status(e, &st) != CUZK_OK) return;
+    if (st.n_jobs)
+        cuzk_log_warn("daemon", "shutdown: %s: cancelling %zu live jobs", why, st.n_jobs);
+    for (size_t i = 0; i < st.n_jobs; i++) cuzk_engine_cancel(e, st.jobs[i].job_id, NULL);
+    cuzk_engine_status_free(&st);
+}
+
+/* While the engine shuts down: a second signal, or daemon.shutdown_timeout passing, cancels
+ * the jobs still live. */
+struct guard {
+    struct cuzk_engine *engine;
+    uint64_t timeout_ms; /* 0 = none */
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int done;
+};
+
+static void *guard_thread(void *arg) {
+    struct guard *g = arg;
+    pthread_setname_np(pthread_self(), "shutdown-guard");
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    uint64_t t = g->timeout_ms ? g->timeout_ms : (uint64_t)365 * 86400000;
+    dl.tv_sec += (time_t)(t / 1000);
+    dl.tv_nsec += (long)(t % 1000) * 1000000;
+    if (dl.tv_nsec >= 1000000000) dl.tv_sec++, dl.tv_nsec -= 1000000000;
+    pthread_mutex_lock(&g->mu);
+    int timed_out = 0;
+    while (!g->done && !timed_out)
+        timed_out = pthread_cond_timedwait(&g->cond, &g->mu, &dl) == ETIMEDOUT;
+    int done = g->done;
+    pthread_mutex_unlock(&g->mu);
+    if (!done && g->timeout_ms) cancel_live_jobs(g->engine, "daemon.shutdown_timeout passed");
+    return NULL;
+}
+
+/* Takes signals during the shutdown: a second SIGINT/SIGTERM cancels the live jobs. It exits
+ * when woken by SIGUSR1 from the main thread. */
+static void *signal_thread(void *arg) {
+    struct cuzk_engine *e = arg;
+    pthread_setname_np(pthread_self(), "shutdown-signals");
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
+    for (;;) {
+        int sig;
+        if (sigwait(&set, &sig)) continue;
+        if (sig == SIGUSR1) return NULL;
+        if (sig == SIGHUP) continue;
+        cuzk_log_warn("daemon", "received %s again", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        cancel_live_jobs(e, "second signal");
+    }
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    sigaddset(&sigs, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct options o;
+    if (parse_args(argc, argv, &o)) return EXIT_USAGE;
+    static struct warnings warns;
+    struct cuzk_config cfg;
+    char note[600];
+    if (load_config(&o, &cfg, &warns, note, sizeof note)) {
+        cuzk_config_free(&cfg);
+        return EXIT_USAGE;
+    }
+    if (o.print || o.check) {
+        for (int i = 0; i < warns.n; i++)
+            fprintf(stderr, "cuzk-daemon: warning: %s\n", warns.msg[i]);
+        if (o.print) cuzk_config_print(stdout, &cfg);
+        if (o.check) printf("cuzk-daemon: %s: the configuration is valid\n", note);
+        cuzk_config_free(&cfg);
+        return EXIT_OK;
+    }
+
+    enum cuzk_log_level level;
+    enum cuzk_log_format format;
+    cuzk_log_level_parse(cfg.log_level, &level);
+    cuzk_log_format_parse(cfg.log_format, &format);
+    cuzk_log_set_level(level);
+    cuzk_log_set_format(format);
+    cuzk_log_info("daemon", "cuzk-daemon starting (pid %ld)", (long)getpid());
+    cuzk_log_info("daemon", "%s", note);
+    for (int i = 0; i < warns.n; i++) cuzk_log_warn("config", "%s", warns.msg[i]);
+    cuzk_log_info("daemon", "listen=%s status_listen=%s shutdown=%s", cfg.listen,
+                  cfg.status_listen[0] ? cfg.status_listen : "(off)", cfg.shutdown);
+
+    int exit_code = EXIT_START;
+    struct devices devs;
+    struct cuzk_engine *engine = NULL;
+    struct cuzk_service *service = NULL;
+    struct cuzk_rpc_server *rpc = NULL;
+    struct cuzk_http_server *http = NULL;
+    struct cuzk_kind *fc_kinds[4] = {NULL, NULL, NULL, NULL};
+    char err[512] = "";
+
+    if (open_devices(&cfg, &devs)) goto out;
+    struct cuzk_engine_config ec;
+    char budget[32], margin[32];
+    engine_config(&cfg, &devs, &ec, budget, margin, sizeof budget);
+    int rc = cuzk_engine_create(&engine, &ec, err, sizeof err);
+    if (rc != CUZK_OK) {
+        cuzk_log_error("daemon", "engine: %s", err[0] ? err : cuzk_strerror(rc));
+        goto out;
+    }
+    if (add_filecoin_kinds(engine, &cfg, fc_kinds)) goto out;
+    if (cfg.snarkjs_dir[0] && add_snarkjs_dir(engine, cfg.snarkjs_dir)) goto out;
+    if ((rc = cuzk_engine_start(engine)) != CUZK_OK) {
+        cuzk_log_error("daemon", "engine start: %s", cuzk_strerror(rc));
+        goto out;
+    }
+    struct cuzk_service_config sc = {.engine = engine,
+                                     .max_blocking_calls = cfg.max_blocking_calls,
+                                     .device_ordinals = devs.n ? devs.ordinals : NULL,
+                                     .n_device_ordinals = devs.n};
+    if (cuzk_service_create(&sc, &service) != CUZK_OK) {
+        cuzk_log_error("daemon", "out of memory");
+        goto out;
+    }
+    size_t n_methods;
+    const struct cuzk_rpc_method *methods = cuzk_service_methods(&n_methods);
+    struct cuzk_rpc_config rc_cfg = {.listen = cfg.listen,
+                                     .max_message_size = cfg.max_message_size,
+                                     .methods = methods,
+                                     .n_methods = n_methods,
+                                     .ctx = service};
+    if ((rc = cuzk_rpc_server_start(&rc_cfg, &rpc, err, sizeof err)) != CUZK_OK) {
+        cuzk_log_error("daemon", "gRPC: %s", err);
+        goto out;
+    }
+    static const struct cuzk_http_route routes[] = {
+        {"/status", "application/json", cuzk_service_render_status},
+        {"/metrics", "text/plain; version=0.0.4; charset=utf-8", cuzk_service_render_metrics},
+    };
+    if (cfg.status_listen[0]) {
+        if ((rc = cuzk_http_start(cfg.status_listen, routes, 2, service, &http, err, sizeof err)) !=
+            CUZK_OK) {
+            cuzk_log_error("daemon", "status HTTP: %s", err);
+            goto out;
+        }
+        cuzk_log_info("daemon", "status HTTP server listening on %s", cuzk_http_address(http));
+    }
+    /* the one line scripts wait for: written whatever the log level */
+    cuzk_log_write(CUZK_LOG_INFO, "daemon", "cuzk-daemon ready, serving on %s",
+                   cuzk_rpc_server_address(rpc));
+
+    int sig = 0;
+    for (;;) {
+        sigset_t wait_set = sigs;
+        sigdelset(&wait_set, SIGUSR1);
+        if (sigwait(&wait_set, &sig)) continue;
+        if (sig != SIGHUP) break;
+        cuzk_log_info("daemon", "SIGHUP ignored (restart the daemon to change its configuration)");
+    }
+    int cancel = !strcmp(cfg.shutdown, "cancel");
+    cuzk_log_info("daemon", "received %s, shutting down (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM",
+                  cancel ? "cancelling the jobs" : "finishing the jobs");
+
+    cuzk_rpc_server_shutdown(rpc);
+    struct guard g = {.engine = engine, .timeout_ms = cancel ? 0 : cfg.shutdown_timeout_ms};
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cond, NULL);
+    pthread_t guard_t, sig_t;
+    int guard_ok = pthread_create(&guard_t, NULL, guard_thread, &g) == 0;
+    int sig_ok = pthread_create(&sig_t, NULL, signal_thread, engine) == 0;
+    cuzk_engine_shutdown(engine, cancel ? CUZK_SHUTDOWN_CANCEL : CUZK_SHUTDOWN_FINISH);
+    pthread_mutex_lock(&g.mu);
+    g.done = 1;
+    pthread_cond_signal(&g.cond);
+    pthread_mutex_unlock(&g.mu);
+    if (guard_ok) pthread_join(guard_t, NULL);
+    cuzk_log_info("daemon", "shutdown: engine stopped; answering the waiting calls");
+    cuzk_service_stop(service);
+    cuzk_rpc_server_destroy(rpc, RPC_DRAIN_MS);
+    rpc = NULL;
+    if (sig_ok) {
+        pthread_kill(sig_t, SIGUSR1);
+        pthread_join(sig_t, NULL);
+    }
+    pthread_mutex_destroy(&g.mu);
+    pthread_cond_destroy(&g.cond);
+    exit_code = EXIT_OK;
+
+out:
+    if (rpc) cuzk_rpc_server_destroy(rpc, 0);
+    cuzk_http_stop(http);
+    if (service) cuzk_service_destroy(service);
+    if (engine) cuzk_engine_destroy(engine);
+    for (int i = 0; i < 4; i++)
+        if (fc_kinds[i]) fc_kinds[i]->destroy(fc_kinds[i]);
+    close_devices(&devs);
+    cuzk_config_free(&cfg);
+    if (exit_code == EXIT_OK)
+        cuzk_log_info("daemon", "cuzk-daemon stopped");
+    else
+        cuzk_log_error("daemon", "cuzk-daemon failed to start");
+    return exit_code;
+}

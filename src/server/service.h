@@ -1,0 +1,66 @@
+/* The cuzk.v1.ProvingEngine service: maps each RPC of proto/cuzk/v1/proving.proto onto the
+ * engine (cuzk/engine.h), and renders the status and metrics pages.
+ *
+ * Mapping (docs/daemon.md has the full table):
+ *   SubmitProof   cuzk_engine_submit; job_id = the request_id (or a UUID); a request_id whose
+ *                 job is live or done attaches to it (idempotent retry).
+ *   AwaitProof    cuzk_engine_await; timeout_ms > 0 bounds the wait (status TIMEOUT, the job
+ *                 goes on); unknown or expired job -> NOT_FOUND.
+ *   Prove         submit + await; job failures come back inside the result (FAILED + message).
+ *   CancelProof   cuzk_engine_cancel; unknown job -> NOT_FOUND; a final job -> was_running false.
+ *   GetStatus     the engine's status snapshot; GetMetrics: metrics.h of the same snapshot.
+ *   PreloadSRS / EvictSRS   cuzk_engine_preload / cuzk_engine_evict; circuit_id
+ *                 "<kind>:<circuit>" (e.g. "snarkjs:mulchain", "synthetic:4096").
+ * Request kinds: proof_kind 1..4 name the Filecoin kinds (engine kinds "porep", "snap",
+ * "wpost", "winning", engine/fc_kind.h; their input is vanilla_proof, or the vanilla_proofs
+ * entries concatenated; UNIMPLEMENTED while the engine has no kind of that name).
+ * proof_kind PROOF_KIND_UNSPECIFIED with vanilla_proofs = ["<kind>:<circuit_id>"] names an
+ * engine kind directly: snarkjs (vanilla_proof = the .wtns bytes) and synthetic
+ * (sector_number = the seed); any other PROOF_KIND_UNSPECIFIED request is INVALID_ARGUMENT.
+ * The kinds are those registered when the service is created.
+ * Errors: INVALID_ARGUMENT for a bad kind, priority or field and a malformed message,
+ * NOT_FOUND for unknown jobs, UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED when
+ * max_blocking_calls calls already wait.
+ *
+ * DESIGN: SubmitProof, CancelProof, GetStatus and GetMetrics run on the gRPC thread (none of
+ * them waits for a proof). Prove, AwaitProof, PreloadSRS and EvictSRS wait, so each runs on a
+ * thread of its own ("cuzk-rpc-wait", detached, counted): it waits in slices of
+ * SERVICE_WAIT_SLICE_MS so that a client that goes away frees its thread (the job goes on;
+ * a retry with the same request_id attaches to it), then finishes the call. cuzk_service_stop
+ * refuses new calls and waits until every such thread has answered its call: after a
+ * cuzk_engine_shutdown every await returns, so this ends.
+ * Thread-safety: handlers are called by the gRPC thread; the render functions from any thread. */
+#ifndef CUZK_SERVER_SERVICE_H
+#define CUZK_SERVER_SERVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "server/grpc_server.h"
+
+struct cuzk_service;
+
+struct cuzk_service_config {
+    struct cuzk_engine *engine; /* must outlive the service */
+    int64_t max_blocking_calls;
+    /* For GetStatus: the CUDA ordinal of each engine device in order (-1: not a GPU). NULL =
+     * every device is reported with its engine index and no VRAM figures. */
+    const int *device_ordinals;
+    size_t n_device_ordinals;
+};
+
+/* Returns CUZK_OK, CUZK_ENOMEM. */
+int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_service **out);
+/* The eight methods of cuzk.v1.ProvingEngine; their handlers take the service as ctx. */
+const struct cuzk_rpc_method *cuzk_service_methods(size_t *n);
+/* Refuses new calls (UNAVAILABLE) and waits until every waiting call has been answered. */
+void cuzk_service_stop(struct cuzk_service *s);
+void cuzk_service_destroy(struct cuzk_service *s);
+
+/* GET /status: the engine's status JSON (docs/engine.md); GET /metrics: metrics.h. Both take
+ * the service as ctx (cuzk_http_render). */
+char *cuzk_service_render_status(void *service, size_t *len);
+char *cuzk_service_render_metrics(void *service, size_t *len);
+
+#endif

@@ -1,0 +1,380 @@
+// The daemon driven by an independent gRPC client (@grpc/grpc-js + @grpc/proto-loader):
+// every RPC of cuzk.v1.ProvingEngine, the status codes of bad requests, the HTTP pages, and the
+// shutdown with queued work.
+//   usage: node tests/daemon/client.mjs <cuzk-daemon binary> [<gen_vanilla binary>]
+// (gen_vanilla, tests/daemon/gen_vanilla.c, makes the small Filecoin input of the WinningPoSt
+// check; without it that check is skipped.)
+// Runs two daemons in a temporary directory: A on a unix socket (shutdown = "cancel") for the
+// RPC tests and a SIGTERM with 50 queued jobs, B on TCP (shutdown = "finish").
+import { spawnSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as snarkjs from 'snarkjs';
+import {
+  ROOT, Status, startDaemon, call, callRaw, getJson, getText, parseMetrics, proofToSnarkjs,
+  check, summary, sleep,
+} from './lib.mjs';
+
+const bin = path.resolve(process.argv[2] || '');
+if (!process.argv[2] || !fs.existsSync(bin)) {
+  console.error('usage: node tests/daemon/client.mjs <cuzk-daemon binary>');
+  process.exit(2);
+}
+const genVanilla = process.argv[3] ? path.resolve(process.argv[3]) : null;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-test-'));
+const fixtures = path.join(ROOT, 'tests/data/formats');
+const circuits = path.join(dir, 'circuits');
+fs.mkdirSync(circuits);
+fs.copyFileSync(path.join(fixtures, 'circuit.zkey'), path.join(circuits, 'circuit.zkey'));
+fs.copyFileSync(path.join(fixtures, 'circuit.r1cs'), path.join(circuits, 'circuit.r1cs'));
+const wtns = fs.readFileSync(path.join(fixtures, 'circuit.wtns'));
+const vk = JSON.parse(fs.readFileSync(path.join(fixtures, 'verification_key.json')));
+const sock = path.join(dir, 'run', 'cuzk.sock');
+const cleanup = [];
+
+const snarkjsReq = (id, extra = {}) => ({
+  request_id: id, proof_kind: 0, vanilla_proofs: [Buffer.from('snarkjs:circuit')],
+  vanilla_proof: wtns, ...extra,
+});
+const synthReq = (id, circuit, seed = 1, extra = {}) => ({
+  request_id: id, proof_kind: 0, vanilla_proofs: [Buffer.from(`synthetic:${circuit}`)],
+  sector_number: seed, ...extra,
+});
+const codeName = (err) => (err ? Object.keys(Status).find((k) => Status[k] === err.code) : 'OK');
+const expectCode = (r, code, what) => check(r.err && r.err.code === code, `${what}: ${codeName({ code })}`,
+  r.err ? `${codeName(r.err)}: ${r.err.details}` : 'OK');
+
+// What the test completed / cancelled, by kind, to compare with the daemon's counters.
+const done = { completed: new Set(), cancelled: new Set(), failed: new Set() };
+const kindOf = new Map();
+function record(jobId, kind, status) {
+  kindOf.set(jobId, kind);
+  if (status === 'COMPLETED') done.completed.add(jobId);
+  if (status === 'CANCELLED') done.cancelled.add(jobId);
+  if (status === 'FAILED') done.failed.add(jobId);
+}
+
+async function main() {
+  // ---- start-up: a stale socket file is replaced, the ready line comes once -------------------
+  fs.mkdirSync(path.dirname(sock));
+  spawnSync(process.execPath, ['-e',
+    `require('net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+  check(fs.existsSync(sock) && fs.lstatSync(sock).isSocket(), 'a stale socket file is left behind');
+
+  const confA = `# daemon A
+[daemon]
+listen = "unix://${sock}"
+status_listen = "127.0.0.1:0"
+max_message_size = "1MiB"
+shutdown = "cancel"
+[snarkjs]
+dir = "${circuits}"
+[memory]
+total_budget = "4GiB"
+[synthetic]
+partitions = 2
+[logging]
+timeline = false
+[pipeline]
+enabled = true   # a deprecated key: warned about, ignored
+`;
+  const A = await startDaemon(bin, confA, dir);
+  cleanup.push(A);
+  check(A.address === `unix://${sock}`, 'daemon A serves on its unix socket', A.address);
+  check((fs.statSync(sock).mode & 0o777) === 0o600, 'the socket file has mode 0600',
+    (fs.statSync(sock).mode & 0o777).toString(8));
+  check(fs.lstatSync(sock).isSocket(), 'daemon A started over the stale socket file');
+  check(A.lines.filter((l) => /cuzk-daemon ready, serving on/.test(l)).length === 1,
+    'the ready line is written once');
+  check(A.lines.some((l) => /pipeline.enabled is no longer used/.test(l)),
+    'a deprecated key is warned about');
+
+  // a second daemon on the same live socket refuses to start
+  const second = spawnSync(bin, ['--listen', `unix://${sock}`, '-c', '/dev/null',
+    '--set', 'logging.timeline=false'], { encoding: 'utf8', timeout: 30000 });
+  check(second.status === 1 && /another process is serving/.test(second.stderr),
+    'a second daemon on a live socket exits 1', { status: second.status, err: second.stderr.slice(-300) });
+  check(fs.existsSync(sock), 'and leaves the live socket alone');
+
+  const c = A.client;
+
+  // ---- GetStatus before any job ---------------------------------------------------------------
+  let r = await call(c, 'GetStatus', {});
+  check(!r.err, 'GetStatus answers', r.err && r.err.details);
+  const kinds = r.res ? r.res.queues.map((q) => q.proof_kind).sort() : [];
+  check(kinds.includes('snarkjs') && kinds.includes('synthetic'), 'GetStatus lists every kind, idle ones too', kinds);
+  check(r.res && r.res.gpus.length >= 1 && r.res.pinned_memory_limit_bytes === 4 * 2 ** 30,
+    'GetStatus: devices and the memory budget', r.res && { gpus: r.res.gpus, lim: r.res.pinned_memory_limit_bytes });
+
+  // ---- a snarkjs proof, verified by snarkjs ---------------------------------------------------
+  const w = await snarkjs.wtns.exportJson(path.join(fixtures, 'circuit.wtns'));
+  const publicSignals = w.slice(1, 1 + vk.nPublic).map((x) => x.toString());
+  r = await call(c, 'Prove', { submit: snarkjsReq('snarkjs-1') });
+  const res1 = r.res && r.res.result;
+  check(res1 && res1.status === 'COMPLETED' && res1.job_id === 'snarkjs-1' && res1.proof.length === 192,
+    'Prove of a snarkjs circuit completes with one 192-byte proof', r.err ? r.err.details : res1);
+  if (res1 && res1.proof.length === 192) {
+    record('snarkjs-1', 'snarkjs', res1.status);
+    const proof = proofToSnarkjs(res1.proof);
+    check(await snarkjs.groth16.verify(vk, publicSignals, proof), 'snarkjs verifies the daemon\'s proof');
+    const wrong = [...publicSignals];
+    wrong[0] = (BigInt(wrong[0]) + 1n).toString();
+    check(!(await snarkjs.groth16.verify(vk, wrong, proof)), 'snarkjs rejects it for other public inputs');
+    check(res1.total_ms >= res1.gpu_compute_ms && res1.total_ms > 0, 'the result carries timings', res1);
+  }
+
+  // idempotent retry: the same request_id attaches to the finished job
+  r = await call(c, 'Prove', { submit: snarkjsReq('snarkjs-1') });
+  check(r.res && r.res.result.status === 'COMPLETED' && res1 && Buffer.compare(r.res.result.proof, res1.proof) === 0,
+    'Prove retried with the same request_id returns the same proof');
+  r = await call(c, 'SubmitProof', snarkjsReq('snarkjs-1'));
+  check(r.res && r.res.job_id === 'snarkjs-1', 'SubmitProof retried with the same request_id names the same job', r.res);
+  r = await call(c, 'AwaitProof', { job_id: 'snarkjs-1' });
+  check(r.res && r.res.status === 'COMPLETED' && res1 && Buffer.compare(r.res.proof, res1.proof) === 0,
+    'AwaitProof of a finished job returns its stored result');
+
+  // a job failure comes back inside the result (a witness that breaks the constraints)
+  const bad = Buffer.from(wtns);
+  bad[bad.length - 40] ^= 1;
+  r = await call(c, 'Prove', { submit: snarkjsReq('snarkjs-bad', { vanilla_proof: bad }) });
+  check(r.res && r.res.result.status === 'FAILED' && r.res.result.error_message.length > 0,
+    'a failing job is answered FAILED with a message inside the result', r.err ? r.err.details : r.res && r.res.result);
+  if (r.res) record('snarkjs-bad', 'snarkjs', r.res.result.status);
+
+  // ---- SubmitProof + AwaitProof of synthetic jobs -----------------------------------------------
+  r = await call(c, 'SubmitProof', synthReq('synth-1', '256x2', 5));
+  check(r.res && r.res.job_id === 'synth-1', 'SubmitProof queues a synthetic job', r.err ? r.err.details : r.res);
+  r = await call(c, 'AwaitProof', { job_id: 'synth-1' });
+  check(r.res && r.res.status === 'COMPLETED' && r.res.proof.length === 384,
+    'AwaitProof: the synthetic job completes with 2 partition proofs', r.err ? r.err.details : r.res && r.res.status);
+  if (r.res) record('synth-1', 'synthetic', r.res.status);
+  r = await call(c, 'SubmitProof', synthReq('', '256', 6));
+  check(r.res && /^[0-9a-f-]{36}$/.test(r.res.job_id), 'without a request_id the job gets a UUID', r.res);
+  if (r.res) {
+    const id = r.res.job_id;
+    r = await call(c, 'AwaitProof', { job_id: id, timeout_ms: 60000 });
+    check(r.res && r.res.status === 'COMPLETED' && r.res.proof.length === 384 && r.res.job_id === id,
+      'AwaitProof with a generous timeout gets the result (synthetic.partitions = 2)', r.res);
+    if (r.res) record(id, 'synthetic', r.res.status);
+  }
+
+  // ---- AwaitProof timeout, CancelProof ------------------------------------------------------
+  // a long job (fresh 4096-constraint key, 20 partitions) keeps the workers busy
+  r = await call(c, 'SubmitProof', synthReq('slow-1', '4096x20', 1, { priority: 1 }));
+  check(!r.err, 'SubmitProof of a long job', r.err && r.err.details);
+  let t0 = Date.now();
+  r = await call(c, 'AwaitProof', { job_id: 'slow-1', timeout_ms: 300 });
+  let dt = Date.now() - t0;
+  check(r.res && r.res.status === 'TIMEOUT' && r.res.job_id === 'slow-1' && dt >= 250 && dt < 5000,
+    'AwaitProof with timeout_ms = 300 answers TIMEOUT in time', { res: r.res && r.res.status, dt });
+  r = await call(c, 'SubmitProof', synthReq('queued-1', '4096x4', 2, { priority: 1 }));
+  check(!r.err, 'SubmitProof of a job that waits in the queue', r.err && r.err.details);
+
+  // GetStatus, /status and /metrics agree on what is live now
+  {
+    const [g, s, m] = await Promise.all([call(c, 'GetStatus', {}), getJson(`${A.http}/status`),
+      getText(`${A.http}/metrics`)]);
+    const q = g.res.queues.find((x) => x.proof_kind === 'synthetic');
+    const sq = s.body.queues.find((x) => x.kind === 'synthetic');
+    const mm = parseMetrics(m.body);
+    check(q && q.pending + q.in_progress > 0 && q.pending + q.in_progress <= 24,
+      'GetStatus: the synthetic queue holds the submitted partitions', q);
+    check(sq && sq.jobs_live === 2 && mm.get('cuzk_jobs_live{proof_kind="synthetic"}') === 2,
+      '/status and /metrics: 2 live synthetic jobs', { status: sq, metric: mm.get('cuzk_jobs_live{proof_kind="synthetic"}') });
+    check(m.type && m.type.startsWith('text/plain; version=0.0.4'), '/metrics has the Prometheus content type', m.type);
+  }
+
+  // a client that goes away: Prove with a short deadline; the job goes on and can be awaited
+  t0 = Date.now();
+  r = await call(c, 'Prove', { submit: synthReq('left-1', '256', 3, { priority: 4 }) }, 50);
+  check(r.err && r.err.code === Status.DEADLINE_EXCEEDED, 'Prove past its deadline: DEADLINE_EXCEEDED on the client', r.err && codeName(r.err));
+
+  r = await call(c, 'CancelProof', { job_id: 'queued-1' });
+  check(r.res && r.res.was_running === false, 'CancelProof of a queued job: was_running = false', r.err ? r.err.details : r.res);
+  r = await call(c, 'AwaitProof', { job_id: 'queued-1' });
+  check(r.res && r.res.status === 'CANCELLED', 'its waiters get CANCELLED', r.res);
+  if (r.res) record('queued-1', 'synthetic', r.res.status);
+  r = await call(c, 'CancelProof', { job_id: 'queued-1' });
+  check(r.res && r.res.was_running === false, 'CancelProof of a final job: OK, was_running = false', r.err ? r.err.details : r.res);
+
+  // a waiter of the slow job is answered when it is cancelled
+  const slowWait = call(c, 'AwaitProof', { job_id: 'slow-1' });
+  await sleep(300);
+  r = await call(c, 'CancelProof', { job_id: 'slow-1' });
+  check(r.res && r.res.was_running === true, 'CancelProof of a running job: was_running = true', r.err ? r.err.details : r.res);
+  r = await slowWait;
+  check(r.res && r.res.status === 'CANCELLED', 'a waiting AwaitProof is answered CANCELLED', r.err ? r.err.details : r.res);
+  if (r.res) record('slow-1', 'synthetic', r.res.status);
+
+  r = await call(c, 'AwaitProof', { job_id: 'left-1', timeout_ms: 120000 });
+  check(r.res && r.res.status === 'COMPLETED', 'the job of the departed client completed and can be awaited', r.err ? r.err.details : r.res);
+  if (r.res) record('left-1', 'synthetic', r.res.status);
+
+  // ---- a Filecoin kind: WinningPoSt of a small profile ---------------------------------------
+  if (genVanilla) {
+    const vf = path.join(dir, 'winning.bin');
+    const g = spawnSync(genVanilla, ['winning-s1-r1', '7', vf], { encoding: 'utf8' });
+    check(g.status === 0, 'gen_vanilla makes a WinningPoSt input', g.stderr);
+    if (g.status === 0) {
+      const v = fs.readFileSync(vf);
+      // vanilla_proofs entries are concatenated: split the file in two
+      r = await call(c, 'Prove', { submit: { request_id: 'winning-1', proof_kind: 4, vanilla_proofs: [v.subarray(0, 77), v.subarray(77)] } });
+      check(r.res && r.res.result.status === 'COMPLETED' && r.res.result.proof.length === 192,
+        'Prove of WINNING_POST (vanilla_proofs concatenated) completes', r.err ? r.err.details : r.res.result);
+      if (r.res) record('winning-1', 'winning', r.res.result.status);
+      expectCode(await call(c, 'SubmitProof', { request_id: 'wpost-x', proof_kind: 3, vanilla_proof: v }),
+        Status.INVALID_ARGUMENT, 'WINDOW_POST_PARTITION with a WinningPoSt file');
+    }
+  } else {
+    console.log('# skipped: the WinningPoSt check (no gen_vanilla binary given)');
+  }
+
+  // ---- PreloadSRS / EvictSRS ------------------------------------------------------------------
+  r = await call(c, 'EvictSRS', { circuit_id: 'snarkjs:circuit' });
+  check(r.res && r.res.was_loaded === true && r.res.freed_bytes > 0, 'EvictSRS of a loaded key frees its bytes', r.err ? r.err.details : r.res);
+  r = await call(c, 'EvictSRS', { circuit_id: 'snarkjs:circuit' });
+  check(r.res && r.res.was_loaded === false && r.res.freed_bytes === 0, 'EvictSRS of an evicted key: was_loaded = false', r.err ? r.err.details : r.res);
+  r = await call(c, 'PreloadSRS', { circuit_id: 'snarkjs:circuit' });
+  check(r.res && r.res.already_loaded === false, 'PreloadSRS loads it again', r.err ? r.err.details : r.res);
+  r = await call(c, 'PreloadSRS', { circuit_id: 'snarkjs:circuit' });
+  check(r.res && r.res.already_loaded === true && r.res.load_time_ms === 0, 'PreloadSRS of a loaded key: already_loaded', r.err ? r.err.details : r.res);
+  r = await call(c, 'GetStatus', {});
+  check(r.res && r.res.loaded_srs.some((s) => s.circuit_id === 'snarkjs:circuit' && s.size_bytes > 0),
+    'GetStatus lists the key as "snarkjs:circuit"', r.res && r.res.loaded_srs);
+  expectCode(await call(c, 'PreloadSRS', { circuit_id: 'porep-32g' }), Status.INVALID_ARGUMENT, 'PreloadSRS of a malformed circuit id');
+  r = await call(c, 'PreloadSRS', { circuit_id: 'snarkjs:nosuch' });
+  check(r.err && [Status.NOT_FOUND, Status.INVALID_ARGUMENT].includes(r.err.code), 'PreloadSRS of an unknown circuit fails', r.err ? codeName(r.err) : r.res);
+
+  // ---- bad requests get the right codes, and the daemon keeps serving ------------------------
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x1', proof_kind: 0 }), Status.INVALID_ARGUMENT, 'PROOF_KIND_UNSPECIFIED without a selector');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x2', proof_kind: 99 }), Status.INVALID_ARGUMENT, 'proof_kind 99');
+  expectCode(await call(c, 'SubmitProof', synthReq('x3', '256', 1, { priority: 9 })), Status.INVALID_ARGUMENT, 'priority 9');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x4', proof_kind: 0, vanilla_proofs: [Buffer.from('nokind:c')] }), Status.INVALID_ARGUMENT, 'an unknown engine kind');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x5', proof_kind: 0, vanilla_proofs: [Buffer.from('snarkjs')] }), Status.INVALID_ARGUMENT, 'a selector without a circuit id');
+  expectCode(await call(c, 'SubmitProof', { ...snarkjsReq('x6'), vanilla_proofs: [Buffer.from('snarkjs:nosuch')] }), Status.INVALID_ARGUMENT, 'an unknown snarkjs circuit');
+  expectCode(await call(c, 'SubmitProof', synthReq('bad,id', '256')), Status.INVALID_ARGUMENT, 'a request_id with a comma');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x7', proof_kind: 1, vanilla_proof: Buffer.from('not a vanilla proof') }),
+    Status.INVALID_ARGUMENT, 'POREP_SEAL_COMMIT with a junk vanilla proof');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x8', proof_kind: 4 }), Status.INVALID_ARGUMENT,
+    'WINNING_POST without vanilla proofs');
+  expectCode(await call(c, 'Prove', {}), Status.INVALID_ARGUMENT, 'Prove without submit');
+  expectCode(await call(c, 'AwaitProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'AwaitProof of an unknown job');
+  expectCode(await call(c, 'AwaitProof', { job_id: '' }), Status.INVALID_ARGUMENT, 'AwaitProof without a job_id');
+  expectCode(await call(c, 'CancelProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'CancelProof of an unknown job');
+  expectCode(await callRaw(c, 'SubmitProof', Buffer.from([0x0a, 0xff, 0xff, 0xff])), Status.INVALID_ARGUMENT, 'a malformed message');
+  expectCode(await call(c, 'SubmitProof', synthReq('big', '256', 1, { vanilla_proof: Buffer.alloc(2 << 20, 7) })),
+    Status.RESOURCE_EXHAUSTED, 'a message over max_message_size (1 MiB)');
+  r = await call(c, 'GetStatus', {});
+  check(!r.err, 'the daemon still serves after the bad requests');
+
+  // ---- the counters agree with what was done -----------------------------------------------
+  {
+    const [g, s, m, gm] = await Promise.all([call(c, 'GetStatus', {}), getJson(`${A.http}/status`),
+      getText(`${A.http}/metrics`), call(c, 'GetMetrics', {})]);
+    const mm = parseMetrics(m.body);
+    const want = { completed: done.completed.size, failed: done.failed.size, cancelled: done.cancelled.size };
+    check(g.res.total_proofs_completed === want.completed && g.res.total_proofs_failed === want.failed,
+      'GetStatus totals match the jobs run', { got: [g.res.total_proofs_completed, g.res.total_proofs_failed], want });
+    check(s.body.counters.total_completed === want.completed && s.body.counters.total_failed === want.failed &&
+          s.body.counters.total_cancelled === want.cancelled, '/status counters match', { got: s.body.counters, want });
+    check(mm.get('cuzk_proofs_completed_total') === want.completed && mm.get('cuzk_proofs_failed_total') === want.failed &&
+          mm.get('cuzk_proofs_cancelled_total') === want.cancelled, '/metrics totals match',
+    { got: [mm.get('cuzk_proofs_completed_total'), mm.get('cuzk_proofs_failed_total'), mm.get('cuzk_proofs_cancelled_total')], want });
+    for (const kind of genVanilla ? ['snarkjs', 'synthetic', 'winning'] : ['snarkjs', 'synthetic']) {
+      const n = [...done.completed].filter((id) => kindOf.get(id) === kind).length;
+      check(mm.get(`cuzk_proofs_completed{proof_kind="${kind}"}`) === n &&
+            mm.get(`cuzk_proof_duration_seconds_count{proof_kind="${kind}"}`) === n &&
+            s.body.queues.find((q) => q.kind === kind).completed === n, `completed ${kind} jobs: ${n} in /metrics and /status`);
+    }
+    check(mm.has('cuzk_gpu_busy_ratio{device="0",name="cpu"}') && mm.get('cuzk_memory_budget_bytes') === 4 * 2 ** 30 &&
+          mm.has('cuzk_memory_used_bytes') && mm.has('cuzk_queue_depth{proof_kind="synthetic",stage="gpu"}'),
+    '/metrics has the device, memory and queue families');
+    check(gm.res && gm.res.prometheus_text.includes('cuzk_proofs_completed_total'), 'GetMetrics returns the same families');
+    const nf = await getText(`${A.http}/nope`);
+    check(nf.status === 404, 'HTTP: an unknown path is 404', nf.status);
+    const post = await getText(`${A.http}/status`, { method: 'POST', body: 'x' });
+    check(post.status === 405, 'HTTP: POST /status is 405', post.status);
+  }
+
+  // ---- SIGTERM with 50 queued jobs (shutdown = "cancel") ------------------------------------
+  r = await call(c, 'SubmitProof', synthReq('blocker', '4096x20', 9));
+  const provers = [];
+  for (let i = 0; i < 50; i++) provers.push(call(c, 'Prove', { submit: synthReq(`q50-${i}`, '256x1', 100 + i) }));
+  for (let tries = 0; tries < 100; tries++) {
+    const s = await getJson(`${A.http}/status`);
+    if (s.body.queues.find((q) => q.kind === 'synthetic').jobs_live >= 51) break;
+    await sleep(100);
+  }
+  const live = (await getJson(`${A.http}/status`)).body.queues.find((q) => q.kind === 'synthetic').jobs_live;
+  check(live >= 40, 'jobs are queued before the signal', live);
+  A.proc.kill('SIGTERM');
+  const answers = await Promise.all(provers);
+  const statuses = answers.map((a) => (a.err ? `err ${codeName(a.err)}` : a.res.result.status));
+  check(statuses.every((s) => s === 'CANCELLED' || s === 'COMPLETED'),
+    'every one of the 50 waiting Prove calls is answered (CANCELLED or COMPLETED)',
+    Object.entries(statuses.reduce((h, s) => ({ ...h, [s]: (h[s] || 0) + 1 }), {})));
+  const exitA = await A.exited;
+  check(exitA.code === 0, 'daemon A exits 0 after SIGTERM', exitA);
+  check(!fs.existsSync(sock), 'the unix socket file is removed');
+  check(A.lines.some((l) => /cuzk-daemon stopped/.test(l)) || exitA.code === 0, 'daemon A logs its stop');
+  cleanup.length = 0;
+
+  // ---- daemon B: a unix socket in directories that do not exist yet, shutdown = "finish" -------
+  const sockB = path.join(dir, 'new', 'deeper', 'b.sock');
+  const confB = `[daemon]
+listen = "unix://${sockB}"
+shutdown = "finish"
+[memory]
+total_budget = "2GiB"
+[logging]
+timeline = false
+format = "json"
+level = "error"
+`;
+  const B = await startDaemon(bin, confB, dir);
+  cleanup.push(B);
+  check(fs.lstatSync(sockB).isSocket(), 'daemon B created the socket\'s parent directories');
+  check(B.lines.some((l) => { try { return JSON.parse(l).msg.startsWith('cuzk-daemon ready, serving on'); } catch { return false; } }),
+    'with format = "json" and level = "error" the ready line is a JSON log line');
+  const finishing = [];
+  for (let i = 0; i < 8; i++) finishing.push(call(B.client, 'Prove', { submit: synthReq(`fin-${i}`, '256x1', i) }));
+  await sleep(300);
+  B.proc.kill('SIGTERM');
+  const fin = await Promise.all(finishing);
+  check(fin.every((a) => a.res && a.res.result.status === 'COMPLETED' && a.res.result.proof.length === 192),
+    'shutdown = "finish": every accepted job completes', fin.map((a) => (a.err ? codeName(a.err) : a.res.result.status)));
+  const exitB = await B.exited;
+  check(exitB.code === 0 && !fs.existsSync(sockB), 'daemon B exits 0 and removes its socket', exitB);
+  cleanup.length = 0;
+
+  // ---- daemon C: TCP on a port the system picks -----------------------------------------------
+  const C = await startDaemon(bin, '[daemon]\nlisten = "127.0.0.1:0"\nmax_blocking_calls = 2\n' +
+    '[logging]\ntimeline = false\n', dir);
+  cleanup.push(C);
+  check(/^127\.0\.0\.1:[1-9][0-9]*$/.test(C.address), 'daemon C: the ready line names the bound TCP port', C.address);
+  r = await call(C.client, 'Prove', { submit: synthReq('tcp-1', '256x1', 1) });
+  check(r.res && r.res.result.status === 'COMPLETED', 'daemon C proves over TCP', r.err ? r.err.details : r.res);
+  // max_blocking_calls = 2: a third waiting call is refused while two wait
+  const two = [call(C.client, 'Prove', { submit: synthReq('w-1', '2048x1', 1) }),
+    call(C.client, 'AwaitProof', { job_id: 'w-1' })];
+  await sleep(200);
+  expectCode(await call(C.client, 'Prove', { submit: synthReq('w-2', '256x1', 2) }),
+    Status.RESOURCE_EXHAUSTED, 'a third waiting call with max_blocking_calls = 2');
+  const both = await Promise.all(two);
+  check(both.every((a) => !a.err), 'the two waiting calls are answered', both.map((a) => (a.err ? codeName(a.err) : 'OK')));
+  C.proc.kill('SIGINT');
+  const exitC = await C.exited;
+  check(exitC.code === 0, 'daemon C exits 0 after SIGINT', exitC);
+  cleanup.length = 0;
+}
+
+try {
+  await main();
+} catch (e) {
+  check(false, 'the test ran to its end', e.stack);
+} finally {
+  for (const d of cleanup) if (d.exit === null) d.proc.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+process.exit(summary('daemon client'));
