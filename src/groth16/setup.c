@@ -9,13 +9,19 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fr.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_msm.h"
 #include "util/pool.h"
 
 /* DESIGN: the setup is three phases. (1) Sequential: secrets, the Lagrange basis at tau (in
  * parallel blocks), and the QAP column values u, v, w by one pass over the constraints. (2) The
  * point sections, cut into blocks of BLOCK points; every block is one pool item that computes
  * its scalars, multiplies fixed-base tables (shared, read-only) and converts to affine with one
- * inversion into its own slice of the output. Workers share nothing writable. (3) Header. */
+ * inversion into its own slice of the output. Workers share nothing writable. On the GPU path
+ * the pool computes each section's scalars the same way into one array, and the GPU's batch
+ * multiplication of the generator (gpu_msm.h) writes the section's affine points; both paths
+ * give the same points, so the same key bytes. A GPU failure falls back to the CPU path, which
+ * rewrites every point. (3) Header. */
 
 #define BLOCK 1024
 #define FB_WINDOW 8
@@ -64,6 +70,39 @@ static void section_scalar(const struct setup_ctx *c, enum section s, size_t i, 
     }
 }
 
+/* The scalars of points [start, start + len) of section s into out. Returns 0, or -1 when out
+ * of memory. */
+static int section_scalars(const struct setup_ctx *c, enum section s, size_t start, size_t len,
+                           cuzk_fr *out) {
+    if (s != SEC_H) {
+        for (size_t k = 0; k < len; k++) section_scalar(c, s, start + k, &out[k]);
+        return 0;
+    }
+    /* L^(2n)_j(tau) = (tau^(2n) - 1)/(2n) * x_j / (tau - x_j), x_j = omega2^j, j = 2i + 1 */
+    cuzk_fr x, step, *den = malloc(len * sizeof *den), *inv = malloc(len * sizeof *inv);
+    if (!den || !inv) {
+        free(den);
+        free(inv);
+        return -1;
+    }
+    uint64_t e[1] = {2 * start + 1};
+    cuzk_fr_pow(&x, &c->omega2, e, 1);
+    cuzk_fr_sqr(&step, &c->omega2);
+    for (size_t k = 0; k < len; k++) {
+        out[k] = x;
+        cuzk_fr_sub(&den[k], &c->tau, &x);
+        cuzk_fr_mul(&x, &x, &step);
+    }
+    cuzk_fr_batch_inv(inv, den, len);
+    for (size_t k = 0; k < len; k++) {
+        cuzk_fr_mul(&out[k], &out[k], &inv[k]);
+        cuzk_fr_mul(&out[k], &out[k], &c->h_scale);
+    }
+    free(inv);
+    free(den);
+    return 0;
+}
+
 static void setup_block(void *ctxp, size_t item, unsigned worker) {
     (void)worker;
     struct setup_ctx *c = ctxp;
@@ -73,46 +112,11 @@ static void setup_block(void *ctxp, size_t item, unsigned worker) {
     size_t len = c->count[s] - start < BLOCK ? c->count[s] - start : BLOCK;
     cuzk_fr *sc = malloc(len * sizeof *sc);
     void *jac = malloc(len * (s == SEC_B2 ? sizeof(cuzk_g2) : sizeof(cuzk_g1)));
-    if (!sc || !jac) {
+    if (!sc || !jac || section_scalars(c, s, start, len, sc)) {
         c->failed = 1;
         free(sc);
         free(jac);
         return;
-    }
-    if (s == SEC_H) {
-        /* L^(2n)_j(tau) = (tau^(2n) - 1)/(2n) * x_j / (tau - x_j), x_j = omega2^j, j = 2i + 1 */
-        cuzk_fr x, step, *den = malloc(len * sizeof *den);
-        if (!den) {
-            c->failed = 1;
-            free(sc);
-            free(jac);
-            return;
-        }
-        uint64_t e[1] = {2 * start + 1};
-        cuzk_fr_pow(&x, &c->omega2, e, 1);
-        cuzk_fr_sqr(&step, &c->omega2);
-        for (size_t k = 0; k < len; k++) {
-            sc[k] = x;
-            cuzk_fr_sub(&den[k], &c->tau, &x);
-            cuzk_fr_mul(&x, &x, &step);
-        }
-        cuzk_fr *inv = malloc(len * sizeof *inv);
-        if (!inv) {
-            c->failed = 1;
-            free(den);
-            free(sc);
-            free(jac);
-            return;
-        }
-        cuzk_fr_batch_inv(inv, den, len);
-        for (size_t k = 0; k < len; k++) {
-            cuzk_fr_mul(&sc[k], &sc[k], &inv[k]);
-            cuzk_fr_mul(&sc[k], &sc[k], &c->h_scale);
-        }
-        free(inv);
-        free(den);
-    } else {
-        for (size_t k = 0; k < len; k++) section_scalar(c, s, start + k, &sc[k]);
     }
     for (size_t k = 0; k < len; k++) {
         uint64_t lim[4];
@@ -134,6 +138,76 @@ static void setup_block(void *ctxp, size_t item, unsigned worker) {
     }
     free(sc);
     free(jac);
+}
+
+/* ---- phase 2 on the GPU ------------------------------------------------------------------- */
+
+/* One section's scalars into one array, a block of BLOCK per pool item. */
+struct scalars_job {
+    const struct setup_ctx *c;
+    enum section s;
+    cuzk_fr *out;
+    int failed;
+};
+
+static void scalars_block(void *ctxp, size_t item, unsigned worker) {
+    (void)worker;
+    struct scalars_job *j = ctxp;
+    size_t start = item * BLOCK, count = j->c->count[j->s];
+    size_t len = count - start < BLOCK ? count - start : BLOCK;
+    if (section_scalars(j->c, j->s, start, len, j->out + start)) j->failed = 1;
+}
+
+static void wipe(void *p, size_t n);
+
+/* Every point section by the GPU's batch multiplication on `device`. Returns CUZK_OK or an
+ * error (CUZK_ENOMEM, or a GPU error: cuzk_gpu_msm_last_error() says more). */
+static int points_gpu(struct cuzk_pool *pool, const struct setup_ctx *c, int device) {
+    struct cuzk_zkey *z = c->z;
+    cuzk_g1_affine g1;
+    cuzk_g2_affine g2;
+    cuzk_g1_generator(&g1);
+    cuzk_g2_generator(&g2);
+    size_t nv = z->n_vars;
+    int rc;
+    /* A and B take u and v as they are */
+    if ((rc = cuzk_gpu_g1_batch_mul(device, &g1, c->u, nv, z->a)) ||
+        (rc = cuzk_gpu_g1_batch_mul(device, &g1, c->v, nv, z->b1)) ||
+        (rc = cuzk_gpu_g2_batch_mul(device, &g2, c->v, nv, z->b2)))
+        return rc;
+    const enum section rest[3] = {SEC_IC, SEC_C, SEC_H};
+    cuzk_g1_affine *dst[3] = {z->ic, z->c, z->h};
+    size_t max = 0;
+    for (int i = 0; i < 3; i++)
+        if (c->count[rest[i]] > max) max = c->count[rest[i]];
+    cuzk_fr *buf = malloc(max * sizeof *buf);
+    if (!buf) return CUZK_ENOMEM;
+    for (int i = 0; i < 3 && !rc; i++) {
+        size_t count = c->count[rest[i]];
+        if (!count) continue;
+        struct scalars_job j = {.c = c, .s = rest[i], .out = buf};
+        cuzk_pool_run(pool, (count + BLOCK - 1) / BLOCK, scalars_block, &j);
+        rc = j.failed ? CUZK_ENOMEM : cuzk_gpu_g1_batch_mul(device, &g1, buf, count, dst[i]);
+    }
+    wipe(buf, max * sizeof *buf);
+    free(buf);
+    return rc;
+}
+
+/* Whether phase 2 runs on the GPU (see cuzk_groth16_setup_ex). */
+static int gpu_wanted(const struct cuzk_setup_opts *o, int log_n) {
+    switch (o->gpu) {
+    case CUZK_SETUP_GPU_OFF: return 0;
+    case CUZK_SETUP_GPU_ON:
+    case CUZK_SETUP_GPU_ONLY: return 1;
+    default: break;
+    }
+    const char *e = getenv("CUZK_SETUP_GPU");
+    if (e && !strcmp(e, "0")) return 0;
+    if (e && !strcmp(e, "1")) return 1;
+    int count = 0;
+    cuzk_gpu_count(&count);
+    return o->device < count && log_n >= CUZK_SETUP_GPU_MIN_LOG;
 }
 
 struct lagrange_ctx {
@@ -190,6 +264,16 @@ static void wipe(void *p, size_t n) {
 
 int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, struct cuzk_rng *rng,
                        struct cuzk_zkey *z, char *err, size_t errlen) {
+    return cuzk_groth16_setup_ex(pool, r1cs, rng, NULL, z, err, errlen);
+}
+
+int cuzk_groth16_setup_ex(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs,
+                          struct cuzk_rng *rng, const struct cuzk_setup_opts *opts,
+                          struct cuzk_zkey *z, char *err, size_t errlen) {
+    static const struct cuzk_setup_opts defaults = {.gpu = CUZK_SETUP_GPU_AUTO, .device = 0};
+    if (!opts) opts = &defaults;
+    if (opts->device < 0)
+        return fail(err, errlen, CUZK_EINVAL, "setup: device %d does not exist", opts->device);
     uint32_t n_public = cuzk_r1cs_n_public(r1cs), n_vars = r1cs->n_wires;
     uint32_t nc = r1cs->n_constraints;
     if (n_vars < n_public + 1)
@@ -216,6 +300,7 @@ int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, str
     cuzk_fr tau, alpha, beta, delta, one;
     struct lagrange_ctx lc = {0};
     struct setup_ctx sc = {0};
+    int have_msg = 0; /* err already holds a specific message */
     cuzk_fr_set_one(&one);
     cuzk_fr *lag = malloc(n * sizeof *lag);
     cuzk_fr *uvw = calloc(3 * (size_t)n_vars, sizeof *uvw);
@@ -309,9 +394,24 @@ int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, str
     sc.first_item[0] = 0;
     for (int s = 0; s < SEC_COUNT; s++)
         sc.first_item[s + 1] = sc.first_item[s] + (sc.count[s] + BLOCK - 1) / BLOCK;
-    cuzk_pool_run(pool, sc.first_item[SEC_COUNT], setup_block, &sc);
-    rc = CUZK_ENOMEM;
-    if (sc.failed) goto out;
+    int on_gpu = gpu_wanted(opts, k);
+    if (on_gpu && (rc = points_gpu(pool, &sc, opts->device))) {
+        const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
+        if (opts->gpu == CUZK_SETUP_GPU_ONLY) {
+            fail(err, errlen, rc, "setup: the GPU failed: %s%s%s", cuzk_strerror(rc),
+                 *why ? ": " : "", why);
+            have_msg = 1;
+            goto out;
+        }
+        fprintf(stderr, "cuzk: setup: the GPU failed (%s%s%s); computing the points on the CPU\n",
+                cuzk_strerror(rc), *why ? ": " : "", why);
+        on_gpu = 0;
+    }
+    if (!on_gpu) {
+        cuzk_pool_run(pool, sc.first_item[SEC_COUNT], setup_block, &sc);
+        rc = CUZK_ENOMEM;
+        if (sc.failed) goto out;
+    }
 
     /* phase 3: the header points; gamma = 1 */
     cuzk_fr ks[3] = {alpha, beta, delta};
@@ -349,7 +449,7 @@ out:
     free(t2);
     if (rc) {
         cuzk_zkey_free(z);
-        return fail(err, errlen, rc, "setup: %s", cuzk_strerror(rc));
+        return have_msg ? rc : fail(err, errlen, rc, "setup: %s", cuzk_strerror(rc));
     }
     return CUZK_OK;
 }

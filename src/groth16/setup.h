@@ -10,7 +10,11 @@
  * binding the public inputs, A/B1/B2 the Lagrange-basis evaluations of the QAP columns, IC and
  * C the (beta u + alpha v + w) combinations (C divided by delta), and H the odd-indexed
  * Lagrange basis of the 2n-th roots of unity divided by delta (the snarkjs H convention). The
- * heavy loops run on the pool. Thread-safety: reentrant. */
+ * heavy loops run on the pool.
+ *
+ * The point sections may be computed on a GPU (cuzk_groth16_setup_ex): the scalars still come
+ * from the CPU, the GPU multiplies the generators by them. The key is the same, byte for byte,
+ * as the CPU computes for the same secrets. Thread-safety: reentrant. */
 #ifndef CUZK_GROTH16_SETUP_H
 #define CUZK_GROTH16_SETUP_H
 
@@ -27,5 +31,28 @@ struct cuzk_pool;
  * CUZK_ERANGE (circuit too large for a 2^31 domain) or CUZK_EINVAL, with a message in err. */
 int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, struct cuzk_rng *rng,
                        struct cuzk_zkey *z, char *err, size_t errlen);
+
+/* Where the point sections are computed. */
+enum cuzk_setup_gpu {
+    /* The environment variable CUZK_SETUP_GPU=0 or =1 decides (OFF or ON); otherwise ON when
+     * the device exists and the domain is at least 2^CUZK_SETUP_GPU_MIN_LOG, else OFF. */
+    CUZK_SETUP_GPU_AUTO = 0,
+    CUZK_SETUP_GPU_OFF = 1,  /* the CPU */
+    CUZK_SETUP_GPU_ON = 2,   /* the GPU; on any GPU failure a warning on stderr, then the CPU */
+    CUZK_SETUP_GPU_ONLY = 3, /* the GPU; a GPU failure is returned (with a message in err) */
+};
+#define CUZK_SETUP_GPU_MIN_LOG 16
+
+struct cuzk_setup_opts {
+    enum cuzk_setup_gpu gpu;
+    int device; /* the CUDA device, >= 0 */
+};
+
+/* cuzk_groth16_setup with a choice of device; opts NULL = {CUZK_SETUP_GPU_AUTO, device 0}, what
+ * cuzk_groth16_setup uses. Besides its errors: CUZK_EINVAL for a negative device, and in ONLY
+ * mode CUZK_ENODEV, CUZK_EGPU, CUZK_EGPUOOM. */
+int cuzk_groth16_setup_ex(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs,
+                          struct cuzk_rng *rng, const struct cuzk_setup_opts *opts,
+                          struct cuzk_zkey *z, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,469 @@
+// Fp and Fp2 on the device and on the host: the BLS12-381 base field in Montgomery form on
+// 12 x 32-bit limbs, and its quadratic extension Fp2 = Fp[u]/(u^2 + 1).
+//
+// Promise: an element's value is bit-identical to the host's cuzk_fp (src/ff/fp.h): x*R mod p
+// with R = 2^384, fully reduced, little-endian. The host keeps 6 x 64-bit limbs, this code 12 x
+// 32-bit limbs of the same integer, so on a little-endian host arrays of cuzk_fp (and of
+// cuzk_fp2 = {c0, c1}) cross cudaMemcpy with no conversion.
+//
+// Every function is __host__ __device__. On the device the carry chains are inline PTX (one
+// chain per asm statement: the condition-code register does not survive between statements);
+// on the host the same chains are portable C++ with 64-bit intermediates. The five chains
+// (fp_chain_*) are the only code that differs between the two: everything above them (the
+// multiplication's schedule, reductions, Fp2, inversion, the curve formulas of ec.cuh) is one
+// source, so the host test tests/test_gpu_twin.c checks all of it but the PTX spelling of the
+// chains, which the device checks (cuzk_gpu_fp_eval) cover.
+//
+// Two types per field: fp_mem is the storage form (16-byte aligned: an element moves as three
+// 128-bit accesses), fp_t the compute form. Every function takes fully reduced inputs and
+// returns a fully reduced result by value (a result may overwrite an input). Nothing branches
+// on element values but is_zero / eq, which the curve formulas use for their exceptional
+// cases; the exponent of fp_inv is public.
+//
+// The constants come from src/ff/ff_constants.h (generated and checked there) and are split
+// into 32-bit words at compile time; no magic number is retyped here.
+#ifndef CUZK_GPU_CUDA_FF_FP_CUH
+#define CUZK_GPU_CUDA_FF_FP_CUH
+
+#include <cstdint>
+
+#include "ff/ff_constants.h"
+
+#ifndef CUZK_HD
+#define CUZK_HD __host__ __device__ __forceinline__
+#endif
+// Loop unrolling hints for the device pass only: the host compiler does not know the pragma
+// (and -Werror turns its warning into an error).
+#ifdef __CUDA_ARCH__
+#define CUZK_UNROLL _Pragma("unroll")
+#define CUZK_UNROLL_1 _Pragma("unroll 1")
+#else
+#define CUZK_UNROLL
+#define CUZK_UNROLL_1
+#endif
+
+namespace cuzk_cuda {
+
+namespace fp_detail {
+struct u64x6 {
+    uint64_t w[6];
+};
+constexpr uint64_t kM0inv64 = CUZK_FP_M0INV; /* -p^-1 mod 2^64 */
+constexpr u64x6 kModulus = {CUZK_FP_MODULUS};
+} // namespace fp_detail
+
+/* -p^-1 mod 2^32: the low word of -p^-1 mod 2^64 */
+constexpr uint32_t kFpM0inv = static_cast<uint32_t>(fp_detail::kM0inv64);
+
+// The bounds of the multiplication (see fp_mul) and of the additions need p < 2^382, so that
+// 2p fits 12 words; BLS12-381's p has 381 bits.
+static_assert((fp_detail::kModulus.w[5] >> 62) == 0, "Fp arithmetic assumes p < 2^382");
+
+struct __align__(16) fp_mem {
+    uint32_t l[12];
+};
+
+struct fp_t {
+    uint32_t l[12];
+};
+
+// An element from six 64-bit limbs (the layout of ff_constants.h and of cuzk_fp).
+CUZK_HD constexpr fp_t fp_from_u64(const fp_detail::u64x6 &v) {
+    fp_t r{};
+    for (int i = 0; i < 12; i++) r.l[i] = static_cast<uint32_t>(v.w[i / 2] >> (32 * (i % 2)));
+    return r;
+}
+CUZK_HD constexpr fp_t fp_modulus() { return fp_from_u64(fp_detail::u64x6{CUZK_FP_MODULUS}); }
+CUZK_HD constexpr fp_t fp_zero() { return fp_t{}; }
+/* R mod p: one in Montgomery form */
+CUZK_HD constexpr fp_t fp_one() { return fp_from_u64(fp_detail::u64x6{CUZK_FP_R1}); }
+
+// ---- the carry chains: PTX on the device, C++ on the host ---------------------------------------
+// The callers' bounds guarantee that the chains documented as not carrying out never do.
+
+// r += b over 12 words, carry out dropped (the sum is taken mod 2^384).
+CUZK_HD void fp_chain_add(uint32_t r[12], const uint32_t b[12]) {
+#ifdef __CUDA_ARCH__
+    asm("add.cc.u32 %0, %0, %12;\n\t"
+        "addc.cc.u32 %1, %1, %13;\n\t"
+        "addc.cc.u32 %2, %2, %14;\n\t"
+        "addc.cc.u32 %3, %3, %15;\n\t"
+        "addc.cc.u32 %4, %4, %16;\n\t"
+        "addc.cc.u32 %5, %5, %17;\n\t"
+        "addc.cc.u32 %6, %6, %18;\n\t"
+        "addc.cc.u32 %7, %7, %19;\n\t"
+        "addc.cc.u32 %8, %8, %20;\n\t"
+        "addc.cc.u32 %9, %9, %21;\n\t"
+        "addc.cc.u32 %10, %10, %22;\n\t"
+        "addc.u32 %11, %11, %23;"
+        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
+          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11])
+        : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]), "r"(b[5]), "r"(b[6]), "r"(b[7]),
+          "r"(b[8]), "r"(b[9]), "r"(b[10]), "r"(b[11]));
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < 12; i++) {
+        const uint64_t s = static_cast<uint64_t>(r[i]) + b[i] + c;
+        r[i] = static_cast<uint32_t>(s);
+        c = s >> 32;
+    }
+#endif
+}
+
+// r -= b over 12 words (mod 2^384); returns all ones if it borrowed (r < b), else 0.
+CUZK_HD uint32_t fp_chain_sub(uint32_t r[12], const uint32_t b[12]) {
+    uint32_t mask;
+#ifdef __CUDA_ARCH__
+    asm("sub.cc.u32 %0, %0, %13;\n\t"
+        "subc.cc.u32 %1, %1, %14;\n\t"
+        "subc.cc.u32 %2, %2, %15;\n\t"
+        "subc.cc.u32 %3, %3, %16;\n\t"
+        "subc.cc.u32 %4, %4, %17;\n\t"
+        "subc.cc.u32 %5, %5, %18;\n\t"
+        "subc.cc.u32 %6, %6, %19;\n\t"
+        "subc.cc.u32 %7, %7, %20;\n\t"
+        "subc.cc.u32 %8, %8, %21;\n\t"
+        "subc.cc.u32 %9, %9, %22;\n\t"
+        "subc.cc.u32 %10, %10, %23;\n\t"
+        "subc.cc.u32 %11, %11, %24;\n\t"
+        "subc.u32 %12, 0, 0;"
+        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
+          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "=r"(mask)
+        : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]), "r"(b[5]), "r"(b[6]), "r"(b[7]),
+          "r"(b[8]), "r"(b[9]), "r"(b[10]), "r"(b[11]));
+#else
+    uint64_t borrow = 0;
+    for (int i = 0; i < 12; i++) {
+        const uint64_t s = static_cast<uint64_t>(r[i]) - b[i] - borrow;
+        r[i] = static_cast<uint32_t>(s);
+        borrow = s >> 63; // the difference is above -2^33: negative iff the top bit is set
+    }
+    mask = static_cast<uint32_t>(0) - static_cast<uint32_t>(borrow);
+#endif
+    return mask;
+}
+
+// x (13 words) += sum over k < 6 of a[2k] * w at words 2k, 2k + 1: the products of the
+// even-indexed words of a, which do not overlap one another. No carry out of x[12].
+CUZK_HD void fp_chain_madd_even(uint32_t x[13], const uint32_t a[12], uint32_t w) {
+#ifdef __CUDA_ARCH__
+    asm("mad.lo.cc.u32 %0, %13, %19, %0;\n\t"
+        "madc.hi.cc.u32 %1, %13, %19, %1;\n\t"
+        "madc.lo.cc.u32 %2, %14, %19, %2;\n\t"
+        "madc.hi.cc.u32 %3, %14, %19, %3;\n\t"
+        "madc.lo.cc.u32 %4, %15, %19, %4;\n\t"
+        "madc.hi.cc.u32 %5, %15, %19, %5;\n\t"
+        "madc.lo.cc.u32 %6, %16, %19, %6;\n\t"
+        "madc.hi.cc.u32 %7, %16, %19, %7;\n\t"
+        "madc.lo.cc.u32 %8, %17, %19, %8;\n\t"
+        "madc.hi.cc.u32 %9, %17, %19, %9;\n\t"
+        "madc.lo.cc.u32 %10, %18, %19, %10;\n\t"
+        "madc.hi.cc.u32 %11, %18, %19, %11;\n\t"
+        "addc.u32 %12, %12, 0;"
+        : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
+          "+r"(x[7]), "+r"(x[8]), "+r"(x[9]), "+r"(x[10]), "+r"(x[11]), "+r"(x[12])
+        : "r"(a[0]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]), "r"(w));
+#else
+    uint64_t c = 0;
+    for (int k = 0; k < 6; k++) {
+        const uint64_t p = static_cast<uint64_t>(a[2 * k]) * w;
+        uint64_t s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
+        x[2 * k] = static_cast<uint32_t>(s);
+        c = s >> 32;
+        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
+        x[2 * k + 1] = static_cast<uint32_t>(s);
+        c = s >> 32;
+    }
+    x[12] += static_cast<uint32_t>(c);
+#endif
+}
+
+// y (12 words) += sum over k < 6 of a[2k + 1] * w at words 2k, 2k + 1: the odd-indexed words'
+// products, one word lower than their place value. No carry out of y[11].
+CUZK_HD void fp_chain_madd_odd(uint32_t y[12], const uint32_t a[12], uint32_t w) {
+#ifdef __CUDA_ARCH__
+    asm("mad.lo.cc.u32 %0, %12, %18, %0;\n\t"
+        "madc.hi.cc.u32 %1, %12, %18, %1;\n\t"
+        "madc.lo.cc.u32 %2, %13, %18, %2;\n\t"
+        "madc.hi.cc.u32 %3, %13, %18, %3;\n\t"
+        "madc.lo.cc.u32 %4, %14, %18, %4;\n\t"
+        "madc.hi.cc.u32 %5, %14, %18, %5;\n\t"
+        "madc.lo.cc.u32 %6, %15, %18, %6;\n\t"
+        "madc.hi.cc.u32 %7, %15, %18, %7;\n\t"
+        "madc.lo.cc.u32 %8, %16, %18, %8;\n\t"
+        "madc.hi.cc.u32 %9, %16, %18, %9;\n\t"
+        "madc.lo.cc.u32 %10, %17, %18, %10;\n\t"
+        "madc.hi.u32 %11, %17, %18, %11;"
+        : "+r"(y[0]), "+r"(y[1]), "+r"(y[2]), "+r"(y[3]), "+r"(y[4]), "+r"(y[5]), "+r"(y[6]),
+          "+r"(y[7]), "+r"(y[8]), "+r"(y[9]), "+r"(y[10]), "+r"(y[11])
+        : "r"(a[1]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]), "r"(w));
+#else
+    uint64_t c = 0;
+    for (int k = 0; k < 6; k++) {
+        const uint64_t p = static_cast<uint64_t>(a[2 * k + 1]) * w;
+        uint64_t s = static_cast<uint64_t>(y[2 * k]) + static_cast<uint32_t>(p) + c;
+        y[2 * k] = static_cast<uint32_t>(s);
+        c = s >> 32;
+        s = static_cast<uint64_t>(y[2 * k + 1]) + (p >> 32) + c;
+        y[2 * k + 1] = static_cast<uint32_t>(s);
+        c = s >> 32;
+    }
+#endif
+}
+
+// x <- (x >> 32) + y: x[i] = x[i + 1] + y[i] for i < 12 with carries, x[12] = the carry out.
+CUZK_HD void fp_chain_shift_add(uint32_t x[13], const uint32_t y[12]) {
+#ifdef __CUDA_ARCH__
+    asm("add.cc.u32 %0, %1, %13;\n\t"
+        "addc.cc.u32 %1, %2, %14;\n\t"
+        "addc.cc.u32 %2, %3, %15;\n\t"
+        "addc.cc.u32 %3, %4, %16;\n\t"
+        "addc.cc.u32 %4, %5, %17;\n\t"
+        "addc.cc.u32 %5, %6, %18;\n\t"
+        "addc.cc.u32 %6, %7, %19;\n\t"
+        "addc.cc.u32 %7, %8, %20;\n\t"
+        "addc.cc.u32 %8, %9, %21;\n\t"
+        "addc.cc.u32 %9, %10, %22;\n\t"
+        "addc.cc.u32 %10, %11, %23;\n\t"
+        "addc.cc.u32 %11, %12, %24;\n\t"
+        "addc.u32 %12, 0, 0;"
+        : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
+          "+r"(x[7]), "+r"(x[8]), "+r"(x[9]), "+r"(x[10]), "+r"(x[11]), "+r"(x[12])
+        : "r"(y[0]), "r"(y[1]), "r"(y[2]), "r"(y[3]), "r"(y[4]), "r"(y[5]), "r"(y[6]), "r"(y[7]),
+          "r"(y[8]), "r"(y[9]), "r"(y[10]), "r"(y[11]));
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < 12; i++) {
+        const uint64_t s = static_cast<uint64_t>(x[i + 1]) + y[i] + c;
+        x[i] = static_cast<uint32_t>(s);
+        c = s >> 32;
+    }
+    x[12] = static_cast<uint32_t>(c);
+#endif
+}
+
+// ---- Fp -----------------------------------------------------------------------------------------
+
+CUZK_HD bool is_zero(const fp_t &a) {
+    uint32_t acc = 0;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) acc |= a.l[i];
+    return acc == 0;
+}
+
+CUZK_HD bool eq(const fp_t &a, const fp_t &b) {
+    uint32_t acc = 0;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) acc |= a.l[i] ^ b.l[i];
+    return acc == 0;
+}
+
+// t - p if t >= p, else t; requires t < 2p.
+CUZK_HD fp_t fp_reduce_once(const fp_t &t) {
+    const fp_t p = fp_modulus();
+    fp_t s = t;
+    const uint32_t keep = fp_chain_sub(s.l, p.l); // all ones when t < p
+    fp_t r;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) r.l[i] = (t.l[i] & keep) | (s.l[i] & ~keep);
+    return r;
+}
+
+CUZK_HD fp_t add(const fp_t &a, const fp_t &b) {
+    fp_t t = a; // a + b < 2p < 2^384: no carry out
+    fp_chain_add(t.l, b.l);
+    return fp_reduce_once(t);
+}
+
+CUZK_HD fp_t dbl(const fp_t &a) { return add(a, a); }
+
+CUZK_HD fp_t sub(const fp_t &a, const fp_t &b) {
+    const fp_t p = fp_modulus();
+    fp_t t = a;
+    const uint32_t borrow = fp_chain_sub(t.l, b.l);
+    // a - b + 2^384 when it borrowed: adding p wraps it to a - b + p, which is in range
+    fp_t q;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) q.l[i] = p.l[i] & borrow;
+    fp_chain_add(t.l, q.l);
+    return t;
+}
+
+CUZK_HD fp_t neg(const fp_t &a) { return sub(fp_zero(), a); }
+
+// a * b / 2^384 mod p: CIOS Montgomery multiplication, one 32-bit word b_i per step, with the
+// partial products split by the parity of their word index so that every carry chain adds the
+// low and the high half of one 32 x 32-bit product to two adjacent words (the form the wide
+// multiply-add with carry executes as one instruction):
+//   the running sum is T = x + 2^32 y, x of 13 words and y of 12 words one word up;
+//   x += a_even b_i                  (words 2k, 2k + 1 get a_2k b_i)
+//   y  = a_odd b_i                   (a_(2k+1) b_i at y's words 2k, 2k + 1: plain products)
+//   m  = x_0 (-p^-1) mod 2^32        (y starts one word up: x_0 is T's low word)
+//   x += p_even m, y += p_odd m      (now T = 0 mod 2^32 and x_0 = 0)
+//   x  = (x >> 32) + y               (T / 2^32, back in x alone)
+// Bounds: with T < 2p on entry and a, p < 2^382, T + a b_i + m p < 2p + 2^33 p < 2^415, so x
+// never carries out of its 13th word, y = (a_odd b_i + p_odd m) / 2^32 < a + p < 2^383 fits
+// 12 words, and the new T = (T + a b_i + m p) / 2^32 < 2p again; x_12 is zero between steps.
+// One conditional subtraction at the end reduces the result below p.
+CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) {
+    const fp_t p = fp_modulus();
+    uint32_t x[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) {
+        uint32_t y[12];
+        fp_chain_madd_even(x, a.l, b.l[i]);
+        CUZK_UNROLL
+        for (int k = 0; k < 6; k++) {
+            const uint64_t w = static_cast<uint64_t>(a.l[2 * k + 1]) * b.l[i];
+            y[2 * k] = static_cast<uint32_t>(w);
+            y[2 * k + 1] = static_cast<uint32_t>(w >> 32);
+        }
+        const uint32_t m = x[0] * kFpM0inv;
+        fp_chain_madd_even(x, p.l, m);
+        fp_chain_madd_odd(y, p.l, m);
+        fp_chain_shift_add(x, y);
+    }
+    fp_t t;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) t.l[i] = x[i];
+    return fp_reduce_once(t);
+}
+
+CUZK_HD fp_t sqr(const fp_t &a) { return mul(a, a); }
+
+// 1/a = a^(p-2) (Fermat); 1/0 = 0. About 380 squarings and 190 multiplications: for
+// conversions to affine, not for inner loops.
+CUZK_HD fp_t inv(const fp_t &a) {
+    const fp_detail::u64x6 e = {CUZK_FP_MINUS2}; /* p - 2 (plain) */
+    fp_t r = fp_one();
+    CUZK_UNROLL_1
+    for (int limb = 5; limb >= 0; limb--) {
+        const uint64_t w = e.w[limb];
+        CUZK_UNROLL_1
+        for (int bit = 63; bit >= 0; bit--) {
+            r = sqr(r);
+            if ((w >> bit) & 1) r = mul(r, a);
+        }
+    }
+    return r;
+}
+
+// ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------------------------------
+
+struct __align__(16) fp2_mem {
+    fp_mem c0, c1;
+};
+
+struct fp2_t {
+    fp_t c0, c1;
+};
+
+CUZK_HD fp2_t fp2_zero() { return fp2_t{fp_zero(), fp_zero()}; }
+CUZK_HD fp2_t fp2_one() { return fp2_t{fp_one(), fp_zero()}; }
+
+CUZK_HD bool is_zero(const fp2_t &a) { return is_zero(a.c0) && is_zero(a.c1); }
+CUZK_HD bool eq(const fp2_t &a, const fp2_t &b) { return eq(a.c0, b.c0) && eq(a.c1, b.c1); }
+CUZK_HD fp2_t add(const fp2_t &a, const fp2_t &b) {
+    return fp2_t{add(a.c0, b.c0), add(a.c1, b.c1)};
+}
+CUZK_HD fp2_t sub(const fp2_t &a, const fp2_t &b) {
+    return fp2_t{sub(a.c0, b.c0), sub(a.c1, b.c1)};
+}
+CUZK_HD fp2_t dbl(const fp2_t &a) { return fp2_t{dbl(a.c0), dbl(a.c1)}; }
+CUZK_HD fp2_t neg(const fp2_t &a) { return fp2_t{neg(a.c0), neg(a.c1)}; }
+
+// (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u: three Fp
+// multiplications (Karatsuba).
+CUZK_HD fp2_t mul(const fp2_t &a, const fp2_t &b) {
+    const fp_t t0 = mul(a.c0, b.c0), t1 = mul(a.c1, b.c1);
+    const fp_t t2 = mul(add(a.c0, a.c1), add(b.c0, b.c1));
+    return fp2_t{sub(t0, t1), sub(sub(t2, t0), t1)};
+}
+
+// (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: two Fp multiplications.
+CUZK_HD fp2_t sqr(const fp2_t &a) {
+    const fp_t t = mul(a.c0, a.c1);
+    return fp2_t{mul(add(a.c0, a.c1), sub(a.c0, a.c1)), dbl(t)};
+}
+
+// 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2); 1/0 = 0.
+CUZK_HD fp2_t inv(const fp2_t &a) {
+    const fp_t t = inv(add(sqr(a.c0), sqr(a.c1)));
+    return fp2_t{mul(a.c0, t), neg(mul(a.c1, t))};
+}
+
+// ---- storage <-> compute ------------------------------------------------------------------------
+
+// Plain loads and stores (for data the same kernel may write), and a read-only-path load for
+// data no thread writes during the kernel (bases, tables). On the host: plain copies.
+CUZK_HD fp_t load(const fp_mem *p) {
+    fp_t r;
+#ifdef __CUDA_ARCH__
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    CUZK_UNROLL
+    for (int i = 0; i < 3; i++) {
+        const uint4 v = q[i];
+        r.l[4 * i] = v.x;
+        r.l[4 * i + 1] = v.y;
+        r.l[4 * i + 2] = v.z;
+        r.l[4 * i + 3] = v.w;
+    }
+#else
+    for (int i = 0; i < 12; i++) r.l[i] = p->l[i];
+#endif
+    return r;
+}
+
+CUZK_HD fp_t load_ro(const fp_mem *p) {
+#ifdef __CUDA_ARCH__
+    fp_t r;
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    CUZK_UNROLL
+    for (int i = 0; i < 3; i++) {
+        const uint4 v = __ldg(q + i);
+        r.l[4 * i] = v.x;
+        r.l[4 * i + 1] = v.y;
+        r.l[4 * i + 2] = v.z;
+        r.l[4 * i + 3] = v.w;
+    }
+    return r;
+#else
+    return load(p);
+#endif
+}
+
+CUZK_HD void store(fp_mem *p, const fp_t &a) {
+#ifdef __CUDA_ARCH__
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+    CUZK_UNROLL
+    for (int i = 0; i < 3; i++)
+        q[i] = make_uint4(a.l[4 * i], a.l[4 * i + 1], a.l[4 * i + 2], a.l[4 * i + 3]);
+#else
+    for (int i = 0; i < 12; i++) p->l[i] = a.l[i];
+#endif
+}
+
+CUZK_HD fp2_t load(const fp2_mem *p) { return fp2_t{load(&p->c0), load(&p->c1)}; }
+CUZK_HD fp2_t load_ro(const fp2_mem *p) { return fp2_t{load_ro(&p->c0), load_ro(&p->c1)}; }
+CUZK_HD void store(fp2_mem *p, const fp2_t &a) {
+    store(&p->c0, a.c0);
+    store(&p->c1, a.c1);
+}
+
+// The two fields as template parameters of the curve code (ec.cuh): the storage type and the
+// constants of each.
+template <class F> struct field_traits;
+template <> struct field_traits<fp_t> {
+    using mem = fp_mem;
+    static CUZK_HD fp_t zero() { return fp_zero(); }
+    static CUZK_HD fp_t one() { return fp_one(); }
+};
+template <> struct field_traits<fp2_t> {
+    using mem = fp2_mem;
+    static CUZK_HD fp2_t zero() { return fp2_zero(); }
+    static CUZK_HD fp2_t one() { return fp2_one(); }
+};
+
+} // namespace cuzk_cuda
+
+#endif

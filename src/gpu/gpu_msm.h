@@ -1,0 +1,157 @@
+/* Multi-scalar multiplication and batch scalar multiplication over BLS12-381 G1 and G2 on a
+ * CUDA GPU, behind a plain C boundary (src/gpu/cuda/msm.cu and its device ff/ec headers).
+ *
+ * Promise: every result equals, as a group element, what the CPU computes (src/msm/msm.h for
+ * MSMs, cuzk_g*_mul_var for batch multiplication) on the same inputs, for every input the CPU
+ * accepts: identity points (stored x = y = 0, as in snarkjs keys), zero scalars, scalar 1,
+ * repeated and negated points, any scalar below 2^255. Results come back as Jacobian points of
+ * the CPU types (cuzk_g1 / cuzk_g2) or, for batch multiplication, affine points.
+ *
+ * Bases live in VRAM: a cuzk_gpu_bases object holds n affine points uploaded once (an SRS
+ * section stays on the card between proofs) in the device storage layout; MSMs read a range
+ * [offset, offset + n) of it. Scalars come either from host memory (canonical integers,
+ * cuzk_scalar) or from device memory as Montgomery-form Fr values (cuzk_fr bytes: what the GPU
+ * NTT leaves in its buffer), so the H-polynomial never travels back to the host.
+ *
+ * The algorithm (see docs/gpu.md): Pippenger with signed window digits of c bits; the
+ * (digit, point) pairs are sorted by bucket on the GPU (CUB radix sort), buckets accumulated in
+ * XYZZ coordinates, reduced per window by a parallel running sum and combined by doubling.
+ * When most scalars are 0 or 1 (a Filecoin witness), the bit-witness path sums the bases whose
+ * scalar is 1 by a parallel tree of additions and sends only the other scalars through the
+ * windowed MSM (a smaller tail). Callers do not choose: the split is made from the scalars.
+ *
+ * A context (struct cuzk_gpu_msm_ctx) belongs to one device and one thread at a time: it holds
+ * a stream and all scratch memory for MSMs of up to max_n points, allocated at creation, so
+ * the MSM path never calls cudaMalloc. cuzk_gpu_msm_ctx_vram tells the scratch size.
+ *
+ * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU, and every call of a
+ * build without CUDA), CUZK_EINVAL (bad argument, n above the context's max_n, range outside
+ * the bases, bases of another device or group), CUZK_EGPUOOM (device memory exhausted: the
+ * caller may retry later or fall back to the CPU), CUZK_EGPU (any other CUDA failure;
+ * cuzk_gpu_msm_last_error() says which call). After a fault inside device work the context is
+ * unusable: free it.
+ *
+ * Thread-safety: bases are read-only after upload and may be shared by contexts of their
+ * device used from different threads; a context is used by one thread at a time. Functions
+ * make the device current on the calling thread. */
+#ifndef CUZK_GPU_GPU_MSM_H
+#define CUZK_GPU_GPU_MSM_H
+
+#include <stddef.h>
+
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "ff/fr.h"
+#include "msm/msm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum cuzk_gpu_group { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 };
+
+struct cuzk_gpu_bases;
+struct cuzk_gpu_msm_ctx;
+
+/* ---- resident bases ----------------------------------------------------------------------- */
+
+/* Uploads n affine points to device `device` (synchronously; the host arrays may be freed on
+ * return). Points are not checked (keys are validated when loaded). */
+int cuzk_gpu_g1_bases_upload(int device, const cuzk_g1_affine *pts, size_t n,
+                             struct cuzk_gpu_bases **out);
+int cuzk_gpu_g2_bases_upload(int device, const cuzk_g2_affine *pts, size_t n,
+                             struct cuzk_gpu_bases **out);
+/* Frees the device memory (NULL is ignored). No MSM may be using the bases. */
+void cuzk_gpu_bases_free(struct cuzk_gpu_bases *b);
+size_t cuzk_gpu_bases_count(const struct cuzk_gpu_bases *b);
+/* Bytes of device memory the bases occupy. */
+size_t cuzk_gpu_bases_vram(const struct cuzk_gpu_bases *b);
+/* Bytes of device memory n bases of group g would occupy (for budgeting before upload). */
+size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n);
+
+/* ---- MSM ---------------------------------------------------------------------------------- */
+
+/* Bytes of device memory a context for MSMs of up to max_n points takes. */
+size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
+/* Creates a context on `device` for MSMs of up to max_n points (G1 and G2 alike). */
+int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu_msm_ctx **out);
+/* Waits for the context's work and frees it (NULL is ignored). */
+void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx);
+int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
+
+/* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (pinned
+ * memory makes the upload faster; any memory works). Synchronous. g1 bases for g1_msm, g2 for
+ * g2_msm. */
+int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
+                    size_t offset, const cuzk_scalar *scalars, size_t n, cuzk_g1 *out);
+int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
+                    size_t offset, const cuzk_scalar *scalars, size_t n, cuzk_g2 *out);
+
+/* The same with scalars in device memory of the context's device, as n Montgomery-form Fr
+ * values (cuzk_fr layout, fully reduced). The scalars are read, not modified. */
+int cuzk_gpu_g1_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
+                           size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g1 *out);
+
+/* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
+ * window: bits per window, 8..20. bit_path: 0 automatic, 1 force the bit-witness split,
+ * -1 forbid it. */
+struct cuzk_gpu_msm_tuning {
+    unsigned window;
+    int bit_path;
+};
+void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
+
+/* Device time of the last MSM on this context, in milliseconds, split into its phases
+ * (measured with events; for benchmarks and timing lines). */
+struct cuzk_gpu_msm_timing {
+    float upload_ms; /* scalars host -> device (0 for device scalars) */
+    float bits_ms;   /* bit-witness split and the sum of the bases with scalar 1 */
+    float sort_ms;   /* digits and the sort by bucket */
+    float accum_ms;  /* bucket accumulation */
+    float reduce_ms; /* bucket reduction and window combination */
+    float total_ms;
+};
+void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
+
+/* ---- batch scalar multiplication (the GPU dev setup) -------------------------------------- */
+
+/* out[i] = scalars[i] * base for i < n, as affine points (the identity as x = y = 0), scalars
+ * as Montgomery-form Fr values in host memory; out in host memory. Works in chunks, so n is
+ * limited only by host memory. */
+int cuzk_gpu_g1_batch_mul(int device, const cuzk_g1_affine *base, const cuzk_fr *scalars,
+                          size_t n, cuzk_g1_affine *out);
+int cuzk_gpu_g2_batch_mul(int device, const cuzk_g2_affine *base, const cuzk_fr *scalars,
+                          size_t n, cuzk_g2_affine *out);
+
+/* A description of the last CUDA failure this thread saw in this module ("" if none). */
+const char *cuzk_gpu_msm_last_error(void);
+
+/* ---- device arithmetic checks (CPU twins in tests) ---------------------------------------- */
+
+/* out[i] = op(a[i], b[i]) on the device for the base field and the curve formulas, so tests
+ * compare every device routine with the CPU on random inputs. Allocates its own memory: a
+ * check, not a fast path. Fp values in cuzk_fp layout (Montgomery), Fp2 in cuzk_fp2 layout. */
+enum cuzk_gpu_fp_op {
+    CUZK_GPU_FP_ADD = 0,
+    CUZK_GPU_FP_SUB = 1,
+    CUZK_GPU_FP_MUL = 2,
+    CUZK_GPU_FP_SQR = 3,
+    CUZK_GPU_FP2_ADD = 4,
+    CUZK_GPU_FP2_SUB = 5,
+    CUZK_GPU_FP2_MUL = 6,
+    CUZK_GPU_FP2_SQR = 7,
+};
+int cuzk_gpu_fp_eval(int device, enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out,
+                     size_t n);
+/* out[i] = a[i] + b[i] computed by the device's XYZZ formulas (a[i] == b[i], a[i] == -b[i] and
+ * identities included), converted back to Jacobian; and dbl_out[i] = 2 a[i]. */
+int cuzk_gpu_g1_add_eval(int device, const cuzk_g1_affine *a, const cuzk_g1_affine *b,
+                         cuzk_g1 *sum_out, cuzk_g1 *dbl_out, size_t n);
+int cuzk_gpu_g2_add_eval(int device, const cuzk_g2_affine *a, const cuzk_g2_affine *b,
+                         cuzk_g2 *sum_out, cuzk_g2 *dbl_out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,82 @@
+/* Host twins of the GPU MSM code (src/gpu/cuda/msm.cu, ff_fp.cuh, ec.cuh), for tests on
+ * machines without a GPU.
+ *
+ * Promise: each function runs, on the host, the very functions the GPU runs (the device field
+ * and curve code is __host__ __device__ with portable C++ in place of the PTX carry chains),
+ * so comparing a twin with src/ff, src/ec and src/msm checks the GPU's arithmetic, formulas,
+ * digit decomposition, MSM driver and batch multiplication everywhere but in the PTX of six
+ * carry chains and the CUB calls (which the GPU tests in tests/test_gpu_msm.c cover). The
+ * twins are slow (portable 32-bit arithmetic, one thread): for thousands of field operations
+ * and MSMs of a few thousand points.
+ *
+ * Every function returns CUZK_OK or a negative cuzk code: CUZK_EINVAL for bad arguments,
+ * CUZK_ENOMEM, and CUZK_ENODEV in builds without CUDA (src/gpu/gpu_twin_none.c), where the
+ * twin code does not exist. Thread-safety: reentrant. */
+#ifndef CUZK_GPU_GPU_TWIN_H
+#define CUZK_GPU_GPU_TWIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu_msm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* out[i] = op(a[i], b[i]) by the device field code on the host (as cuzk_gpu_fp_eval). */
+int cuzk_gpu_twin_fp(enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out, size_t n);
+/* out[i] = 1/a[i] (1/0 = 0) by the device inversion, in Fp (degree 1) or Fp2 (degree 2). */
+int cuzk_gpu_twin_fp_inv(int degree, const void *a, void *out, size_t n);
+/* As cuzk_gpu_g*_add_eval: the device XYZZ formulas, their exceptional cases included. */
+int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_g1 *sum_out,
+                         cuzk_g1 *dbl_out, size_t n);
+int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_g2 *sum_out,
+                         cuzk_g2 *dbl_out, size_t n);
+
+/* The MSM's signed digits of s (below 2^255) for a window of `window` bits (8..20):
+ * digits[w] for w < ceil(256 / window), with s = sum_w digits[w] 2^(window w) and
+ * -(2^(window-1) - 1) <= digits[w] <= 2^(window-1). digits must hold 32 entries. Returns the
+ * number of digits, or CUZK_EINVAL. */
+int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits);
+/* The window width the MSM picks by itself for n points. */
+unsigned cuzk_gpu_twin_auto_window(size_t n);
+
+/* The context an MSM twin imitates: its capacity, and two internal limits that decide how the
+ * work is cut (0 = the library's value): the sorted pairs a batch of windows may use
+ * (smaller: more batches) and the number of accumulation chunks per batch (smaller: longer
+ * chunks, fewer runs crossing chunk boundaries). */
+struct cuzk_gpu_twin_shape {
+    size_t max_n; /* 0: n */
+    size_t sort_budget;
+    size_t acc_threads;
+};
+/* What an MSM did: window width, number of windows and windows per batch of the windowed
+ * part, its number of scalars, and the number of scalars 1 summed by the bit-witness path. */
+struct cuzk_gpu_twin_report {
+    unsigned window, windows, windows_per_batch;
+    size_t windowed, ones;
+};
+
+/* *out = sum of scalars[i] * bases[i] by the GPU MSM's driver and per-thread code on the
+ * host (tune as in cuzk_gpu_msm_tune; NULL: automatic). report may be NULL. */
+int cuzk_gpu_twin_g1_msm(const struct cuzk_gpu_twin_shape *shape, const cuzk_g1_affine *bases,
+                         const cuzk_scalar *scalars, size_t n,
+                         const struct cuzk_gpu_msm_tuning *tune, cuzk_g1 *out,
+                         struct cuzk_gpu_twin_report *report);
+int cuzk_gpu_twin_g2_msm(const struct cuzk_gpu_twin_shape *shape, const cuzk_g2_affine *bases,
+                         const cuzk_scalar *scalars, size_t n,
+                         const struct cuzk_gpu_msm_tuning *tune, cuzk_g2 *out,
+                         struct cuzk_gpu_twin_report *report);
+
+/* As cuzk_gpu_g*_batch_mul, on the host. */
+int cuzk_gpu_twin_g1_batch_mul(const cuzk_g1_affine *base, const cuzk_fr *scalars, size_t n,
+                               cuzk_g1_affine *out);
+int cuzk_gpu_twin_g2_batch_mul(const cuzk_g2_affine *base, const cuzk_fr *scalars, size_t n,
+                               cuzk_g2_affine *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

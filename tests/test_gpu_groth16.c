@@ -1,0 +1,539 @@
+/* The CUDA Groth16 backend against the CPU backend, on random circuits built in memory:
+ *   - the work area's kernels (c = a o b, h = a b - c, canonical -> Montgomery) against the CPU
+ *     field on random vectors and on edge values;
+ *   - the GPU dev setup (CUZK_SETUP_GPU_ONLY, and AUTO with CUZK_SETUP_GPU=1) against the CPU
+ *     setup: the same key bytes for the same seeded secrets;
+ *   - at domains 2^2 .. 2^16 (full domains and half-full ones, so that the device zeroes a
+ *     tail; 1 to 5 public inputs; a circuit whose wires are all public, so C' is empty): the
+ *     CUDA proof equals the CPU proof byte for byte for the same seeded blinding, and verifies;
+ *     a witness that does not satisfy the circuit gives identical (invalid) proofs too;
+ *   - keys proved in growing and then shrinking size order (the work contexts grow once and
+ *     serve smaller keys), two proofs pending at once, two threads proving concurrently on one
+ *     backend (same key, and two keys), evict and re-prove, the stage times;
+ *   - refusals: a witness of the wrong length or with w[0] != 1.
+ * With CUZK_GPU_PROOF_DIR set, one CUDA proof is written there as proof.json, public.json and
+ * verification_key.json, for `snarkjs groth16 verify`.
+ * Without a GPU it checks that every GPU entry point reports CUZK_ENODEV and that the setup
+ * falls back to the CPU (CUZK_SETUP_GPU_ON), then reports itself skipped (exit 77). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "formats/r1cs.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
+#include "groth16/cuda_backend.h"
+#include "groth16/groth16.h"
+#include "groth16/setup.h"
+#include "util/pool.h"
+#include "test_util.h"
+
+static struct cuzk_pool *pool;
+
+/* ---- circuits -------------------------------------------------------------------------------- */
+
+/* nc constraints over wires [1 | n_pub public inputs | 2 private inputs | one wire per
+ * constraint]; constraint i: (c1 w_x + c2 w_y) * (c3 w_z) = w_new with x, y, z random earlier
+ * wires (the constant one included) and random coefficients, so every wire is a random field
+ * element. */
+static void build_random(struct cuzk_r1cs *r, cuzk_fr **w_out, uint32_t nc, uint32_t n_pub,
+                         uint64_t seed) {
+    struct cuzk_rng rng;
+    cuzk_rng_seed(&rng, seed);
+    memset(r, 0, sizeof *r);
+    r->n_wires = n_pub + 3 + nc;
+    r->n_pub_in = n_pub;
+    r->n_prv_in = 2;
+    r->n_constraints = nc;
+    r->lc = calloc(3 * (size_t)nc + 1, sizeof *r->lc);
+    r->wire = calloc(4 * (size_t)nc + 1, sizeof *r->wire);
+    r->coef = calloc(4 * (size_t)nc + 1, sizeof *r->coef);
+    cuzk_fr *w = calloc(r->n_wires, sizeof *w);
+    if (!r->lc || !r->wire || !r->coef || !w) {
+        fprintf(stderr, "test_gpu_groth16: out of memory\n");
+        exit(1);
+    }
+    cuzk_fr_set_one(&w[0]);
+    for (uint32_t i = 1; i < n_pub + 3; i++) cuzk_fr_random(&w[i], &rng);
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t cur = n_pub + 3 + i;
+        uint32_t x = (uint32_t)(cuzk_rng_u64(&rng) % cur), y = (uint32_t)(cuzk_rng_u64(&rng) % cur),
+                 z = (uint32_t)(cuzk_rng_u64(&rng) % cur);
+        cuzk_fr c1, c2, c3, a, b, s;
+        cuzk_fr_random(&c1, &rng);
+        cuzk_fr_random(&c2, &rng);
+        if (i % 3 == 0)
+            cuzk_fr_set_one(&c3);
+        else
+            cuzk_fr_random(&c3, &rng);
+        r->lc[3 * i] = t;
+        r->wire[t] = x, r->coef[t++] = c1;
+        r->wire[t] = y, r->coef[t++] = c2;
+        r->lc[3 * i + 1] = t;
+        r->wire[t] = z, r->coef[t++] = c3;
+        r->lc[3 * i + 2] = t;
+        cuzk_fr_set_one(&r->coef[t]);
+        r->wire[t++] = cur;
+        cuzk_fr_mul(&a, &c1, &w[x]);
+        cuzk_fr_mul(&s, &c2, &w[y]);
+        cuzk_fr_add(&a, &a, &s);
+        cuzk_fr_mul(&b, &c3, &w[z]);
+        cuzk_fr_mul(&w[cur], &a, &b);
+    }
+    r->lc[3 * (size_t)nc] = t;
+    r->n_terms = t;
+    *w_out = w;
+}
+
+/* Wires [1, x, y], both public, one constraint x * x = y: no private wire, so C' is empty. */
+static void build_all_public(struct cuzk_r1cs *r, cuzk_fr **w_out) {
+    memset(r, 0, sizeof *r);
+    r->n_wires = 3;
+    r->n_pub_in = 2;
+    r->n_constraints = 1;
+    r->lc = calloc(4, sizeof *r->lc);
+    r->wire = calloc(3, sizeof *r->wire);
+    r->coef = calloc(3, sizeof *r->coef);
+    cuzk_fr *w = calloc(3, sizeof *w);
+    if (!r->lc || !r->wire || !r->coef || !w) exit(1);
+    r->lc[0] = 0, r->lc[1] = 1, r->lc[2] = 2, r->lc[3] = 3;
+    r->wire[0] = 1, r->wire[1] = 1, r->wire[2] = 2;
+    for (int i = 0; i < 3; i++) cuzk_fr_set_one(&r->coef[i]);
+    r->n_terms = 3;
+    cuzk_fr_set_one(&w[0]);
+    cuzk_fr_from_u64(&w[1], 12345);
+    cuzk_fr_sqr(&w[2], &w[1]);
+    *w_out = w;
+}
+
+/* A circuit with its key, prepared key and verification key. */
+struct kit {
+    struct cuzk_r1cs r;
+    cuzk_fr *w;
+    struct cuzk_zkey z;
+    struct cuzk_groth16_pk pk;
+    struct cuzk_snarkjs_vk vk;
+    int log_n;
+};
+
+static int kit_make(struct kit *k, int all_public, uint32_t nc, uint32_t n_pub, uint64_t seed) {
+    memset(k, 0, sizeof *k);
+    if (all_public)
+        build_all_public(&k->r, &k->w);
+    else
+        build_random(&k->r, &k->w, nc, n_pub, seed);
+    struct cuzk_rng rng;
+    cuzk_rng_seed(&rng, seed ^ 0x5e7u);
+    struct cuzk_setup_opts cpu = {.gpu = CUZK_SETUP_GPU_OFF};
+    char err[256];
+    int ok = cuzk_groth16_setup_ex(pool, &k->r, &rng, &cpu, &k->z, err, sizeof err) == CUZK_OK &&
+             cuzk_groth16_pk_prepare(&k->pk, &k->z) == CUZK_OK &&
+             cuzk_snarkjs_vk_from_zkey(&k->vk, &k->z) == CUZK_OK;
+    CHECK(ok);
+    if (ok) k->log_n = k->pk.log_n;
+    return ok;
+}
+
+static void kit_free(struct kit *k) {
+    cuzk_snarkjs_vk_free(&k->vk);
+    cuzk_groth16_pk_free(&k->pk);
+    cuzk_zkey_free(&k->z);
+    cuzk_r1cs_free(&k->r);
+    free(k->w);
+    memset(k, 0, sizeof *k);
+}
+
+/* ---- comparisons ----------------------------------------------------------------------------- */
+
+/* The key as its file bytes (malloc'd; *len set), or NULL. */
+static char *zkey_bytes(const struct cuzk_zkey *z, size_t *len) {
+    char *buf = NULL, err[256];
+    FILE *f = open_memstream(&buf, len);
+    if (!f) return NULL;
+    int rc = cuzk_zkey_write(f, z, err, sizeof err);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int zkeys_same(const struct cuzk_zkey *x, const struct cuzk_zkey *y) {
+    size_t lx = 0, ly = 0;
+    char *bx = zkey_bytes(x, &lx), *by = zkey_bytes(y, &ly);
+    int same = bx && by && lx == ly && !memcmp(bx, by, lx);
+    free(bx);
+    free(by);
+    return same;
+}
+
+/* The same proof.json text and the same point bytes. */
+static int proofs_same(const struct cuzk_snarkjs_proof *x, const struct cuzk_snarkjs_proof *y) {
+    char *jx = cuzk_snarkjs_proof_to_json(x), *jy = cuzk_snarkjs_proof_to_json(y);
+    int same = jx && jy && !strcmp(jx, jy) && !memcmp(x, y, sizeof *x);
+    free(jx);
+    free(jy);
+    return same;
+}
+
+static int prove_seeded(const struct cuzk_backend *be, const struct kit *k, const cuzk_fr *w,
+                        uint64_t seed, struct cuzk_snarkjs_proof *out) {
+    struct cuzk_rng rng;
+    cuzk_rng_seed(&rng, seed);
+    return cuzk_groth16_prove(be, &k->pk, w, k->r.n_wires, &rng, out);
+}
+
+/* CPU and CUDA proofs of w for one seed: identical, and valid iff `valid`. */
+static void check_same_proof(const struct cuzk_backend *cpu, const struct cuzk_backend *gpu,
+                             const struct kit *k, const cuzk_fr *w, uint64_t seed, int valid) {
+    struct cuzk_snarkjs_proof pc, pg;
+    int rc_c = prove_seeded(cpu, k, w, seed, &pc), rc_g = prove_seeded(gpu, k, w, seed, &pg);
+    CHECK(rc_c == CUZK_OK);
+    CHECK(rc_g == CUZK_OK);
+    if (rc_g != CUZK_OK) {
+        char why[CUZK_CUDA_ERR_LEN];
+        cuzk_cuda_backend_last_error(gpu, why, sizeof why);
+        fprintf(stderr, "test_gpu_groth16: cuda prove at 2^%d failed: %s\n", k->log_n, why);
+        return;
+    }
+    int same = proofs_same(&pc, &pg);
+    CHECK(same);
+    if (!same) {
+        /* which part differs points at the MSM behind it */
+        fprintf(stderr,
+                "test_gpu_groth16: 2^%d (%u vars, %u public): cpu and cuda proofs differ: "
+                "pi_a %s, pi_b %s, pi_c %s\n",
+                k->log_n, k->z.n_vars, k->z.n_public,
+                cuzk_g1_affine_eq(&pc.a, &pg.a) ? "same" : "DIFFERENT",
+                cuzk_g2_affine_eq(&pc.b, &pg.b) ? "same" : "DIFFERENT",
+                cuzk_g1_affine_eq(&pc.c, &pg.c) ? "same" : "DIFFERENT");
+    }
+    CHECK(cuzk_groth16_verify(&k->vk, w + 1, k->z.n_public, &pg) == valid);
+    CHECK(cuzk_groth16_verify(&k->vk, w + 1, k->z.n_public, &pc) == valid);
+}
+
+/* ---- the kernels' CPU twins ------------------------------------------------------------------ */
+
+static void test_kernels(void) {
+    const size_t sizes[] = {1, 7, 1000, ((size_t)1 << 20) + 3};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c),
+                *out = malloc(n * sizeof *out);
+        if (!a || !b || !c || !out) exit(1);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr_random(&a[i], &test_rng);
+            cuzk_fr_random(&b[i], &test_rng);
+            cuzk_fr_random(&c[i], &test_rng);
+        }
+        /* edge values up front: 0, 1, -1 in every combination that fits */
+        cuzk_fr edge[3];
+        memset(&edge[0], 0, sizeof edge[0]);
+        cuzk_fr_set_one(&edge[1]);
+        cuzk_fr_neg(&edge[2], &edge[1]);
+        for (size_t i = 0; i < 27 && i < n; i++) {
+            a[i] = edge[i % 3];
+            b[i] = edge[i / 3 % 3];
+            c[i] = edge[i / 9];
+        }
+        size_t bad = 0;
+        CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_MUL, a, b, NULL, out, n) == CUZK_OK);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr t;
+            cuzk_fr_mul(&t, &a[i], &b[i]);
+            bad += !cuzk_fr_eq(&t, &out[i]);
+        }
+        CHECK(bad == 0);
+        CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_H, a, b, c, out, n) == CUZK_OK);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr t;
+            cuzk_fr_mul(&t, &a[i], &b[i]);
+            cuzk_fr_sub(&t, &t, &c[i]);
+            bad += !cuzk_fr_eq(&t, &out[i]);
+        }
+        CHECK(bad == 0);
+        /* canonical integers in, Montgomery form out: the inverse of cuzk_fr_to_canonical */
+        for (size_t i = 0; i < n; i++) cuzk_fr_to_canonical(c[i].l, &a[i]);
+        CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_TO_MONT, c, NULL, NULL, out, n) == CUZK_OK);
+        for (size_t i = 0; i < n; i++) bad += !cuzk_fr_eq(&a[i], &out[i]);
+        CHECK(bad == 0);
+        if (bad) fprintf(stderr, "test_gpu_groth16: kernels: %zu wrong of %zu\n", bad, n);
+        free(a);
+        free(b);
+        free(c);
+        free(out);
+    }
+}
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+static void test_setup(uint32_t nc, uint32_t n_pub, int all_public) {
+    struct cuzk_r1cs r;
+    cuzk_fr *w;
+    if (all_public)
+        build_all_public(&r, &w);
+    else
+        build_random(&r, &w, nc, n_pub, cuzk_rng_u64(&test_rng));
+    uint64_t seed = cuzk_rng_u64(&test_rng);
+    struct cuzk_zkey zc = {0}, zg = {0}, ze = {0};
+    struct cuzk_rng rng;
+    char err[256];
+    struct cuzk_setup_opts cpu = {.gpu = CUZK_SETUP_GPU_OFF}, gpu = {.gpu = CUZK_SETUP_GPU_ONLY};
+    cuzk_rng_seed(&rng, seed);
+    CHECK(cuzk_groth16_setup_ex(pool, &r, &rng, &cpu, &zc, err, sizeof err) == CUZK_OK);
+    cuzk_rng_seed(&rng, seed);
+    int rc = cuzk_groth16_setup_ex(pool, &r, &rng, &gpu, &zg, err, sizeof err);
+    CHECK(rc == CUZK_OK);
+    if (rc) fprintf(stderr, "test_gpu_groth16: GPU setup: %s\n", err);
+    int same = rc == CUZK_OK && zkeys_same(&zc, &zg);
+    CHECK(same);
+    if (rc == CUZK_OK && !same)
+        fprintf(stderr, "test_gpu_groth16: GPU setup (%u constraints) differs from the CPU's\n",
+                r.n_constraints);
+    /* the environment switch of the AUTO mode */
+    setenv("CUZK_SETUP_GPU", "1", 1);
+    cuzk_rng_seed(&rng, seed);
+    CHECK(cuzk_groth16_setup(pool, &r, &rng, &ze, err, sizeof err) == CUZK_OK);
+    CHECK(zkeys_same(&zc, &ze));
+    unsetenv("CUZK_SETUP_GPU");
+    cuzk_zkey_free(&zc);
+    cuzk_zkey_free(&zg);
+    cuzk_zkey_free(&ze);
+    cuzk_r1cs_free(&r);
+    free(w);
+}
+
+/* ---- concurrency ----------------------------------------------------------------------------- */
+
+#define THREAD_PROOFS 3
+
+struct prover_job {
+    const struct cuzk_backend *be;
+    const struct kit *k;
+    uint64_t seed[THREAD_PROOFS];
+    struct cuzk_snarkjs_proof out[THREAD_PROOFS];
+    int rc[THREAD_PROOFS];
+};
+
+static void *prover_main(void *arg) {
+    struct prover_job *j = arg;
+    for (int i = 0; i < THREAD_PROOFS; i++)
+        j->rc[i] = prove_seeded(j->be, j->k, j->k->w, j->seed[i], &j->out[i]);
+    return NULL;
+}
+
+/* Two threads prove THREAD_PROOFS proofs each on gpu (keys k1 and k2, possibly the same); every
+ * proof must equal the CPU's for its seed. */
+static void test_threads(const struct cuzk_backend *cpu, const struct cuzk_backend *gpu,
+                         const struct kit *k1, const struct kit *k2) {
+    struct prover_job j[2] = {{.be = gpu, .k = k1}, {.be = gpu, .k = k2}};
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < THREAD_PROOFS; i++) j[t].seed[i] = cuzk_rng_u64(&test_rng);
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, prover_main, &j[t]) == 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    char why[CUZK_CUDA_ERR_LEN];
+    cuzk_cuda_backend_last_error(gpu, why, sizeof why);
+    for (int t = 0; t < 2; t++) {
+        for (int i = 0; i < THREAD_PROOFS; i++) {
+            CHECK(j[t].rc[i] == CUZK_OK);
+            if (j[t].rc[i]) fprintf(stderr, "test_gpu_groth16: threads: %s\n", why);
+            struct cuzk_snarkjs_proof ref;
+            CHECK(prove_seeded(cpu, j[t].k, j[t].k->w, j[t].seed[i], &ref) == CUZK_OK);
+            CHECK(j[t].rc[i] || proofs_same(&ref, &j[t].out[i]));
+        }
+    }
+}
+
+/* ---- files for snarkjs ----------------------------------------------------------------------- */
+
+static void write_for_snarkjs(const char *dir, const struct kit *k,
+                              const struct cuzk_snarkjs_proof *p) {
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/proof.json", dir);
+    CHECK(cuzk_snarkjs_proof_save(path, p, err, sizeof err) == CUZK_OK);
+    snprintf(path, sizeof path, "%s/public.json", dir);
+    CHECK(cuzk_snarkjs_public_save(path, k->w + 1, k->z.n_public, err, sizeof err) == CUZK_OK);
+    snprintf(path, sizeof path, "%s/verification_key.json", dir);
+    CHECK(cuzk_snarkjs_vk_save(path, &k->vk, err, sizeof err) == CUZK_OK);
+    printf("test_gpu_groth16: wrote proof.json, public.json and verification_key.json (2^%d, %u "
+           "public) to %s\n",
+           k->log_n, k->z.n_public, dir);
+}
+
+/* ---- without a GPU --------------------------------------------------------------------------- */
+
+static int no_gpu(void) {
+    struct cuzk_backend be;
+    CHECK(cuzk_cuda_backend_init(&be, 0, pool) == CUZK_ENODEV);
+    cuzk_fr x;
+    cuzk_fr_set_one(&x);
+    CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_MUL, &x, &x, NULL, &x, 1) == CUZK_ENODEV);
+    void *p = NULL;
+    CHECK(cuzk_gpu_pinned_alloc(64, &p) == CUZK_ENODEV && p == NULL);
+    /* the setup: ONLY fails, ON falls back to the CPU (with a warning) and gives the CPU's key */
+    struct cuzk_r1cs r;
+    cuzk_fr *w;
+    build_random(&r, &w, 100, 2, 1);
+    struct cuzk_zkey zc = {0}, zg = {0};
+    struct cuzk_rng rng;
+    char err[256];
+    struct cuzk_setup_opts cpu = {.gpu = CUZK_SETUP_GPU_OFF}, only = {.gpu = CUZK_SETUP_GPU_ONLY},
+                           on = {.gpu = CUZK_SETUP_GPU_ON};
+    cuzk_rng_seed(&rng, 7);
+    CHECK(cuzk_groth16_setup_ex(pool, &r, &rng, &cpu, &zc, err, sizeof err) == CUZK_OK);
+    cuzk_rng_seed(&rng, 7);
+    CHECK(cuzk_groth16_setup_ex(pool, &r, &rng, &only, &zg, err, sizeof err) == CUZK_ENODEV);
+    cuzk_rng_seed(&rng, 7);
+    CHECK(cuzk_groth16_setup_ex(pool, &r, &rng, &on, &zg, err, sizeof err) == CUZK_OK);
+    CHECK(zkeys_same(&zc, &zg));
+    cuzk_zkey_free(&zc);
+    cuzk_zkey_free(&zg);
+    cuzk_r1cs_free(&r);
+    free(w);
+    printf("test_gpu_groth16: no GPU on this machine: skipped\n");
+    int rc = test_finish();
+    return rc ? rc : 77;
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+int main(void) {
+    test_init("test_gpu_groth16");
+    CHECK(cuzk_pool_create(&pool, 0, "t") == CUZK_OK);
+    int count = 0;
+    cuzk_gpu_count(&count);
+    if (count <= 0) {
+        int rc = no_gpu();
+        cuzk_pool_destroy(pool);
+        return rc;
+    }
+    struct cuzk_gpu_info info;
+    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
+        printf("test_gpu_groth16: device 0: %s, %zu MiB\n", info.name, info.total_mem >> 20);
+
+    test_kernels();
+    test_setup(0, 0, 1);
+    test_setup(100, 2, 0);
+    test_setup(3000, 5, 0);
+    test_setup((1u << 16) - 4, 3, 0); /* a 2^16 domain: every section in many chunks */
+
+    struct cuzk_backend cpu, gpu;
+    cuzk_cpu_backend_init(&cpu, pool);
+    CHECK(cuzk_cuda_backend_init(&gpu, count, pool) == CUZK_EINVAL);
+    int rc = cuzk_cuda_backend_init(&gpu, 0, pool);
+    CHECK(rc == CUZK_OK);
+    if (rc) {
+        cuzk_pool_destroy(pool);
+        return test_finish();
+    }
+    struct cuzk_cuda_timing tm;
+    CHECK(cuzk_cuda_backend_last_timing(&gpu, &tm) == CUZK_ENOTFOUND);
+
+    /* the sizes: (domain log, full or half, public inputs); all-public circuit first */
+    static const struct {
+        int log_n, full;
+        uint32_t n_pub;
+    } sizes[] = {{2, 0, 0},  {4, 1, 1},  {5, 0, 2},  {6, 1, 3},  {8, 0, 1},  {10, 1, 2},
+                 {12, 0, 5}, {13, 1, 1}, {14, 1, 2}, {15, 0, 1}, {16, 1, 3}, {16, 0, 2}};
+    const size_t nsizes = sizeof sizes / sizeof sizes[0];
+    struct kit kits[sizeof sizes / sizeof sizes[0]];
+    const char *dir = getenv("CUZK_GPU_PROOF_DIR");
+    for (size_t i = 0; i < nsizes; i++) {
+        uint32_t n_pub = sizes[i].n_pub, span = (1u << sizes[i].log_n) - n_pub - 1;
+        uint32_t nc = sizes[i].full ? span : span / 2 + 1;
+        if (!kit_make(&kits[i], i == 0, nc, n_pub, cuzk_rng_u64(&test_rng))) return test_finish();
+        struct kit *k = &kits[i];
+        CHECK(k->log_n == sizes[i].log_n);
+        for (int rep = 0; rep < 2; rep++)
+            check_same_proof(&cpu, &gpu, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        if (dir && *dir && k->log_n == 10) {
+            struct cuzk_snarkjs_proof p;
+            CHECK(prove_seeded(&gpu, k, k->w, cuzk_rng_u64(&test_rng), &p) == CUZK_OK);
+            write_for_snarkjs(dir, k, &p);
+        }
+        printf("test_gpu_groth16: 2^%d (%u constraints, %u public): cpu == cuda\n", k->log_n,
+               k->r.n_constraints, k->z.n_public);
+        fflush(stdout);
+    }
+    CHECK(cuzk_cuda_backend_last_timing(&gpu, &tm) == CUZK_OK);
+    CHECK(tm.total_ms > 0 && tm.gpu_total_ms > 0 && tm.total_ms >= tm.gpu_total_ms);
+    printf("test_gpu_groth16: last proof (2^16): spmv %.1f ms, upload %.1f, ntt %.1f, h msm %.1f, "
+           "msm %.1f, g2 msm %.1f, gpu %.1f, total %.1f\n",
+           tm.spmv_ms, tm.upload_ms, tm.ntt_ms, tm.h_msm_ms, tm.msm_ms, tm.g2_msm_ms,
+           tm.gpu_total_ms, tm.total_ms);
+
+    /* smaller keys again after the largest, on the grown contexts; a wrong witness */
+    for (size_t i = nsizes; i-- > 0;) {
+        struct kit *k = &kits[i];
+        check_same_proof(&cpu, &gpu, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        if (k->r.n_constraints > 1 && i < 8) {
+            cuzk_fr *bad = malloc(k->r.n_wires * sizeof *bad), one;
+            memcpy(bad, k->w, k->r.n_wires * sizeof *bad);
+            cuzk_fr_set_one(&one);
+            cuzk_fr_add(&bad[k->r.n_wires - 1], &bad[k->r.n_wires - 1], &one);
+            check_same_proof(&cpu, &gpu, k, bad, cuzk_rng_u64(&test_rng), 0);
+            free(bad);
+        }
+    }
+
+    /* two proofs pending at once on one thread, finished in reverse order */
+    struct kit *mid = &kits[6];
+    struct cuzk_prove_pending *p1, *p2;
+    struct cuzk_snarkjs_proof pr1, pr2, ref;
+    struct cuzk_rng r1, r2;
+    uint64_t s1 = cuzk_rng_u64(&test_rng), s2 = cuzk_rng_u64(&test_rng);
+    cuzk_rng_seed(&r1, s1);
+    cuzk_rng_seed(&r2, s2);
+    CHECK(cuzk_groth16_prove_start(&gpu, &mid->pk, mid->w, mid->r.n_wires, &r1, &p1) == CUZK_OK);
+    CHECK(cuzk_groth16_prove_start(&gpu, &mid->pk, mid->w, mid->r.n_wires, &r2, &p2) == CUZK_OK);
+    CHECK(cuzk_groth16_prove_finish(&gpu, p2, &pr2) == CUZK_OK);
+    CHECK(cuzk_groth16_prove_finish(&gpu, p1, &pr1) == CUZK_OK);
+    CHECK(prove_seeded(&cpu, mid, mid->w, s1, &ref) == CUZK_OK && proofs_same(&ref, &pr1));
+    CHECK(prove_seeded(&cpu, mid, mid->w, s2, &ref) == CUZK_OK && proofs_same(&ref, &pr2));
+
+    /* threads: one key, then two keys */
+    test_threads(&cpu, &gpu, mid, mid);
+    test_threads(&cpu, &gpu, &kits[nsizes - 1], &kits[3]);
+
+    /* evict and prove again */
+    struct cuzk_cuda_stats st;
+    cuzk_cuda_backend_stats(&gpu, &st);
+    CHECK(st.keys == nsizes && st.bases_vram > 0 && st.work_vram > 0 && st.pinned > 0);
+    CHECK(st.pinned <= cuzk_gpu_pinned_bytes());
+    size_t res = cuzk_cuda_backend_resident_bytes(&gpu, &mid->pk);
+    CHECK(res > 0 && res < st.bases_vram);
+    CHECK(cuzk_cuda_backend_evict(&gpu, &mid->pk) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_evict(&gpu, &mid->pk) == CUZK_ENOTFOUND);
+    CHECK(cuzk_cuda_backend_resident_bytes(&gpu, &mid->pk) == 0);
+    CHECK(cuzk_cuda_backend_resident_bytes(&gpu, NULL) == st.bases_vram - res);
+    check_same_proof(&cpu, &gpu, mid, mid->w, cuzk_rng_u64(&test_rng), 1);
+    CHECK(cuzk_cuda_backend_resident_bytes(&gpu, &mid->pk) == res);
+    CHECK(cuzk_cuda_backend_evict(&gpu, NULL) == CUZK_OK);
+    cuzk_cuda_backend_stats(&gpu, &st);
+    CHECK(st.keys == 0 && st.bases_vram == 0);
+    CHECK(cuzk_cuda_backend_preload(&gpu, &kits[4].pk) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_resident_bytes(&gpu, &kits[4].pk) > 0);
+    check_same_proof(&cpu, &gpu, &kits[4], kits[4].w, cuzk_rng_u64(&test_rng), 1);
+    CHECK(cuzk_cuda_backend_last_timing(&gpu, &tm) == CUZK_OK && tm.key_upload_ms == 0);
+
+    /* refusals */
+    struct cuzk_snarkjs_proof t;
+    CHECK(cuzk_groth16_prove(&gpu, &mid->pk, mid->w, mid->r.n_wires - 1, &test_rng, &t) ==
+          CUZK_EINVAL);
+    cuzk_fr_add(&mid->w[0], &mid->w[0], &mid->w[0]);
+    CHECK(cuzk_groth16_prove(&gpu, &mid->pk, mid->w, mid->r.n_wires, &test_rng, &t) == CUZK_EINVAL);
+
+    cuzk_cuda_backend_free(&gpu);
+    for (size_t i = 0; i < nsizes; i++) kit_free(&kits[i]);
+    CHECK(cuzk_gpu_pinned_bytes() == 0);
+    cuzk_pool_destroy(pool);
+    return test_finish();
+}
