@@ -5,6 +5,7 @@
  *   cuzk setup <r1cs> <zkey>          (INSECURE development setup, for tests and benchmarks)
  *   cuzk export-vk <zkey> <verification_key.json>
  *   cuzk info <file>
+ *   cuzk proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>
  *
  * Exit codes a script can rely on: 0 success (verify: the proof is valid); 1 the proof is
  * invalid (verify) or a fresh proof failed its self-check (prove); 2 usage error; 3 bad input
@@ -17,10 +18,12 @@
 #include <time.h>
 
 #include "cuzk/error.h"
+#include "ec/encode.h"
 #include "formats/r1cs.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
+#include "groth16/cuda_backend.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "util/pool.h"
@@ -34,8 +37,15 @@ static const char usage[] =
     "  setup <r1cs> <zkey>         INSECURE development setup (random secrets, tests only)\n"
     "  export-vk <zkey> <verification_key.json>\n"
     "  info <file>                 what an .r1cs/.wtns/.zkey/.json file holds\n"
+    "  proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>\n"
+    "                              a daemon's 192-byte proof (compressed A|B|C) as snarkjs\n"
+    "                              JSON, the public values taken from the witness\n"
     "options: --threads N (default: all CPUs), --seed N (prove/setup: deterministic randomness,\n"
-    "         tests only), --no-verify (prove: skip the self-check), --quiet\n";
+    "         tests only), --no-verify (prove: skip the self-check), --quiet,\n"
+    "         --backend auto|cpu|cuda (prove/setup; default auto: the GPU when there is one,\n"
+    "         the CPU otherwise or when the GPU fails), --device N (the GPU, default 0)\n";
+
+enum backend_choice { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_CUDA };
 
 static struct {
     unsigned threads;
@@ -43,6 +53,8 @@ static struct {
     unsigned long long seed;
     int no_verify;
     int quiet;
+    enum backend_choice backend;
+    int device;
 } opt;
 
 static double now_ms(void) {
@@ -53,7 +65,29 @@ static double now_ms(void) {
 
 /* Maps a cuzk error to an exit code: the caller's input or our own failure. */
 static int exit_for(int rc) {
-    return rc == CUZK_ENOMEM || rc == CUZK_EGPU || rc == CUZK_EGPUOOM ? EXIT_INTERNAL : EXIT_INPUT;
+    return rc == CUZK_ENOMEM || rc == CUZK_EGPU || rc == CUZK_EGPUOOM || rc == CUZK_ENODEV
+               ? EXIT_INTERNAL
+               : EXIT_INPUT;
+}
+
+static int gpu_failure(int rc) {
+    return rc == CUZK_ENODEV || rc == CUZK_EGPU || rc == CUZK_EGPUOOM;
+}
+
+/* The backend --backend asks for: be is the CUDA backend when *cuda is set on return, the CPU
+ * backend otherwise. CUZK_OK, or the CUDA backend's error when --backend cuda cannot have it. */
+static int backend_open(struct cuzk_backend *be, struct cuzk_pool *pool, int *cuda) {
+    *cuda = 0;
+    if (opt.backend != BACKEND_CPU) {
+        int rc = cuzk_cuda_backend_init(be, opt.device, pool);
+        if (rc == CUZK_OK) {
+            *cuda = 1;
+            return CUZK_OK;
+        }
+        if (opt.backend == BACKEND_CUDA) return rc;
+    }
+    cuzk_cpu_backend_init(be, pool);
+    return CUZK_OK;
 }
 
 static int report(const char *what, int rc, const char *msg) {
@@ -82,7 +116,7 @@ static int cmd_prove(char **a) {
     struct cuzk_snarkjs_proof proof;
     struct cuzk_backend be;
     struct cuzk_rng rng;
-    int ret = EXIT_VALID, rc;
+    int ret = EXIT_VALID, rc, cuda = 0;
     double t0 = now_ms();
     struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_AUTO};
     if ((rc = cuzk_zkey_load(&z, a[0], &zo, err, sizeof err))) {
@@ -105,14 +139,26 @@ static int cmd_prove(char **a) {
     }
     double t1 = now_ms();
     note("cuzk: loaded key and witness in %.1f ms\n", t1 - t0);
-    cuzk_cpu_backend_init(&be, pool);
+    if ((rc = backend_open(&be, pool, &cuda))) {
+        ret = report("prove: --backend cuda", rc, NULL);
+        goto out;
+    }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
-    if ((rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof))) {
+    rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof);
+    if (cuda && gpu_failure(rc) && opt.backend == BACKEND_AUTO) {
+        fprintf(stderr, "cuzk: the GPU failed (%s); proving on the CPU\n", cuzk_strerror(rc));
+        cuzk_cuda_backend_free(&be);
+        cuda = 0;
+        cuzk_cpu_backend_init(&be, pool);
+        if (opt.seeded) cuzk_rng_seed(&rng, opt.seed); /* the same r and s */
+        rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof);
+    }
+    if (rc) {
         ret = report("prove", rc, rc == CUZK_EINVAL ? "witness[0] must be 1" : NULL);
         goto out;
     }
     double t2 = now_ms();
-    note("cuzk: proved in %.1f ms\n", t2 - t1);
+    note(cuda ? "cuzk: proved in %.1f ms (cuda)\n" : "cuzk: proved in %.1f ms (cpu)\n", t2 - t1);
     if (!opt.no_verify) {
         if ((rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
             ret = report("verify", rc, NULL);
@@ -136,6 +182,7 @@ static int cmd_prove(char **a) {
         goto out;
     }
 out:
+    if (cuda) cuzk_cuda_backend_free(&be);
     cuzk_snarkjs_vk_free(&vk);
     cuzk_groth16_pk_free(&pk);
     cuzk_wtns_free(&wt);
@@ -206,7 +253,12 @@ static int cmd_setup(char **a) {
         goto out;
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
-    if ((rc = cuzk_groth16_setup(pool, &r, opt.seeded ? &rng : NULL, &z, err, sizeof err))) {
+    struct cuzk_setup_opts so = {.device = opt.device};
+    so.gpu = opt.backend == BACKEND_CPU    ? CUZK_SETUP_GPU_OFF
+             : opt.backend == BACKEND_CUDA ? CUZK_SETUP_GPU_ONLY
+                                           : CUZK_SETUP_GPU_AUTO;
+    if ((rc =
+             cuzk_groth16_setup_ex(pool, &r, opt.seeded ? &rng : NULL, &so, &z, err, sizeof err))) {
         ret = report("setup", rc, err);
         goto out;
     }
@@ -242,6 +294,61 @@ out:
     cuzk_snarkjs_vk_free(&vk);
     cuzk_zkey_free(&z);
     cuzk_pool_destroy(pool);
+    return ret;
+}
+
+/* proof-json: the 192 bytes the daemon returns for one partition (zcash-compressed A, B, C)
+ * as snarkjs' proof.json, and the public values (witness wires 1 .. n_public of the key) as
+ * public.json, so snarkjs and `cuzk verify` can check a daemon proof. */
+static int cmd_proof_json(char **a) {
+    char err[512] = "";
+    uint8_t bin[CUZK_G1_COMPRESSED + CUZK_G2_COMPRESSED + CUZK_G1_COMPRESSED + 1];
+    struct cuzk_snarkjs_vk vk = {0};
+    struct cuzk_wtns wt = {0};
+    struct cuzk_snarkjs_proof proof;
+    int ret = EXIT_VALID, rc;
+    FILE *f = fopen(a[0], "rb");
+    if (!f) {
+        fprintf(stderr, "cuzk: %s: %s\n", a[0], strerror(errno));
+        return EXIT_INPUT;
+    }
+    size_t got = fread(bin, 1, sizeof bin, f);
+    fclose(f);
+    if (got != sizeof bin - 1) {
+        fprintf(stderr, "cuzk: %s: a proof is %zu bytes (compressed A, B, C), not %s%zu\n", a[0],
+                sizeof bin - 1, got == sizeof bin ? "more than " : "", got);
+        return EXIT_INPUT;
+    }
+    if ((rc = cuzk_g1_from_compressed(&proof.a, bin)) ||
+        (rc = cuzk_g2_from_compressed(&proof.b, bin + CUZK_G1_COMPRESSED)) ||
+        (rc = cuzk_g1_from_compressed(&proof.c, bin + CUZK_G1_COMPRESSED + CUZK_G2_COMPRESSED))) {
+        snprintf(err, sizeof err, "%s: not a valid compressed proof (%s)", a[0], cuzk_strerror(rc));
+        ret = report("proof-json", rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_vk_load(&vk, a[1], err, sizeof err))) {
+        ret = report(a[1], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_wtns_load(&wt, a[2], err, sizeof err))) {
+        ret = report(a[2], rc, err);
+        goto out;
+    }
+    if (wt.n < (uint64_t)vk.n_public + 1) {
+        snprintf(err, sizeof err, "%s: %u wires, the key has %u public values", a[2], wt.n,
+                 vk.n_public);
+        ret = report("proof-json", CUZK_EFORMAT, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_proof_save(a[3], &proof, err, sizeof err))) {
+        ret = report(a[3], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_snarkjs_public_save(a[4], wt.w + 1, vk.n_public, err, sizeof err)))
+        ret = report(a[4], rc, err);
+out:
+    cuzk_wtns_free(&wt);
+    cuzk_snarkjs_vk_free(&vk);
     return ret;
 }
 
@@ -309,7 +416,8 @@ int main(int argc, char **argv) {
                 {"verify", 3, cmd_verify},
                 {"setup", 2, cmd_setup},
                 {"export-vk", 2, cmd_export_vk},
-                {"info", 1, cmd_info}};
+                {"info", 1, cmd_info},
+                {"proof-json", 5, cmd_proof_json}};
     char *pos[8];
     int npos = 0;
     for (int i = 1; i < argc; i++) {
@@ -330,6 +438,26 @@ int main(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             opt.seeded = 1;
+        } else if (!strcmp(s, "--backend") && i + 1 < argc) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "auto")) {
+                opt.backend = BACKEND_AUTO;
+            } else if (!strcmp(b, "cpu")) {
+                opt.backend = BACKEND_CPU;
+            } else if (!strcmp(b, "cuda")) {
+                opt.backend = BACKEND_CUDA;
+            } else {
+                fprintf(stderr, "cuzk: --backend wants auto, cpu or cuda\n");
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(s, "--device") && i + 1 < argc) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*end || v > 1023) {
+                fprintf(stderr, "cuzk: --device wants a device number\n");
+                return EXIT_USAGE;
+            }
+            opt.device = (int)v;
         } else if (!strcmp(s, "--no-verify")) {
             opt.no_verify = 1;
         } else if (!strcmp(s, "--quiet")) {

@@ -5,15 +5,18 @@
 #   scripts/gpu_bundle.sh [BUNDLE_DIR]        (default: .gpu-bundle, ignored by git)
 # Then, on the GPU machine, from the repository root:
 #   BUNDLE_DIR/run.sh OUT_DIR                  (GPU tests + benchmarks, CSV results in OUT_DIR)
+#   BUNDLE_DIR/stream.sh OUT_DIR [N] [JOBS]    (the daemon under a stream of 10-partition jobs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
+build=${CUZK_BUILD_DIR:-build-gpu} # any release build with CUDA for sm_90 will do
 export PATH="$PATH:/usr/local/cuda/bin"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build build-gpu -j"$(nproc)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build "$build" -j"$(nproc)"
 rm -rf "$bundle" && mkdir -p "$bundle/bin" "$bundle/lib"
-for f in build-gpu/tests/test_gpu* build-gpu/bench/bench_gpu* build-gpu/bench/bench_arith \
-  build-gpu/bench/bench_msm build-gpu/bench/bench_ntt; do
+for f in "$build"/tests/test_gpu* "$build"/bench/bench_gpu* "$build"/bench/bench_arith \
+  "$build"/bench/bench_msm "$build"/bench/bench_ntt "$build"/apps/cuzk "$build"/apps/cuzk-daemon \
+  "$build"/apps/cuzk-bench; do
   [ -x "$f" ] && cp "$f" "$bundle/bin/"
 done
 # shared libraries other than the C runtime's (e.g. libjansson) travel along
@@ -22,4 +25,5 @@ for f in "$bundle"/bin/*; do
 done | sort -u | { grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so' || true; } |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 cp scripts/gpu_run.sh "$bundle/run.sh"
+cp scripts/gpu_stream.sh "$bundle/stream.sh"
 echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1)): $(ls "$bundle/bin" | tr '\n' ' ')"
