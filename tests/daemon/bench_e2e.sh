@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The real daemon driven by cuzk-bench: start on a unix socket, wait for the ready line, then
+# single, batch, preload, status, metrics and timeline through the bench tool, each output
+# checked; SIGTERM, exit status 0 and the socket file gone.
+#   bench_e2e.sh CUZK_DAEMON CUZK_BENCH
+set -euo pipefail
+daemon=$1
+bench=$2
+work=$(mktemp -d /tmp/cuzk-bench-e2e.XXXXXX)
+fail() { echo "bench_e2e: FAIL: $*" >&2; tail -n 20 "$work/daemon.log" >&2 || true; exit 1; }
+cat > "$work/cuzk.toml" <<CONF
+[daemon]
+listen = "unix://$work/run/cuzk.sock"
+[srs]
+param_cache = "$work/cache"
+CONF
+"$daemon" -c "$work/cuzk.toml" > "$work/daemon.log" 2>&1 &
+pid=$!
+trap 'kill -9 "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 600); do
+  grep -q 'cuzk-daemon ready, serving on' "$work/daemon.log" && break
+  kill -0 "$pid" 2>/dev/null || fail "the daemon exited before it was ready"
+  sleep 0.1
+done
+grep -q 'cuzk-daemon ready, serving on unix://' "$work/daemon.log" || fail "no ready line"
+a="unix://$work/run/cuzk.sock"
+
+"$bench" -a "$a" preload -c synthetic:256 > "$work/preload.txt" || fail "preload"
+grep -q 'synthetic:256 loaded in' "$work/preload.txt" || fail "preload output"
+"$bench" -a "$a" preload -c synthetic:256 | grep -q 'already loaded' || fail "second preload"
+
+"$bench" -a "$a" single -t synthetic --circuit 256x2 --seed 5 --proof-out "$work/p.bin" \
+  > "$work/single.txt" || fail "single"
+grep -q '^status:    COMPLETED$' "$work/single.txt" || fail "single status"
+grep -Eq '^timings:   total=[0-9]+ ms \(queue=[0-9]+ ms, srs=[0-9]+ ms, synth=[0-9]+ ms, gpu=[0-9]+ ms\)$' \
+  "$work/single.txt" || fail "single timings line"
+[ "$(stat -c %s "$work/p.bin")" -eq 384 ] || fail "2 partitions give 384 proof bytes"
+
+"$bench" -a "$a" batch -t synthetic --circuit 256x2 -c 4 -j 2 > "$work/batch.txt" || fail "batch"
+grep -q '^completed:     4$' "$work/batch.txt" || fail "batch completed count"
+grep -q '^throughput:' "$work/batch.txt" || fail "batch throughput"
+
+"$bench" -a "$a" status > "$work/status.txt" || fail "status"
+grep -q '^proofs completed: *5$' "$work/status.txt" || fail "status counts 5 proofs"
+"$bench" -a "$a" metrics > "$work/metrics.txt" || fail "metrics"
+grep -q '^# TYPE' "$work/metrics.txt" || fail "metrics text"
+
+# a bad request: a circuit id the synthetic kind refuses; the daemon keeps serving
+if "$bench" -a "$a" single -t synthetic --circuit 256y2 > "$work/bad.txt" 2>&1; then
+  fail "a bad circuit id was accepted"
+fi
+"$bench" -a "$a" single -t synthetic --circuit 256 --seed 1 | grep -q COMPLETED ||
+  fail "the daemon stopped serving after a bad request"
+
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+trap - EXIT
+[ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM"
+[ ! -e "$work/run/cuzk.sock" ] || fail "socket file left behind"
+"$bench" timeline "$work/daemon.log" -o "$work/timeline.svg" > "$work/timeline.txt" 2>&1 ||
+  fail "timeline"
+grep -q '<svg' "$work/timeline.svg" || fail "timeline SVG"
+rm -rf "$work"
+echo "bench_e2e: ok"
