@@ -55,7 +55,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
