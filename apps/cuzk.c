@@ -412,12 +412,9 @@ int main(int argc, char **argv) {
         const char *name;
         int nargs;
         int (*fn)(char **);
-    } cmds[] = {{"prove", 4, cmd_prove},
-                {"verify", 3, cmd_verify},
-                {"setup", 2, cmd_setup},
-                {"export-vk", 2, cmd_export_vk},
-                {"info", 1, cmd_info},
-                {"proof-json", 5, cmd_proof_json}};
+    } cmds[] = {{"prove", 4, cmd_prove}, {"verify", 3, cmd_verify},
+                {"setup", 2, cmd_setup}, {"export-vk", 2, cmd_export_vk},
+                {"info", 1, cmd_info},   {"proof-json", 5, cmd_proof_json}};
     char *pos[8];
     int npos = 0;
     for (int i = 1; i < argc; i++) {

@@ -25,7 +25,6 @@
 #include "cuzk/error.h"
 #include "filecoin/tools.h"
 
-
 static int number(const char *opt, const char *v, uint64_t *out) {
     char *end;
     errno = 0;

@@ -82,10 +82,10 @@ int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
 /* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (pinned
  * memory makes the upload faster; any memory works). Synchronous. g1 bases for g1_msm, g2 for
  * g2_msm. */
-int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
-                    size_t offset, const cuzk_scalar *scalars, size_t n, cuzk_g1 *out);
-int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
-                    size_t offset, const cuzk_scalar *scalars, size_t n, cuzk_g2 *out);
+int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases, size_t offset,
+                    const cuzk_scalar *scalars, size_t n, cuzk_g1 *out);
+int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases, size_t offset,
+                    const cuzk_scalar *scalars, size_t n, cuzk_g2 *out);
 
 /* The same with scalars in device memory of the context's device, as n Montgomery-form Fr
  * values (cuzk_fr layout, fully reduced). The scalars are read, not modified. */
@@ -118,10 +118,10 @@ void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gp
 /* out[i] = scalars[i] * base for i < n, as affine points (the identity as x = y = 0), scalars
  * as Montgomery-form Fr values in host memory; out in host memory. Works in chunks, so n is
  * limited only by host memory. */
-int cuzk_gpu_g1_batch_mul(int device, const cuzk_g1_affine *base, const cuzk_fr *scalars,
-                          size_t n, cuzk_g1_affine *out);
-int cuzk_gpu_g2_batch_mul(int device, const cuzk_g2_affine *base, const cuzk_fr *scalars,
-                          size_t n, cuzk_g2_affine *out);
+int cuzk_gpu_g1_batch_mul(int device, const cuzk_g1_affine *base, const cuzk_fr *scalars, size_t n,
+                          cuzk_g1_affine *out);
+int cuzk_gpu_g2_batch_mul(int device, const cuzk_g2_affine *base, const cuzk_fr *scalars, size_t n,
+                          cuzk_g2_affine *out);
 
 /* A description of the last CUDA failure this thread saw in this module ("" if none). */
 const char *cuzk_gpu_msm_last_error(void);
