@@ -12,8 +12,10 @@
 //            additions; then levels of 32-to-1 sums) and only the others go through the
 //            windows. Otherwise all n scalars do.
 //   windows  Pippenger with signed c-bit digits, nw = ceil(256 / c) windows (see msm_digit),
-//            processed in batches of wb windows (as many as the context's sort space and
-//            bucket space hold). For a batch:
+//            sorted and accumulated in batches of wb windows (as many as the context's sort
+//            space holds) and reduced in groups of wr windows (as many as its bucket space
+//            holds: every window of a G1 MSM of the context's size, half of them for G2). For
+//            a batch:
 //     sort     one thread per scalar writes, for each window of the batch, the key |digit|
 //              (0 for a zero digit) and the value point index | sign << 31; CUB's radix sort
 //              orders each window's pairs by key (c bits only) into the batch's buffers.
@@ -26,10 +28,12 @@
 //              chunk boundaries, the heads of the chunks it covers into its bucket (one thread
 //              per owning chunk). Chunks of equal length keep every thread equally busy
 //              whatever the distribution of the digits (equal scalars make one huge bucket).
-//     reduce   the window's sum sum_b b S_b over its B = 2^(c-1) buckets, by levels: each
-//              thread turns 32 consecutive items into one with a running sum (see
-//              reduce_body), so every level is parallel and 32 times smaller than the one
-//              before, until one item per window remains: the window sum.
+//   reduce   (once a group's buckets are full) each window's sum sum_b b S_b over its
+//              B = 2^(c-1) buckets, by levels over all the group's windows at once: each
+//              thread turns 32 consecutive buckets (8 items at the levels above) into one with
+//              a running sum (see reduce_body), until one item per window remains: the window
+//              sum. Reducing many windows per launch keeps the GPU full at the upper levels,
+//              whose few long chains of additions would otherwise run one window at a time.
 //   combine  the host reads the window sums (and the sum of the ones) and combines them by
 //            doubling with the CPU group code: sum_w 2^(c w) W_w.
 // All scratch memory belongs to the context and is allocated at its creation (sized from
@@ -102,12 +106,16 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define MSM_MAX_WINDOWS 32         // ceil(256 / MSM_MIN_WINDOW)
 #define MSM_SORT_BUDGET (1u << 25) // sorted (key, value) pairs a context holds for a batch
 #define MSM_MIN_BUCKETS (1u << 15) // bucket space of the smallest context
-#define MSM_ACC_THREADS (1u << 17) // chunks the accumulation of a batch is cut into (about)
-#define MSM_RED_LOG 5              // each reduction thread combines 2^5 items
+#define MSM_ACC_THREADS (1u << 17) // chunks the accumulation of a batch is cut into (about; on a
+                                   // GPU rounded to whole waves of resident threads)
+#define MSM_RED_LOG 5              // each thread of the reduction's first level combines 2^5 buckets
+#define MSM_RED_LOG_UP 3           //   and of the levels above it 2^3 items
 #define MSM_MIN_ITEMS (1u << 12)   // reduction buffer of the smallest context
 #define MSM_BIT_PCT 50             // the bit-witness path when more than this % is 0 or 1
 #define MSM_THREADS 128            // threads per block of every MSM kernel
-#define MSM_ACC_MIN_BLOCKS_G1 1    // register bound of the G1 accumulation (see msm_min_blocks)
+#ifndef MSM_ACC_MIN_BLOCKS_G1
+#define MSM_ACC_MIN_BLOCKS_G1 1 // register bound of the G1 accumulation (see msm_min_blocks)
+#endif
 #define MSM_MAX_N 0x7fffffffu      // point indices keep a sign in bit 31
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
 // The cost model of the automatic window width, in mixed additions: each point costs one per
@@ -262,8 +270,10 @@ static unsigned msm_auto_window(size_t m) {
 
 // The scratch of a context for MSMs of up to max_n points (both groups: point buffers are sized
 // for G2). sort_entries pairs hold a batch's windows (wb + 1 buffers of one window each: see
-// run_windows); bucket_cap buckets a batch's buckets; item_cap items each of the four
-// reduction arrays (acc and run, two levels); head_cap chunk heads.
+// run_windows); bucket_cap G1 buckets (half as many G2 buckets) hold the buckets of every window
+// of an MSM of max_n G1 points at its automatic width, so that one reduction serves them all;
+// item_cap items each of the four reduction arrays (acc and run, two levels); head_cap chunk
+// heads.
 struct msm_sizes {
     size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads;
 };
@@ -276,7 +286,7 @@ static msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_thre
     wb = wb < 1 ? 1 : (wb > nw ? nw : wb);
     s.max_n = max_n;
     s.sort_entries = (wb + 1) * max_n;
-    s.bucket_cap = std::max<size_t>(MSM_MIN_BUCKETS, wb << (c - 1));
+    s.bucket_cap = std::max<size_t>(2 * static_cast<size_t>(MSM_MIN_BUCKETS), nw << (c - 1));
     s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, s.bucket_cap >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
@@ -298,7 +308,7 @@ static msm_bytes msm_bytes_for(const msm_sizes &s) {
     b.flags = s.max_n;                    // flag_one, flag_rest
     b.counts = 2 * sizeof(int64_t);
     b.sort = s.sort_entries * sizeof(uint32_t); // keys, values
-    b.buckets = s.bucket_cap * sizeof(xyzz_big);
+    b.buckets = s.bucket_cap * sizeof(xyzz_mem<fp_t>);
     b.items = 4 * s.item_cap * sizeof(xyzz_big);
     b.heads = s.head_cap * sizeof(xyzz_big);
     b.win = (MSM_MAX_WINDOWS + 1) * sizeof(xyzz_big);
@@ -315,27 +325,32 @@ struct msm_mem {
     void *buckets, *items, *heads, *win;
 };
 
-// One windowed pass over m entries: width c, nw windows in batches of wb, B buckets per window,
-// chunks of L entries, cpw chunks per window.
+// One windowed pass over m entries: width c, nw windows in batches of wb (sorted and
+// accumulated together), reduced in groups of wr windows (a multiple of wb: as many windows as
+// the bucket space holds), B buckets per window, chunks of L entries, cpw chunks per window.
 struct msm_plan {
-    unsigned c, nw, wb, B;
+    unsigned c, nw, wb, wr, B;
     size_t m, L, cpw;
 };
 
-static msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s) {
+// The plan for points whose bucket is bucket_bytes bytes (G1 or G2).
+static msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s,
+                             size_t bucket_bytes) {
     msm_plan p;
+    const size_t cap = s.bucket_cap * sizeof(xyzz_mem<fp_t>) / bucket_bytes; // buckets of F
     unsigned c = forced_window ? forced_window : msm_auto_window(m);
     c = c < MSM_MIN_WINDOW ? MSM_MIN_WINDOW : (c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c);
     // a window whose buckets do not fit the context is narrowed (the result is the same)
-    while (c > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (c - 1)) > s.bucket_cap) c--;
+    while (c > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (c - 1)) > cap) c--;
     p.c = c;
     p.nw = msm_window_count(c);
     p.B = 1u << (c - 1);
     p.m = m;
     size_t wb = s.sort_entries / m - 1; // m <= max_n, so at least one window and a spare
-    wb = std::min<size_t>(wb, p.nw);
-    wb = std::min<size_t>(wb, s.bucket_cap / p.B);
+    const size_t wr = std::min<size_t>(cap / p.B, p.nw);
+    wb = std::min<size_t>(wb, wr);
     p.wb = static_cast<unsigned>(wb);
+    p.wr = static_cast<unsigned>(wr / wb * wb);
     const size_t total = static_cast<size_t>(p.wb) * m;
     p.L = (total + s.acc_threads - 1) / s.acc_threads;
     if (p.L < 1) p.L = 1;
@@ -759,19 +774,59 @@ struct msm_report {
     size_t m, ones;
 };
 
+// The reduction of k windows' buckets (B each, from `buckets`) into the window sums win[0, k):
+// a first level of 2^MSM_RED_LOG buckets per thread, then levels of 2^MSM_RED_LOG_UP items, all
+// k windows in each launch (see reduce_body).
+template <class F, class X>
+static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const msm_plan &p,
+                          const xyzz_mem<F> *buckets, unsigned k, xyzz_mem<F> *win) {
+    auto *items = static_cast<xyzz_mem<F> *>(mm.items);
+    reduce_body<F> r;
+    r.in_acc = buckets;
+    r.in_run = buckets;
+    r.cnt_in = p.B;
+    r.mlog = 0;
+    r.mode = REDUCE_BUCKETS;
+    int ping = 0;
+    unsigned lg_step = MSM_RED_LOG;
+    while (r.cnt_in > 1) {
+        r.sz = std::min<size_t>(r.cnt_in, static_cast<size_t>(1) << lg_step);
+        r.cnt_out = r.cnt_in / r.sz; // powers of two
+        if (r.cnt_out == 1) {
+            r.out_acc = win;
+            r.out_run = nullptr;
+        } else {
+            r.out_acc = items + (2 * ping) * sz.item_cap;
+            r.out_run = items + (2 * ping + 1) * sz.item_cap;
+        }
+        TRY(x.launch(r, static_cast<size_t>(k) * r.cnt_out));
+        unsigned lg = 0;
+        while ((static_cast<size_t>(1) << lg) < r.sz) lg++;
+        r.in_acc = r.out_acc;
+        r.in_run = r.out_run;
+        r.cnt_in = r.cnt_out;
+        r.mlog += lg;
+        r.mode = REDUCE_WEIGHTED;
+        ping ^= 1;
+        lg_step = MSM_RED_LOG_UP;
+    }
+    return CUZK_OK;
+}
+
 // The windows of m entries (scalars[list[j]] or scalars[j]) into the window sums win[0, nw).
+// F's bucket size decides how many windows one reduction takes (msm_plan_for).
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
                        const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
-    const msm_plan p = msm_plan_for(m, forced_window, sz);
+    const msm_plan p = msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>));
     *out = p;
     auto *buckets = static_cast<xyzz_mem<F> *>(mm.buckets);
-    auto *items = static_cast<xyzz_mem<F> *>(mm.items);
     auto *heads = static_cast<xyzz_mem<F> *>(mm.heads);
     auto *win = static_cast<xyzz_mem<F> *>(mm.win);
     uint64_t kofs[5];
     msm_digit_offset(kofs, p.c);
 
+    unsigned g0 = 0; // the first window of the reduction group being filled
     for (unsigned w0 = 0; w0 < p.nw; w0 += p.wb) {
         const unsigned k = std::min(p.wb, p.nw - w0);
         // sort: window w of the batch into buffer w; buffer k is the spare the sorts swap with
@@ -798,15 +853,16 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
         }
         TRY(x.mark(PH_SORT));
 
-        // accumulate
-        TRY(x.zero(buckets, static_cast<size_t>(k) * p.B * sizeof(xyzz_mem<F>)));
+        // accumulate into the buckets of windows w0 - g0 .. of the group
+        xyzz_mem<F> *bk = buckets + static_cast<size_t>(w0 - g0) * p.B;
+        TRY(x.zero(bk, static_cast<size_t>(k) * p.B * sizeof(xyzz_mem<F>)));
         accum_body<F> a;
         a.bases = bases;
         for (unsigned w = 0; w < k; w++) {
             a.keys[w] = d.keys[w];
             a.vals[w] = d.vals[w];
         }
-        a.buckets = buckets;
+        a.buckets = bk;
         a.heads = heads;
         a.m = m;
         a.L = p.L;
@@ -815,7 +871,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
         TRY(x.launch(a, static_cast<size_t>(k) * p.cpw));
         fixup_body<F> f;
         for (unsigned w = 0; w < k; w++) f.keys[w] = d.keys[w];
-        f.buckets = buckets;
+        f.buckets = bk;
         f.heads = heads;
         f.m = m;
         f.L = p.L;
@@ -824,35 +880,12 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
         TRY(x.launch(f, static_cast<size_t>(k) * p.cpw));
         TRY(x.mark(PH_ACCUM));
 
-        // reduce: B buckets per window -> 1, by levels of 2^MSM_RED_LOG
-        reduce_body<F> r;
-        r.in_acc = buckets;
-        r.in_run = buckets;
-        r.cnt_in = p.B;
-        r.mlog = 0;
-        r.mode = REDUCE_BUCKETS;
-        int ping = 0;
-        while (r.cnt_in > 1) {
-            r.sz = std::min<size_t>(r.cnt_in, static_cast<size_t>(1) << MSM_RED_LOG);
-            r.cnt_out = r.cnt_in / r.sz; // powers of two
-            if (r.cnt_out == 1) {
-                r.out_acc = win + w0;
-                r.out_run = nullptr;
-            } else {
-                r.out_acc = items + (2 * ping) * sz.item_cap;
-                r.out_run = items + (2 * ping + 1) * sz.item_cap;
-            }
-            TRY(x.launch(r, static_cast<size_t>(k) * r.cnt_out));
-            unsigned lg = 0;
-            while ((static_cast<size_t>(1) << lg) < r.sz) lg++;
-            r.in_acc = r.out_acc;
-            r.in_run = r.out_run;
-            r.cnt_in = r.cnt_out;
-            r.mlog += lg;
-            r.mode = REDUCE_WEIGHTED;
-            ping ^= 1;
+        // reduce: when the group is full or the windows are done, B buckets per window -> 1
+        if (w0 + k - g0 == p.wr || w0 + k == p.nw) {
+            TRY(reduce_windows<F>(x, mm, sz, p, buckets, w0 + k - g0, win + g0));
+            TRY(x.mark(PH_REDUCE));
+            g0 = w0 + k;
         }
-        TRY(x.mark(PH_REDUCE));
     }
     return CUZK_OK;
 }
@@ -1045,9 +1078,29 @@ static int cub_bytes_for(size_t max_n, size_t *out) {
     return CUZK_OK;
 }
 
+// The accumulation's chunk count on `device`: MSM_ACC_THREADS rounded to a whole number of
+// waves of the G1 accumulation kernel's resident threads, so that no last wave runs part-full
+// (each chunk is the same work). MSM_ACC_THREADS when the device cannot be asked.
+static size_t acc_threads_for(int device) {
+    int sms = 0, blocks = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, msm_kernel<accum_body<fp_t>>,
+                                                      MSM_THREADS, 0) != cudaSuccess ||
+        sms <= 0 || blocks <= 0) {
+        (void)cudaGetLastError();
+        return MSM_ACC_THREADS;
+    }
+    const size_t wave = static_cast<size_t>(sms) * blocks * MSM_THREADS;
+    const size_t waves = std::max<size_t>(1, (MSM_ACC_THREADS + wave / 2) / wave);
+    return waves * wave;
+}
+
 extern "C" size_t cuzk_gpu_msm_ctx_vram(size_t max_n) {
     if (max_n < 1 || max_n > MSM_MAX_N) return 0;
-    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, MSM_ACC_THREADS);
+    int dev = 0;
+    const size_t acc = cudaGetDevice(&dev) == cudaSuccess ? acc_threads_for(dev) : MSM_ACC_THREADS;
+    (void)cudaGetLastError();
+    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc);
     size_t cub = 0;
     int count = 0;
     cuzk_gpu_count(&count);
@@ -1110,7 +1163,11 @@ extern "C" int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu
     auto *ctx = static_cast<cuzk_gpu_msm_ctx *>(std::calloc(1, sizeof(cuzk_gpu_msm_ctx)));
     if (!ctx) return CUZK_ENOMEM;
     ctx->device = device;
-    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, MSM_ACC_THREADS);
+    if (cudaSetDevice(device) != cudaSuccess) {
+        std::free(ctx);
+        return cuda_fail(cudaGetLastError(), "cudaSetDevice", __LINE__);
+    }
+    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc_threads_for(device));
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
         cuzk_gpu_msm_ctx_free(ctx);
