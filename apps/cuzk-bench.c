@@ -5,8 +5,8 @@
  *
  * The output of single, batch, status, preload and metrics is cuzk's bench output, line for
  * line, so scripts written against it keep working. docs/bench.md describes every command.
- * Exit codes: 0 success, 1 a proof failed, 2 usage, 3 the daemon or an input failed, 4 internal
- * error. */
+ * Exit codes: 0 success, 1 a proof failed (verify-fc: did not verify), 2 usage, 3 the daemon or
+ * an input failed, 4 internal error. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,9 @@ static const char usage[] =
     "            of a synthetic sector (docs/filecoin.md)\n"
     "  synth-only <kind|profile> [--vanilla FILE] [-i N] [--cache-dir DIR] [--threads N]:\n"
     "            witness and SpMV milliseconds per partition, no daemon\n"
+    "  verify-fc --vanilla FILE --proof FILE --cache-dir DIR: check a Filecoin proof (the\n"
+    "            daemon's 192 bytes per partition) against the cached key in DIR (the daemon's\n"
+    "            srs.param_cache) and the public inputs of the vanilla file; no daemon\n"
     "\n"
     "global options:\n"
     "  -a, --addr ADDR       daemon address: unix:///path, host:port or http://host:port\n"
@@ -45,7 +48,8 @@ static const char usage[] =
     "proof options (single, batch, stress):\n"
     "  -t, --type TYPE       porep, snap, wpost, winning, snarkjs, synthetic\n"
     "  --c1 FILE             PoRep: the C1 output JSON\n"
-    "  --vanilla FILE        PoSt/SnapDeals: JSON array of base64 proofs (or one raw proof)\n"
+    "  --vanilla FILE        PoSt/SnapDeals (and PoRep, instead of --c1): JSON array of base64\n"
+    "                        proofs, or one raw file (a cuzk vanilla-proof file)\n"
     "  --circuit ID          snarkjs: the daemon's circuit id; synthetic: N[xP] (N constraints,\n"
     "                        P partitions; K/M suffixes)\n"
     "  --witness FILE        snarkjs: the .wtns witness\n"
@@ -405,7 +409,7 @@ int bench_cmd_timeline(const struct bench_args *a) {
 }
 
 int main(int argc, char **argv) {
-    /* gen-vanilla and synth-only (apps/bench/gen_vanilla.c) parse their own options */
+    /* gen-vanilla, synth-only and verify-fc (apps/bench/gen_vanilla.c) parse their own options */
     int fc = bench_fc_main(argc, argv);
     if (fc >= 0) return fc;
     struct bench_args a = {

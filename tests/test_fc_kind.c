@@ -1,14 +1,15 @@
 /* The Filecoin kinds in the engine, end to end on the CPU backend: synthetic vanilla proofs ->
  * engine job -> proofs that verify against the cached key, with the public inputs the circuit
- * defines (recomputed here from the vanilla data); default priorities; bad input refused at
- * submission; inconsistent data failing its own job only; keys and constraint systems reused
- * from the cache by a second engine.
+ * defines (cuzk_vanilla_public_inputs, from the vanilla data alone, checked against the
+ * engine's); default priorities; bad input refused at submission; inconsistent data failing
+ * its own job only; keys and constraint systems reused from the cache by a second engine.
  *
  * The quick set (PoSt profiles of a few thousand rows) always runs. CUZK_TEST_FC_FULL=1 adds
  * the larger ones, minutes on a small CPU (the development setup and the CPU prover dominate):
  * SnapDeals snap-c1-a2-p1-d3-r1 with 2 partitions (139 K rows, 2^18) and its failing twin,
  * WinningPoSt at its real size (winning-s66, 370,723 rows, 2^19) and PoRep porep-c1-l2-d3-r1
- * with 2 partitions (1.2 M rows, 2^21); each prints its setup and proving times.
+ * with 2 partitions (1.2 M rows, 2^21); each prints its setup and proving times. CI proves
+ * those profiles through the daemon instead (tests/daemon/fc_e2e.sh, CTest daemon_fc).
  * CUZK_TEST_FC_CACHE=DIR keeps the keys in DIR between runs. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -85,46 +86,6 @@ static uint8_t *make_vanilla(const char *profile, uint32_t parts, uint64_t seed,
     return b;
 }
 
-/* The public inputs each circuit defines (circuits/filecoin.h), from the vanilla values. */
-static size_t expected_public(const struct cuzk_vanilla *v, uint32_t part, cuzk_fr *out) {
-    const struct cuzk_fc_profile *p = &v->profile;
-    size_t n = 0;
-    const uint64_t mask_d = p->tree_d_levels >= 64 ? ~0ull : (1ull << p->tree_d_levels) - 1;
-    switch (p->kind) {
-    case CUZK_FC_POREP: {
-        const struct cuzk_fc_porep_vanilla *x = &v->parts[part].v.porep;
-        out[n++] = x->replica_id;
-        out[n++] = x->comm_d;
-        out[n++] = x->comm_r;
-        for (unsigned j = 0; j < p->challenges; j++) {
-            const struct cuzk_fc_porep_challenge *ch = &x->challenges[j];
-            cuzk_fr_from_u64(&out[n++], ch->challenge & mask_d);
-            for (int q = 0; q < 14; q++) cuzk_fr_from_u64(&out[n++], ch->parents[q]);
-            cuzk_fr_from_u64(&out[n++], ch->challenge);
-            cuzk_fr_from_u64(&out[n++], ch->challenge);
-            cuzk_fr_from_u64(&out[n++], ch->challenge);
-        }
-        break;
-    }
-    case CUZK_FC_SNAP: {
-        const struct cuzk_fc_snap_vanilla *x = &v->parts[part].v.snap;
-        cuzk_fr_from_u64(&out[n++], (uint64_t)x->k | (1ull << x->h_index) << p->partition_bits);
-        out[n++] = x->comm_r_old;
-        out[n++] = x->comm_d_new;
-        out[n++] = x->comm_r_new;
-        break;
-    }
-    default:
-        for (unsigned s = 0; s < p->sectors; s++) {
-            const struct cuzk_fc_post_sector *sec = &v->parts[part].v.post.sectors[s];
-            out[n++] = sec->comm_r;
-            for (unsigned c = 0; c < p->challenges; c++)
-                cuzk_fr_from_u64(&out[n++], sec->indices[c]);
-        }
-    }
-    return n;
-}
-
 /* Checks a DONE result: proofs verify with the cached key, public inputs as expected. */
 static void check_result(const struct cuzk_job_result *r, const struct cuzk_vanilla *v) {
     CHECK(r->state == CUZK_JOB_DONE && r->err == CUZK_OK);
@@ -140,12 +101,16 @@ static void check_result(const struct cuzk_job_result *r, const struct cuzk_vani
     struct cuzk_zkey_opts opts = {.subgroup = CUZK_ZKEY_SUBGROUP_SKIP}; /* our own file */
     CHECK(cuzk_zkey_load(&z, path, &opts, err, sizeof err) == CUZK_OK);
     CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
-    size_t cap =
-        3 + 18 * (size_t)v->profile.challenges + v->profile.sectors * (1 + v->profile.challenges);
+    /* the public inputs the circuit defines, from the vanilla values (filecoin/vanilla.h) */
+    const size_t cap = cuzk_vanilla_public_count(&v->profile);
+    CHECK(cap == vk.n_public);
     cuzk_fr *want = malloc(cap * sizeof *want), *got = malloc(cap * sizeof *got);
+    size_t n = 0;
+    CHECK(cuzk_vanilla_public_inputs(v, r->n_partitions, want, cap, &n) == CUZK_EINVAL);
+    if (cap > 1) CHECK(cuzk_vanilla_public_inputs(v, 0, want, cap - 1, &n) == CUZK_ERANGE);
     for (uint32_t part = 0; part < r->n_partitions; part++) {
-        size_t n = expected_public(v, part, want);
-        CHECK(n == r->n_public);
+        CHECK(cuzk_vanilla_public_inputs(v, part, want, cap, &n) == CUZK_OK);
+        CHECK(n == cap && n == r->n_public);
         for (size_t i = 0; i < n && n == r->n_public; i++) {
             CHECK(cuzk_fr_from_bytes_le(&got[i], r->public_inputs + (part * n + i) * 32) ==
                   CUZK_OK);

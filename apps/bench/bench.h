@@ -87,6 +87,10 @@ int bench_input_load(struct bench_input *in, const struct bench_args *a, const c
                      const char *circuit, const char *priority, char *err, size_t errlen);
 void bench_input_free(struct bench_input *in);
 
+/* Reads a whole file into a malloc'd buffer (*out; free() it). Returns BENCH_OK, BENCH_ERROR
+ * (cannot open or read) or BENCH_INTERNAL (memory), with the reason in err. */
+int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
+
 /* A fresh UUIDv4 string (37 bytes with the NUL). */
 void bench_uuid(char out[37]);
 
@@ -140,8 +144,8 @@ void bench_progress_clear_locked(struct bench_progress *p);
 
 int bench_open_client(const struct bench_args *a, struct cuzk_client **c);
 int bench_cmd_single(const struct bench_args *a);
-/* gen-vanilla and synth-only (gen_vanilla.c): the exit code when argv names one of them, else
- * -1 (then main parses argv itself). */
+/* gen-vanilla, synth-only and verify-fc (gen_vanilla.c): the exit code when argv names one of
+ * them, else -1 (then main parses argv itself). */
 int bench_fc_main(int argc, char **argv);
 int bench_cmd_batch(const struct bench_args *a);
 int bench_cmd_stress(const struct bench_args *a);

@@ -1,4 +1,4 @@
-/* gen-vanilla and synth-only: the Filecoin circuits without a daemon.
+/* gen-vanilla, synth-only and verify-fc: the Filecoin circuits without a daemon.
  *
  *   cuzk-bench gen-vanilla <kind|profile> [size options] [-p N] [--seed N] -o FILE
  *       a synthetic sector's vanilla proofs (docs/filecoin.md): FILE is what the daemon takes
@@ -10,6 +10,12 @@
  *                         [--threads N]
  *       times the witness and the SpMV of each partition (N iterations each) against the
  *       profile's recorded constraint system (loaded from / saved to DIR when given).
+ *   cuzk-bench verify-fc --vanilla FILE --proof FILE --cache-dir DIR
+ *       checks a daemon's proof of a vanilla file on its own: the profile's cached key from DIR
+ *       (a daemon's srs.param_cache), each partition's public inputs from the vanilla values
+ *       (cuzk_vanilla_public_inputs), each 192-byte proof with the Groth16 verifier. Prints
+ *       "partition <i>: valid|invalid" per partition; exit 0 all valid, 1 one invalid, 2 usage,
+ *       3 bad input (files, no key, a proof file of the wrong length), 4 memory.
  *
  * bench_fc_main is called by main() before the common option parser: it returns -1 when argv
  * is not one of its commands, else the exit code. */
@@ -22,8 +28,16 @@
 
 #include "bench.h"
 #include "circuits/filecoin.h"
+#include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "ec/encode.h"
+#include "engine/fc_kind.h"
 #include "filecoin/tools.h"
+#include "filecoin/vanilla.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "groth16/groth16.h"
+#include "util/pool.h"
 
 static int number(const char *opt, const char *v, uint64_t *out) {
     char *end;
@@ -150,9 +164,129 @@ static int synth_only(int argc, char **argv) {
     return BENCH_OK;
 }
 
+/* One partition's 192 bytes (A | B | C, compressed) against its public inputs: 1 valid, 0 not
+ * (why: a point that does not decode, in reason). */
+static int verify_part(const struct cuzk_snarkjs_vk *vk, const cuzk_fr *pub, size_t n,
+                       const uint8_t *b, char *reason, size_t cap) {
+    struct cuzk_snarkjs_proof pr;
+    int rc;
+    const char *what = "A";
+    if (!(rc = cuzk_g1_from_compressed(&pr.a, b)) && (what = "B") &&
+        !(rc = cuzk_g2_from_compressed(&pr.b, b + CUZK_G1_COMPRESSED)) && (what = "C"))
+        rc = cuzk_g1_from_compressed(&pr.c, b + CUZK_G1_COMPRESSED + CUZK_G2_COMPRESSED);
+    if (rc) {
+        snprintf(reason, cap, " (%s does not decode: %s)", what, cuzk_strerror(rc));
+        return 0;
+    }
+    return cuzk_groth16_verify(vk, pub, n, &pr) == 1;
+}
+
+static int verify_fc(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"vanilla", 1, 0, 'v'}, {"proof", 1, 0, 'p'}, {"cache-dir", 1, 0, 'c'}, {0, 0, 0, 0}};
+    const char *vanilla = NULL, *proof = NULL, *cache = NULL;
+    optind = 1;
+    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        if (c == 'v')
+            vanilla = optarg;
+        else if (c == 'p')
+            proof = optarg;
+        else if (c == 'c')
+            cache = optarg;
+        else
+            return BENCH_USAGE;
+    }
+    if (optind != argc || !vanilla || !proof || !cache) {
+        fprintf(stderr,
+                "usage: cuzk-bench verify-fc --vanilla FILE --proof FILE --cache-dir DIR\n");
+        return BENCH_USAGE;
+    }
+    char err[512] = "", path[4200];
+    struct cuzk_vanilla v = {0};
+    struct cuzk_zkey z = {0};
+    struct cuzk_snarkjs_vk vk = {0};
+    struct cuzk_pool *pool = NULL;
+    uint8_t *pb = NULL;
+    cuzk_fr *pub = NULL;
+    size_t plen = 0, n_pub = 0;
+    int ret = BENCH_ERROR, rc;
+    double t0 = bench_now_ms();
+    if ((rc = cuzk_vanilla_read_file(&v, vanilla, err, sizeof err))) {
+        fprintf(stderr, "cuzk-bench: verify-fc: %s\n", err);
+        ret = rc == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
+        goto out;
+    }
+    if ((rc = bench_read_file(proof, &pb, &plen, err, sizeof err))) {
+        fprintf(stderr, "cuzk-bench: verify-fc: %s\n", err);
+        ret = rc;
+        goto out;
+    }
+    /* the daemon's answer: the partitions' proofs in partition order, 192 bytes each */
+    if (plen != (size_t)v.n_parts * CUZK_PROOF_BYTES) {
+        fprintf(stderr,
+                "cuzk-bench: verify-fc: %s is %zu bytes; the %u partition(s) of %s need %zu "
+                "(%d per partition)\n",
+                proof, plen, v.n_parts, vanilla, (size_t)v.n_parts * CUZK_PROOF_BYTES,
+                CUZK_PROOF_BYTES);
+        goto out;
+    }
+    if (cuzk_kind_fc_zkey_path(cache, v.profile.name, path, sizeof path)) {
+        fprintf(stderr,
+                "cuzk-bench: verify-fc: %s has no key of %s (no constraint system pce-%s.bin: "
+                "is it the daemon's srs.param_cache, and has the daemon proved this profile?)\n",
+                cache, v.profile.name, v.profile.name);
+        goto out;
+    }
+    if ((rc = cuzk_pool_create(&pool, 0, "verify-fc"))) {
+        fprintf(stderr, "cuzk-bench: verify-fc: %s\n", cuzk_strerror(rc));
+        ret = BENCH_INTERNAL;
+        goto out;
+    }
+    /* the daemon's own file: curve checks of every point, subgroup checks of the header's */
+    struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_SKIP};
+    if ((rc = cuzk_zkey_load(&z, path, &zo, err, sizeof err)) ||
+        (rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+        fprintf(stderr, "cuzk-bench: verify-fc: %s: %s\n", path, err[0] ? err : cuzk_strerror(rc));
+        ret = rc == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
+        goto out;
+    }
+    n_pub = cuzk_vanilla_public_count(&v.profile);
+    if (vk.n_public != n_pub) {
+        fprintf(stderr,
+                "cuzk-bench: verify-fc: the key %s has %u public inputs, the circuit of %s %zu\n",
+                path, vk.n_public, v.profile.name, n_pub);
+        goto out;
+    }
+    if (!(pub = malloc(n_pub * sizeof *pub))) {
+        ret = BENCH_INTERNAL;
+        goto out;
+    }
+    printf("verify-fc %s: %u partition(s), key %s (loaded in %.0f ms)\n", v.profile.name, v.n_parts,
+           path, bench_now_ms() - t0);
+    ret = BENCH_OK;
+    for (uint32_t i = 0; i < v.n_parts; i++) {
+        size_t n = 0;
+        char reason[160] = "";
+        /* cannot fail: i < n_parts and pub holds the count */
+        int ok = !cuzk_vanilla_public_inputs(&v, i, pub, n_pub, &n) &&
+                 verify_part(&vk, pub, n, pb + (size_t)i * CUZK_PROOF_BYTES, reason, sizeof reason);
+        printf("partition %u: %s%s\n", i, ok ? "valid" : "invalid", reason);
+        if (!ok) ret = BENCH_PROOF_FAILED;
+    }
+out:
+    free(pub);
+    free(pb);
+    cuzk_snarkjs_vk_free(&vk);
+    cuzk_zkey_free(&z);
+    if (pool) cuzk_pool_destroy(pool);
+    cuzk_vanilla_free(&v);
+    return ret;
+}
+
 int bench_fc_main(int argc, char **argv) {
     if (argc < 2) return -1;
     if (!strcmp(argv[1], "gen-vanilla")) return gen_vanilla(argc - 1, argv + 1);
     if (!strcmp(argv[1], "synth-only")) return synth_only(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "verify-fc")) return verify_fc(argc - 1, argv + 1);
     return -1;
 }

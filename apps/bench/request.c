@@ -95,8 +95,7 @@ static int own(struct bench_input *in, void *p) {
     return 0;
 }
 
-/* Reads a whole file into a malloc'd buffer. */
-static int read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen) {
+int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
@@ -198,7 +197,7 @@ static long base64_decode(const char *s, size_t n, uint8_t *out) {
 static int load_vanilla(struct bench_input *in, const char *path, char *err, size_t errlen) {
     uint8_t *data;
     size_t len;
-    int rc = read_file(path, &data, &len, err, errlen);
+    int rc = bench_read_file(path, &data, &len, err, errlen);
     if (rc) return rc;
     if (own(in, data)) return BENCH_INTERNAL;
     json_error_t je;
@@ -272,7 +271,7 @@ static int map_engine_kind(struct bench_input *in, const struct bench_args *a, c
         }
         uint8_t *data;
         size_t len;
-        int rc = read_file(a->witness, &data, &len, err, errlen);
+        int rc = bench_read_file(a->witness, &data, &len, err, errlen);
         if (rc) return rc;
         if (own(in, data)) return BENCH_INTERNAL;
         in->tmpl.vanilla_proof = (ProtobufCBinaryData){.len = len, .data = data};
@@ -319,15 +318,19 @@ int bench_input_load(struct bench_input *in, const struct bench_args *a, const c
     r->partition_index = a->partition;
     int rc;
     if (!strcmp(in->kind_name, "porep")) {
-        if (!a->c1) {
-            snprintf(err, errlen, "--c1 required for PoRep proof type");
+        if (!a->c1 == !a->vanilla) {
+            snprintf(err, errlen, "--c1 or --vanilla (one of them) required for PoRep proof type");
             return BENCH_USAGE;
         }
-        uint8_t *data;
-        size_t len;
-        if ((rc = read_file(a->c1, &data, &len, err, errlen))) return rc;
-        if (own(in, data)) return BENCH_INTERNAL;
-        r->vanilla_proof = (ProtobufCBinaryData){.len = len, .data = data};
+        if (a->vanilla) { /* a vanilla-proof file (docs/filecoin.md), as for the other kinds */
+            if ((rc = load_vanilla(in, a->vanilla, err, errlen))) return rc;
+        } else {
+            uint8_t *data;
+            size_t len;
+            if ((rc = bench_read_file(a->c1, &data, &len, err, errlen))) return rc;
+            if (own(in, data)) return BENCH_INTERNAL;
+            r->vanilla_proof = (ProtobufCBinaryData){.len = len, .data = data};
+        }
     } else if (!strcmp(in->kind_name, "snap") || !strcmp(in->kind_name, "wpost") ||
                !strcmp(in->kind_name, "winning")) {
         if (!a->vanilla) {

@@ -589,6 +589,64 @@ int cuzk_vanilla_read_file(struct cuzk_vanilla *v, const char *path, char *err, 
     return rc;
 }
 
+/* ---- public inputs ---------------------------------------------------------------------- */
+
+size_t cuzk_vanilla_public_count(const struct cuzk_fc_profile *p) {
+    switch (p->kind) {
+    case CUZK_FC_POREP: return 3 + (size_t)(1 + POREP_PARENTS + 3) * p->challenges;
+    case CUZK_FC_SNAP: return 4;
+    case CUZK_FC_WPOST:
+    case CUZK_FC_WINNING: return (size_t)p->sectors * (1 + (size_t)p->challenges);
+    }
+    return 0;
+}
+
+int cuzk_vanilla_public_inputs(const struct cuzk_vanilla *v, uint32_t part, cuzk_fr *out,
+                               size_t cap, size_t *n_out) {
+    const struct cuzk_fc_profile *p = &v->profile;
+    const size_t want = cuzk_vanilla_public_count(p);
+    if (part >= v->n_parts) return CUZK_EINVAL;
+    if (cap < want) return CUZK_ERANGE;
+    size_t n = 0;
+    switch (p->kind) {
+    case CUZK_FC_POREP: {
+        const struct cuzk_fc_porep_vanilla *x = &v->parts[part].v.porep;
+        const uint64_t mask_d = p->tree_d_levels >= 64 ? ~0ull : (1ull << p->tree_d_levels) - 1;
+        out[n++] = x->replica_id;
+        out[n++] = x->comm_d;
+        out[n++] = x->comm_r;
+        for (unsigned j = 0; j < p->challenges; j++) {
+            const struct cuzk_fc_porep_challenge *ch = &x->challenges[j];
+            cuzk_fr_from_u64(&out[n++], ch->challenge & mask_d); /* tree-D path index */
+            for (int q = 0; q < POREP_PARENTS; q++) cuzk_fr_from_u64(&out[n++], ch->parents[q]);
+            cuzk_fr_from_u64(&out[n++], ch->challenge);
+            cuzk_fr_from_u64(&out[n++], ch->challenge); /* tree-R path index */
+            cuzk_fr_from_u64(&out[n++], ch->challenge); /* tree-C path index */
+        }
+        break;
+    }
+    case CUZK_FC_SNAP: {
+        const struct cuzk_fc_snap_vanilla *x = &v->parts[part].v.snap;
+        cuzk_fr_from_u64(&out[n++], (uint64_t)x->k | (1ull << x->h_index) << p->partition_bits);
+        out[n++] = x->comm_r_old;
+        out[n++] = x->comm_d_new;
+        out[n++] = x->comm_r_new;
+        break;
+    }
+    case CUZK_FC_WPOST:
+    case CUZK_FC_WINNING:
+        for (unsigned s = 0; s < p->sectors; s++) {
+            const struct cuzk_fc_post_sector *sec = &v->parts[part].v.post.sectors[s];
+            out[n++] = sec->comm_r;
+            for (unsigned c = 0; c < p->challenges; c++)
+                cuzk_fr_from_u64(&out[n++], sec->indices[c]);
+        }
+        break;
+    }
+    *n_out = n;
+    return CUZK_OK;
+}
+
 /* ---- native derivations ----------------------------------------------------------------- */
 
 void cuzk_vanilla_comm_r(const cuzk_fr *comm_c, const cuzk_fr *root, cuzk_fr *comm_r) {

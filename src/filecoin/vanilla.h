@@ -97,6 +97,27 @@ int cuzk_vanilla_check_part(const struct cuzk_vanilla *v, uint32_t part, char *e
 /* Every partition, in order. */
 int cuzk_vanilla_check(const struct cuzk_vanilla *v, char *err, size_t errlen);
 
+/* ---- public inputs ---------------------------------------------------------------------- */
+
+/* The public inputs of one partition's circuit of profile p (ONE excluded): PoRep 3 + 18 C,
+ * Snap 4, PoSt S (1 + k). What a verifier's vk expects as n_public. */
+size_t cuzk_vanilla_public_count(const struct cuzk_fc_profile *p);
+/* The public inputs that partition `part`'s circuit defines, computed from the vanilla values
+ * alone (no synthesis), in the circuit's allocation order (circuits/filecoin.h):
+ *   PoRep  replica_id, comm_d, comm_r, then per challenge its tree-D index (the challenge's
+ *          low D bits), the 14 parents (DRG then expander), the challenge, its tree-R and
+ *          tree-C indices (both the challenge);
+ *   Snap   k | h_select << p (h_select = 1 << h_index), comm_r_old, comm_d_new, comm_r_new;
+ *   PoSt   per sector comm_r, then its k challenged leaf indices.
+ * These are exactly the witness's input part, so a verifier holding the vanilla file and the
+ * key's vk checks a proof without the prover. The values are taken as they are (run
+ * cuzk_vanilla_check_part to know that a circuit over them is satisfiable).
+ * Writes *n = cuzk_vanilla_public_count(&v->profile) values to out[0 .. cap). Returns
+ * CUZK_OK, CUZK_EINVAL (part >= v->n_parts) or CUZK_ERANGE (cap < the count; nothing
+ * written). */
+int cuzk_vanilla_public_inputs(const struct cuzk_vanilla *v, uint32_t part, cuzk_fr *out,
+                               size_t cap, size_t *n);
+
 /* ---- native twins of the circuits' derivations (shared with the generator) ------------- */
 
 /* Node count of a PoRep / PoSt sector of profile p, as the challenges may address it: PoRep

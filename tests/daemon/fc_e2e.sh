@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Filecoin proofs end to end through the real daemon on the CPU: gen-vanilla -> cuzk-daemon ->
+# a proof checked on its own by verify-fc, for PoRep porep-c1-l2-d3-r1 (2 partitions),
+# WinningPoSt at its real size (winning-s66), SnapDeals snap-c1-a2-p1-d3-r1 (2 partitions) and
+# WindowPoSt wpost-s2-k2-r2 (2 partitions); then a corrupted WindowPoSt file (one byte of a
+# Merkle path flipped: it still parses, its data is inconsistent) submitted at the same time as
+# a good one: the corrupted job fails with the validator's sentence, the good one completes and
+# verifies. The daemon runs on a unix socket with a fresh param_cache, so every profile's key is
+# set up on its first job (the srs= figure of its timings line); each step prints its wall time.
+#   fc_e2e.sh CUZK_DAEMON CUZK_BENCH
+set -euo pipefail
+daemon=$1
+bench=$2
+work=$(mktemp -d /tmp/cuzk-fc-e2e.XXXXXX)
+pid=
+fail() {
+  echo "fc_e2e: FAIL: $*" >&2
+  tail -n 30 "$work/daemon.log" >&2 || true
+  echo "fc_e2e: outputs kept in $work (keys removed)" >&2
+  exit 1
+}
+cleanup() {
+  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null || true; fi
+  rm -rf "$work/cache" # the keys: hundreds of MB
+}
+trap cleanup EXIT
+
+now_ms() { date +%s%3N; }
+t_start=$(now_ms)
+t_step=$t_start
+summary=
+# took WHAT: the wall time since the previous step, printed now and in the summary
+took() {
+  local t ms line
+  t=$(now_ms)
+  ms=$((t - t_step))
+  t_step=$t
+  line=$(printf '%-44s %7d.%d s' "$1" $((ms / 1000)) $((ms % 1000 / 100)))
+  echo "fc_e2e: $line"
+  summary+="  $line"$'\n'
+}
+
+# ---- vanilla files ------------------------------------------------------------------------
+# gen NAME PROFILE SEED [gen-vanilla options]
+gen() {
+  local name=$1 profile=$2 seed=$3
+  shift 3
+  "$bench" gen-vanilla "$profile" --seed "$seed" "$@" -o "$work/$name.van" \
+    > "$work/$name.gen.txt" || fail "gen-vanilla $profile"
+  cat "$work/$name.gen.txt"
+}
+gen wpost wpost-s2-k2-r2 1 -p 2
+gen snap snap-c1-a2-p1-d3-r1 2 -p 2
+gen winning winning-s66 3
+gen porep porep-c1-l2-d3-r1 4 -p 2
+gen wpost-good wpost-s2-k2-r2 5 -p 2
+gen wpost-bad wpost-s2-k2-r2 6 -p 2
+# The corruption: the lowest byte of the first tree-R path sibling of partition 1 (sector 0,
+# challenge 0). Layout (docs/filecoin.md): the 88-byte header, partition 0 (u64 length, then
+# its bytes), partition 1's length, then sector 0: comm_r, comm_c, comm_r_last, then challenge
+# 0: leaf index (u64), leaf, path. The sibling stays a canonical field element (below r), so
+# the file parses; the path no longer reaches comm_r_last.
+len0=$(od -An -tu8 -j88 -N8 "$work/wpost-bad.van" | tr -d ' ')
+off=$((88 + 8 + len0 + 8 + 3 * 32 + 8 + 32))
+byte=$(od -An -tu1 -j"$off" -N1 "$work/wpost-bad.van" | tr -d ' ')
+printf '%b' "\\0$(printf '%03o' $((byte ^ 1)))" |
+  dd of="$work/wpost-bad.van" bs=1 seek="$off" conv=notrunc status=none
+cmp -s "$work/wpost-bad.van" "$work/wpost-good.van" && fail "the corruption did nothing"
+took "gen-vanilla (6 files)"
+
+# ---- the daemon ---------------------------------------------------------------------------
+cat > "$work/cuzk.toml" <<CONF
+[daemon]
+listen = "unix://$work/run/cuzk.sock"
+[srs]
+param_cache = "$work/cache"
+CONF
+"$daemon" -c "$work/cuzk.toml" > "$work/daemon.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  grep -q 'cuzk-daemon ready, serving on' "$work/daemon.log" && break
+  kill -0 "$pid" 2>/dev/null || fail "the daemon exited before it was ready"
+  sleep 0.1
+done
+grep -q 'cuzk-daemon ready, serving on unix://' "$work/daemon.log" || fail "no ready line"
+a="unix://$work/run/cuzk.sock"
+took "daemon start"
+
+# ---- proofs -------------------------------------------------------------------------------
+# the exact timings line of single (docs/bench.md)
+timings='^timings:   total=[0-9]+ ms \(queue=[0-9]+ ms, srs=[0-9]+ ms, synth=[0-9]+ ms, '
+timings+='gpu=[0-9]+ ms\)$'
+# verify NAME PARTS: verify-fc of NAME.proof against NAME.van and the daemon's keys
+verify() {
+  local name=$1 parts=$2 i
+  "$bench" verify-fc --vanilla "$work/$name.van" --proof "$work/$name.proof" \
+    --cache-dir "$work/cache" > "$work/$name.verify.txt" || fail "verify-fc $name: exit $?"
+  for ((i = 0; i < parts; i++)); do
+    grep -qx "partition $i: valid" "$work/$name.verify.txt" || fail "verify-fc $name: partition $i"
+  done
+  [ "$(grep -c '^partition ' "$work/$name.verify.txt")" -eq "$parts" ] ||
+    fail "verify-fc $name: not one line per partition"
+}
+# prove NAME KIND PARTS: one Prove of NAME.van through the daemon, its output checked, the
+# proof verified independently; the first job of a profile includes its key setup (srs=)
+prove() {
+  local name=$1 kind=$2 parts=$3
+  "$bench" -a "$a" --log-level warn --timeout 1800 single -t "$kind" --vanilla "$work/$name.van" \
+    --proof-out "$work/$name.proof" > "$work/$name.single.txt" || fail "single $name: exit $?"
+  grep -q '^status:    COMPLETED$' "$work/$name.single.txt" || fail "single $name: status"
+  grep -Eq "$timings" "$work/$name.single.txt" || fail "single $name: timings line"
+  [ "$(stat -c %s "$work/$name.proof")" -eq $((192 * parts)) ] ||
+    fail "single $name: $parts partitions give $((192 * parts)) proof bytes"
+  local line srs
+  line=$(grep '^timings:' "$work/$name.single.txt")
+  srs=$(echo "$line" | sed -E 's/.*srs=([0-9]+) ms.*/\1/')
+  echo "fc_e2e:   $name $line"
+  took "$name: prove (key setup $((srs / 1000)).$((srs % 1000 / 100)) s)"
+  verify "$name" "$parts"
+  took "$name: verify-fc"
+}
+prove wpost wpost 2
+
+# the corrupted job and a good one at the same time: the first fails alone
+"$bench" -a "$a" --log-level warn --timeout 1800 single -t wpost --vanilla "$work/wpost-bad.van" \
+  > "$work/wpost-bad.single.txt" 2>&1 &
+pid_bad=$!
+"$bench" -a "$a" --log-level warn --timeout 1800 single -t wpost --vanilla "$work/wpost-good.van" \
+  --proof-out "$work/wpost-good.proof" > "$work/wpost-good.single.txt" 2>&1 &
+pid_good=$!
+rc_bad=0
+wait "$pid_bad" || rc_bad=$?
+rc_good=0
+wait "$pid_good" || rc_good=$?
+[ "$rc_bad" -eq 1 ] || fail "the corrupted job: single exit $rc_bad, not 1 (a failed proof)"
+grep -q '^status:    FAILED$' "$work/wpost-bad.single.txt" || fail "the corrupted job: status"
+err=$(grep '^error:' "$work/wpost-bad.single.txt") || fail "the corrupted job: no error line"
+echo "fc_e2e:   corrupted job: $err"
+case "$err" in
+  *"partition 1"*"vanilla: partition 1, sector 0, challenge 0"*"does not reach comm_r_last"*) ;;
+  *) fail "the corrupted job's error does not name the broken path" ;;
+esac
+[ "$rc_good" -eq 0 ] || fail "the good job beside the corrupted one: single exit $rc_good"
+grep -q '^status:    COMPLETED$' "$work/wpost-good.single.txt" || fail "the good job: status"
+[ "$(stat -c %s "$work/wpost-good.proof")" -eq 384 ] || fail "the good job: proof length"
+verify wpost-good 2
+took "corrupted + good wpost jobs together"
+
+# verify-fc refuses: another file's public inputs (exit 1), a proof of the wrong length (3)
+rc=0
+"$bench" verify-fc --vanilla "$work/wpost-good.van" --proof "$work/wpost.proof" \
+  --cache-dir "$work/cache" > "$work/mismatch.txt" || rc=$?
+[ "$rc" -eq 1 ] || fail "verify-fc: a proof of other public inputs gave exit $rc, not 1"
+grep -qx 'partition 0: invalid' "$work/mismatch.txt" || fail "verify-fc: no 'invalid' line"
+head -c 383 "$work/wpost.proof" > "$work/short.proof"
+rc=0
+"$bench" verify-fc --vanilla "$work/wpost.van" --proof "$work/short.proof" \
+  --cache-dir "$work/cache" > /dev/null 2> "$work/short.txt" || rc=$?
+[ "$rc" -eq 3 ] || fail "verify-fc: a short proof file gave exit $rc, not 3"
+grep -q '383 bytes' "$work/short.txt" || fail "verify-fc: a short proof file's message"
+
+prove snap snap 2
+prove winning winning 1
+prove porep porep 2
+
+"$bench" -a "$a" status > "$work/status.txt" || fail "status"
+grep -q '^proofs completed: *5$' "$work/status.txt" || fail "status: 5 proofs completed"
+grep -q '^proofs failed: *1$' "$work/status.txt" || fail "status: 1 proof failed"
+
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM"
+[ ! -e "$work/run/cuzk.sock" ] || fail "socket file left behind"
+took "status, SIGTERM"
+for k in "$work/cache"/fc-*.zkey; do echo "fc_e2e:   key ${k##*/}: $(stat -c %s "$k") bytes"; done
+t=$(now_ms)
+printf 'fc_e2e: step times\n%s  %-44s %7d.%d s\n' "$summary" total $(((t - t_start) / 1000)) \
+  $(((t - t_start) % 1000 / 100))
+rm -rf "$work"
+echo "fc_e2e: ok"
