@@ -6,6 +6,8 @@
 # Then, on the GPU machine, from the repository root:
 #   BUNDLE_DIR/run.sh OUT_DIR                  (GPU tests + benchmarks, CSV results in OUT_DIR)
 #   BUNDLE_DIR/stream.sh OUT_DIR [N] [JOBS]    (the daemon under a stream of 10-partition jobs)
+#   BUNDLE_DIR/porep.sh OUT_DIR [PROFILE] ...   (a stream of PoRep jobs through the daemon)
+# The binaries are stripped (the bundle travels: keep it small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
@@ -26,4 +28,6 @@ done | sort -u | { grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libst
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 cp scripts/gpu_run.sh "$bundle/run.sh"
 cp scripts/gpu_stream.sh "$bundle/stream.sh"
+cp scripts/gpu_porep.sh "$bundle/porep.sh"
+strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* 2>/dev/null || true
 echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1)): $(ls "$bundle/bin" | tr '\n' ' ')"
