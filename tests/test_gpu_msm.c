@@ -446,6 +446,36 @@ static void test_dev_fr(void) {
                    bits ? " (90% zeros and ones)" : "", cuzk_g1_eq(&got, &want) ? "ok" : "WRONG");
         }
     }
+    /* G2 from the same device scalars (smaller sizes: the CPU reference is slower) */
+    cuzk_g2_affine *hb2 = xmalloc(4096 * sizeof *hb2);
+    struct cuzk_gpu_bases *db2 = NULL;
+    cuzk_g2_points(hb2, 4096);
+    if (gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, 4096, &db2), "g2 bases upload")) {
+        static const size_t sizes2[] = {1, 4096};
+        for (int bits = 0; bits < 2; bits++) {
+            for (size_t s = 0; s < sizeof sizes2 / sizeof sizes2[0]; s++) {
+                const size_t m = sizes2[s];
+                cuzk_fr_vec_random(pool, fr, m, cuzk_rng_u64(&test_rng));
+                if (bits)
+                    for (size_t i = 0; i < m; i++)
+                        if (i % 10 < 9) i % 2 ? cuzk_fr_set_one(&fr[i]) : cuzk_fr_set_zero(&fr[i]);
+                cuzk_scalar_batch_from_fr(pool, k, fr, m);
+                cuzk_g2 want, got;
+                CHECK(cuzk_g2_msm(pool, &want, hb2, k, m) == CUZK_OK);
+                if (!gpu_ok(cuzk_gpu_ntt_load(nctx, fr, m), "ntt load")) continue;
+                if (!gpu_ok(
+                        cuzk_gpu_g2_msm_dev_fr(ctx, db2, 0, cuzk_gpu_ntt_ctx_buffer(nctx), m, &got),
+                        "g2 msm_dev_fr"))
+                    continue;
+                CHECK(cuzk_g2_eq(&got, &want));
+                printf("test_gpu_msm: G2, device Fr scalars, n = %zu%s: %s\n", m,
+                       bits ? " (90% zeros and ones)" : "",
+                       cuzk_g2_eq(&got, &want) ? "ok" : "WRONG");
+            }
+        }
+    }
+    cuzk_gpu_bases_free(db2);
+    free(hb2);
     /* misaligned device scalars are refused */
     cuzk_g1 r;
     CHECK(cuzk_gpu_g1_msm_dev_fr(ctx, db, 0, (char *)cuzk_gpu_ntt_ctx_buffer(nctx) + 8, 4, &r) ==

@@ -91,6 +91,8 @@ int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *b
  * values (cuzk_fr layout, fully reduced). The scalars are read, not modified. */
 int cuzk_gpu_g1_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
                            size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g1 *out);
+int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
+                           size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g2 *out);
 
 /* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
  * window: bits per window, 8..20. bit_path: 0 automatic, 1 force the bit-witness split,

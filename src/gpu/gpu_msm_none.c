@@ -90,6 +90,17 @@ int cuzk_gpu_g1_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
     return CUZK_ENODEV;
 }
 
+int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
+                           size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g2 *out) {
+    (void)ctx;
+    (void)bases;
+    (void)offset;
+    (void)dev_scalars_fr;
+    (void)n;
+    (void)out;
+    return CUZK_ENODEV;
+}
+
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t) {
     (void)ctx;
     (void)t;

@@ -9,15 +9,15 @@
  *      taken) and grows it if the key is larger than any it served;
  *   2. on the pool, without any lock: a = A w and b = B w by the SpMV straight into the pinned
  *      buffers (rows of the key only: the device zeroes the rest of the domain), and the witness
- *      as canonical scalars (the G2 MSM takes host scalars; the device turns them back into
- *      Montgomery form for the G1 MSMs, so the witness crosses the bus once);
+ *      as canonical scalars (the device turns them into Montgomery form for the MSMs, so the
+ *      witness crosses the bus once);
  *   3. under the device lock: the work contexts and the key's points made resident if needed,
  *      the uploads of a, b and the scalars (asynchronous, copy stream), c = a o b on the device
  *      as soon as a and b have arrived (the same products the CPU takes, so c needs no upload),
  *      the three inverse and three coset NTTs (the NTT context's stream), the witness conversion
  *      while they run, h = a b - c in place of a, then the MSMs one after another on the MSM
- *      context: H' with h read from device memory, A', B1', C' with the device witness, B2'
- *      (G2) with the pinned scalars;
+ *      context: H' with h read from device memory, A', B1', C' and B2' (G2) with the device
+ *      witness;
  *   4. gives the staging set back.
  * So while one proof holds the GPU, a second one runs its SpMV on the CPU (the daemon runs two
  * GPU workers per device for that overlap). The pool serialises the CPU work of the two.
@@ -409,7 +409,7 @@ static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, stru
     double t3 = now_ms();
     t->msm_ms = t3 - t2;
 
-    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm(st->msm, k->b2, 0, sl->ws, nv, &m->b2));
+    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, vw, nv, &m->b2));
     t->g2_msm_ms = now_ms() - t3;
     return CUZK_OK;
 }

@@ -106,18 +106,18 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define MSM_MAX_WINDOWS 32         // ceil(256 / MSM_MIN_WINDOW)
 #define MSM_SORT_BUDGET (1u << 25) // sorted (key, value) pairs a context holds for a batch
 #define MSM_MIN_BUCKETS (1u << 15) // bucket space of the smallest context
-#define MSM_ACC_THREADS (1u << 17) // chunks the accumulation of a batch is cut into (about; on a
-                                   // GPU rounded to whole waves of resident threads)
-#define MSM_RED_LOG 5              // each thread of the reduction's first level combines 2^5 buckets
-#define MSM_RED_LOG_UP 3           //   and of the levels above it 2^3 items
+#define MSM_ACC_THREADS (1u << 17) // accumulation chunks per batch (about: whole waves on a GPU)
+#define MSM_RED_LOG 5              // the reduction's first level: 2^5 buckets per thread
+#define MSM_RED_LOG_UP 3           //   the levels above it: 2^3 items per thread
 #define MSM_MIN_ITEMS (1u << 12)   // reduction buffer of the smallest context
 #define MSM_BIT_PCT 50             // the bit-witness path when more than this % is 0 or 1
 #define MSM_THREADS 128            // threads per block of every MSM kernel
-#ifndef MSM_ACC_MIN_BLOCKS_G1
-#define MSM_ACC_MIN_BLOCKS_G1 1 // register bound of the G1 accumulation (see msm_min_blocks)
-#endif
 #define MSM_MAX_N 0x7fffffffu      // point indices keep a sign in bit 31
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
+// The register bound of the G1 accumulation (see msm_min_blocks); a build may set it (-D).
+#ifndef MSM_ACC_MIN_BLOCKS_G1
+#define MSM_ACC_MIN_BLOCKS_G1 3
+#endif
 // The cost model of the automatic window width, in mixed additions: each point costs one per
 // window, each bucket about MSM_COST_BUCKET / 10 (two general additions in the reduction),
 // each window a fixed MSM_COST_WINDOW (its sort call and launches).
@@ -286,7 +286,9 @@ static msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_thre
     wb = wb < 1 ? 1 : (wb > nw ? nw : wb);
     s.max_n = max_n;
     s.sort_entries = (wb + 1) * max_n;
-    s.bucket_cap = std::max<size_t>(2 * static_cast<size_t>(MSM_MIN_BUCKETS), nw << (c - 1));
+    // an even number of windows' worth, so that G2 (half as many buckets) takes two groups
+    s.bucket_cap =
+        std::max<size_t>(2 * static_cast<size_t>(MSM_MIN_BUCKETS), (nw + (nw & 1)) << (c - 1));
     s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, s.bucket_cap >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
@@ -1287,13 +1289,25 @@ extern "C" int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_g
     return msm_entry<g2_group>(ctx, bases, offset, scalars, nullptr, n, out);
 }
 
+template <class G>
+static int msm_dev_fr(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t offset,
+                      const void *dev_scalars_fr, size_t n, typename G::host_jac *out) {
+    TRY(msm_check<G>(ctx, bases, offset, dev_scalars_fr, n, out));
+    if (reinterpret_cast<uintptr_t>(dev_scalars_fr) & 15)
+        return set_error(CUZK_EINVAL, "device scalars not 16-byte aligned");
+    return msm_entry<G>(ctx, bases, offset, nullptr, dev_scalars_fr, n, out);
+}
+
 extern "C" int cuzk_gpu_g1_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx,
                                       const struct cuzk_gpu_bases *bases, size_t offset,
                                       const void *dev_scalars_fr, size_t n, cuzk_g1 *out) {
-    TRY(msm_check<g1_group>(ctx, bases, offset, dev_scalars_fr, n, out));
-    if (reinterpret_cast<uintptr_t>(dev_scalars_fr) & 15)
-        return set_error(CUZK_EINVAL, "device scalars not 16-byte aligned");
-    return msm_entry<g1_group>(ctx, bases, offset, nullptr, dev_scalars_fr, n, out);
+    return msm_dev_fr<g1_group>(ctx, bases, offset, dev_scalars_fr, n, out);
+}
+
+extern "C" int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx,
+                                      const struct cuzk_gpu_bases *bases, size_t offset,
+                                      const void *dev_scalars_fr, size_t n, cuzk_g2 *out) {
+    return msm_dev_fr<g2_group>(ctx, bases, offset, dev_scalars_fr, n, out);
 }
 
 // ---- batch multiplication -----------------------------------------------------------------------
