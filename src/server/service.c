@@ -399,8 +399,11 @@ static int reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
              : s->waiting >= s->max_blocking ? CUZK_RPC_RESOURCE_EXHAUSTED
                                              : CUZK_RPC_OK;
     if (st == CUZK_RPC_OK) s->waiting++;
-    int64_t max = s->max_blocking;
+    int64_t max = s->max_blocking, now = s->waiting;
     pthread_mutex_unlock(&s->mu);
+    if (st == CUZK_RPC_OK)
+        cuzk_log_debug("rpc", "%s: waiting (%lld of %lld blocking calls)",
+                       cuzk_rpc_call_method(call), (long long)now, (long long)max);
     if (st == CUZK_RPC_UNAVAILABLE) fail(call, st, "the daemon is shutting down");
     if (st == CUZK_RPC_RESOURCE_EXHAUSTED)
         fail(call, st, "%lld calls are waiting already (daemon.max_blocking_calls)",

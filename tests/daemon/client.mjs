@@ -350,15 +350,17 @@ level = "error"
 
   // ---- daemon C: TCP on a port the system picks -----------------------------------------------
   const C = await startDaemon(bin, '[daemon]\nlisten = "127.0.0.1:0"\nmax_blocking_calls = 2\n' +
-    '[logging]\ntimeline = false\n', dir);
+    '[logging]\ntimeline = false\nlevel = "debug"\n', dir);
   cleanup.push(C);
   check(/^127\.0\.0\.1:[1-9][0-9]*$/.test(C.address), 'daemon C: the ready line names the bound TCP port', C.address);
   r = await call(C.client, 'Prove', { submit: synthReq('tcp-1', '256x1', 1) });
   check(r.res && r.res.result.status === 'COMPLETED', 'daemon C proves over TCP', r.err ? r.err.details : r.res);
   // max_blocking_calls = 2: a third waiting call is refused while two wait
-  const two = [call(C.client, 'Prove', { submit: synthReq('w-1', '2048x1', 1) }),
-    call(C.client, 'AwaitProof', { job_id: 'w-1' })];
-  await sleep(200);
+  r = await call(C.client, 'SubmitProof', synthReq('w-1', '8192x2', 1));
+  check(r.res && r.res.job_id === 'w-1', 'daemon C queues a job to wait for', r.err ? r.err.details : r.res);
+  const two = [call(C.client, 'AwaitProof', { job_id: 'w-1' }), call(C.client, 'AwaitProof', { job_id: 'w-1' })];
+  // both are waiting once the daemon has logged its second slot taken (its debug line)
+  await C.waitFor(/waiting \(2 of 2 blocking calls\)/, 60000);
   expectCode(await call(C.client, 'Prove', { submit: synthReq('w-2', '256x1', 2) }),
     Status.RESOURCE_EXHAUSTED, 'a third waiting call with max_blocking_calls = 2');
   const both = await Promise.all(two);
