@@ -34,6 +34,9 @@ extern "C" {
 #include "gpu/gpu.h"
 #include "gpu/gpu_groth16.h"
 
+#define CUZK_CUDA_MODULE "groth16.cu"
+#include "gpu/cuda/cuda_errors.cuh"
+
 using cuzk_cuda::fr_mem;
 using cuzk_cuda::fr_t;
 
@@ -45,46 +48,9 @@ static_assert(sizeof(cuzk_fr) == sizeof(fr_mem), "host and device Fr must have o
 
 // ---- errors ---------------------------------------------------------------------------------
 
-static thread_local char g_last_error[320];
-
-static int set_error(int code, const char *msg) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s", msg);
-    return code;
-}
-
-static int cuda_fail(cudaError_t e, const char *what, int line) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s failed: %s (%s) [groth16.cu:%d]", what,
-                  cudaGetErrorName(e), cudaGetErrorString(e), line);
-    (void)cudaGetLastError(); // clear a non-sticky error so it is not reported twice
-    switch (e) {
-    case cudaErrorMemoryAllocation: return CUZK_EGPUOOM;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver: return CUZK_ENODEV;
-    default: return CUZK_EGPU;
-    }
-}
-
-#define CU_TRY(call)                                                                               \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) return cuda_fail(e_, #call, __LINE__);                              \
-    } while (0)
-
-#define CU_LAUNCHED(name)                                                                          \
-    do {                                                                                           \
-        cudaError_t e_ = cudaPeekAtLastError();                                                    \
-        if (e_ != cudaSuccess) return cuda_fail(e_, "launch of " #name, __LINE__);                 \
-    } while (0)
+// set_error, cuda_fail, check_device, CU_TRY, CU_LAUNCHED: gpu/cuda/cuda_errors.cuh
 
 extern "C" const char *cuzk_gpu_g16_last_error(void) { return g_last_error; }
-
-static int check_device(int device) {
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) return set_error(CUZK_ENODEV, "no CUDA device");
-    if (device < 0 || device >= count) return set_error(CUZK_EINVAL, "device index out of range");
-    return CUZK_OK;
-}
 
 static unsigned grid_for(size_t n) {
     size_t b = (n + G16_THREADS - 1) / G16_THREADS;

@@ -86,6 +86,9 @@ extern "C" {
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_twin.h"
 
+#define CUZK_CUDA_MODULE "msm.cu"
+#include "gpu/cuda/cuda_errors.cuh"
+
 using namespace cuzk_cuda;
 
 static_assert(sizeof(cuzk_fp) == sizeof(fp_mem), "host and device Fp must have one layout");
@@ -129,48 +132,9 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 // ---- errors -------------------------------------------------------------------------------------
 
-static thread_local char g_last_error[320];
-
-static int set_error(int code, const char *msg) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s", msg);
-    return code;
-}
-
-// Records a failed CUDA call and maps it to a cuzk error code.
-static int cuda_fail(cudaError_t e, const char *what, int line) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s failed: %s (%s) [msm.cu:%d]", what,
-                  cudaGetErrorName(e), cudaGetErrorString(e), line);
-    (void)cudaGetLastError(); // clear a non-sticky error so it is not reported twice
-    switch (e) {
-    case cudaErrorMemoryAllocation: return CUZK_EGPUOOM;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver: return CUZK_ENODEV;
-    default: return CUZK_EGPU;
-    }
-}
-
-#define CU_TRY(call)                                                                               \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) return cuda_fail(e_, #call, __LINE__);                              \
-    } while (0)
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        int err_ = (call);                                                                         \
-        if (err_ != CUZK_OK) return err_;                                                          \
-    } while (0)
+// set_error, cuda_fail, check_device, CU_TRY, TRY: gpu/cuda/cuda_errors.cuh
 
 extern "C" const char *cuzk_gpu_msm_last_error(void) { return g_last_error; }
-
-// Resolves device availability: CUZK_OK, CUZK_ENODEV (no GPU at all) or CUZK_EINVAL.
-static int check_device(int device) {
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) return set_error(CUZK_ENODEV, "no CUDA device");
-    if (device < 0 || device >= count) return set_error(CUZK_EINVAL, "device index out of range");
-    return CUZK_OK;
-}
 
 // ---- the groups ---------------------------------------------------------------------------------
 

@@ -60,6 +60,9 @@ extern "C" {
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
 
+#define CUZK_CUDA_MODULE "ntt.cu"
+#include "gpu/cuda/cuda_errors.cuh"
+
 using cuzk_cuda::fr_mem;
 using cuzk_cuda::fr_t;
 
@@ -82,38 +85,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 // ---- errors ---------------------------------------------------------------------------------
 
-static thread_local char g_last_error[320];
-
-static int set_error(int code, const char *msg) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s", msg);
-    return code;
-}
-
-// Records a failed CUDA call and maps it to a cuzk error code.
-static int cuda_fail(cudaError_t e, const char *what, int line) {
-    std::snprintf(g_last_error, sizeof g_last_error, "%s failed: %s (%s) [ntt.cu:%d]", what,
-                  cudaGetErrorName(e), cudaGetErrorString(e), line);
-    (void)cudaGetLastError(); // clear a non-sticky error so it is not reported twice
-    switch (e) {
-    case cudaErrorMemoryAllocation: return CUZK_EGPUOOM;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver: return CUZK_ENODEV;
-    default: return CUZK_EGPU;
-    }
-}
-
-#define CU_TRY(call)                                                                               \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) return cuda_fail(e_, #call, __LINE__);                              \
-    } while (0)
-
-// After a kernel launch: reports a bad launch configuration at once.
-#define CU_LAUNCHED(name)                                                                          \
-    do {                                                                                           \
-        cudaError_t e_ = cudaPeekAtLastError();                                                    \
-        if (e_ != cudaSuccess) return cuda_fail(e_, "launch of " #name, __LINE__);                 \
-    } while (0)
+// set_error, cuda_fail, check_device, CU_TRY, CU_LAUNCHED: gpu/cuda/cuda_errors.cuh
 
 extern "C" const char *cuzk_gpu_ntt_last_error(void) { return g_last_error; }
 
@@ -406,15 +378,6 @@ extern "C" int cuzk_gpu_ntt_ctx_max_log(const struct cuzk_gpu_ntt_ctx *ctx) {
 // The device of ctx current on this thread.
 static int use_device(const cuzk_gpu_ntt_ctx *ctx) {
     CU_TRY(cudaSetDevice(ctx->device));
-    return CUZK_OK;
-}
-
-// Resolves device availability: CUZK_OK, CUZK_ENODEV (no GPU at all) or CUZK_EINVAL.
-static int check_device(int device) {
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) return set_error(CUZK_ENODEV, "no CUDA device");
-    if (device < 0 || device >= count) return set_error(CUZK_EINVAL, "device index out of range");
     return CUZK_OK;
 }
 
