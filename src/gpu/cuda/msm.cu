@@ -119,7 +119,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
 // The register bound of the G1 accumulation (see msm_min_blocks); a build may set it (-D).
 #ifndef MSM_ACC_MIN_BLOCKS_G1
-#define MSM_ACC_MIN_BLOCKS_G1 3
+#define MSM_ACC_MIN_BLOCKS_G1 4
 #endif
 // The cost model of the automatic window width, in mixed additions: each point costs one per
 // window, each bucket about MSM_COST_BUCKET / 10 (two general additions in the reduction),
@@ -620,7 +620,8 @@ template <class F> struct add_eval_body {
 
 // Resident blocks per multiprocessor a kernel is compiled for (its register bound): 1 lets the
 // compiler use up to 255 registers per thread; the G1 accumulation runs faster with more,
-// smaller threads (MSM_ACC_MIN_BLOCKS_G1 = 3: 168 registers, measured in docs/performance.md).
+// smaller threads (MSM_ACC_MIN_BLOCKS_G1 = 4: 128 registers and a few spills, 4-6 % faster than
+// 3 blocks at 168 registers and 10 % faster than 1; measured in docs/performance.md).
 template <class B> struct msm_min_blocks { static constexpr int v = 1; };
 template <> struct msm_min_blocks<accum_body<fp_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
