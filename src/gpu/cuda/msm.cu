@@ -621,7 +621,7 @@ template <class F> struct add_eval_body {
 // Resident blocks per multiprocessor a kernel is compiled for (its register bound): 1 lets the
 // compiler use up to 255 registers per thread; the G1 accumulation runs faster with more,
 // smaller threads (MSM_ACC_MIN_BLOCKS_G1 = 4: 128 registers and a few spills, 4-6 % faster than
-// 3 blocks at 168 registers and 10 % faster than 1; measured in docs/performance.md).
+// 3 blocks at 168 registers; measured in docs/performance.md).
 template <class B> struct msm_min_blocks { static constexpr int v = 1; };
 template <> struct msm_min_blocks<accum_body<fp_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
