@@ -7,20 +7,23 @@
  * on the caller's thread, as the CPU backend does. The background thread of a proof:
  *   1. takes a free staging set (pinned host buffers; waits when all CUZK_CUDA_STAGING_SLOTS are
  *      taken) and grows it if the key is larger than any it served;
- *   2. on the pool, without any lock: a = A w and b = B w by the SpMV straight into the pinned
- *      buffers (rows of the key only: the device zeroes the rest of the domain), and the witness
- *      as canonical scalars (the device turns them into Montgomery form for the MSMs, so the
- *      witness crosses the bus once);
- *   3. under the device lock: the work contexts and the key's points made resident if needed,
- *      the uploads of a, b and the scalars (asynchronous, copy stream), c = a o b on the device
- *      as soon as a and b have arrived (the same products the CPU takes, so c needs no upload),
- *      the three inverse and three coset NTTs (the NTT context's stream), the witness conversion
- *      while they run, h = a b - c in place of a, then the MSMs one after another on the MSM
- *      context: H' with h read from device memory, A', B1', C' and B2' (G2) with the device
- *      witness;
- *   4. gives the staging set back.
+ *   2. on the pool: the witness as canonical scalars into the pinned buffer (the device turns
+ *      them into Montgomery form for the MSMs, so the witness crosses the bus once); then it
+ *      starts one more thread ("cuzk-gpu-spmv") that computes a = A w and b = B w by the SpMV,
+ *      on the pool, straight into the pinned buffers (rows of the key only: the device zeroes
+ *      the rest of the domain), and meanwhile waits for the device lock;
+ *   3. under the device lock: the work contexts and the key's points made resident if needed;
+ *      the upload of the scalars and their conversion; the MSMs A' and B1' (the MSMs on the
+ *      witness need no SpMV result, so on an idle GPU they run while the SpMV does); it joins
+ *      the SpMV thread and queues the uploads of a and b (asynchronous, copy stream), which move
+ *      while the MSMs C' and B2' (G2) run; then c = a o b on the device (the same products the
+ *      CPU takes, so c needs no upload), the three inverse and three coset NTTs (the NTT
+ *      context's stream), h = a b - c in place of a, and the MSM H' with h read from device
+ *      memory. The MSMs run one after another on the MSM context;
+ *   4. joins the SpMV thread if step 3 failed before it did, and gives the staging set back.
  * So while one proof holds the GPU, a second one runs its SpMV on the CPU (the daemon runs two
- * GPU workers per device for that overlap). The pool serialises the CPU work of the two.
+ * GPU workers per device for that overlap), and a proof that finds the GPU idle overlaps its
+ * own SpMV with its first MSMs. The pool serialises the CPU work of all of them.
  *
  * Locks (never two held at once): slot_mu guards which staging sets are busy (held only to pick
  * or return one; a busy set belongs to its proof alone, growth included); dev_mu guards every
@@ -111,6 +114,18 @@ struct cuzk_prove_pending {
     char err[CUZK_CUDA_ERR_LEN]; /* what failed, when rc says so */
     struct cuzk_groth16_msms msms;
     struct cuzk_cuda_timing timing;
+};
+
+/* The SpMV of one proof, on its own thread (see DESIGN, step 2). */
+struct spmv_job {
+    struct cuda_state *st;
+    const struct cuzk_groth16_pk *pk;
+    const cuzk_fr *w;
+    struct staging *sl;
+    pthread_t thread;
+    int running; /* started and not yet joined */
+    int rc;
+    double ms;
 };
 
 static double now_ms(void) {
@@ -344,6 +359,37 @@ static int key_resident(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
 
 /* ---- one proof ---------------------------------------------------------------------------- */
 
+static void spmv_run(struct spmv_job *j) {
+    double t0 = now_ms();
+    struct staging *sl = j->sl;
+    j->rc = cuzk_cs_eval(j->st->pool, &j->pk->ab, j->w, sl->ab, sl->ab + sl->cap_n, NULL);
+    j->ms = now_ms() - t0;
+}
+
+static void *spmv_main(void *arg) {
+    spmv_run(arg);
+    return NULL;
+}
+
+/* Starts the SpMV on its own thread, or runs it here when no thread can be made. */
+static void spmv_start(struct spmv_job *j) {
+    if (pthread_create(&j->thread, NULL, spmv_main, j) == 0) {
+        pthread_setname_np(j->thread, "cuzk-gpu-spmv");
+        j->running = 1;
+    } else {
+        spmv_run(j);
+    }
+}
+
+/* Waits for the SpMV; its status. */
+static int spmv_join(struct spmv_job *j) {
+    if (j->running) {
+        pthread_join(j->thread, NULL);
+        j->running = 0;
+    }
+    return j->rc;
+}
+
 /* Returns from gpu_section with the stage and module recorded when call_ fails. */
 #define STEP(stage_, mod_, call_)                                                                  \
     do {                                                                                           \
@@ -351,7 +397,8 @@ static int key_resident(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     } while (0)
 
 /* The GPU section of a proof (dev_mu held): see DESIGN, step 3. */
-static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, struct staging *sl) {
+static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, struct staging *sl,
+                       struct spmv_job *spmv) {
     const struct cuzk_groth16_pk *pk = p->pk;
     const struct cuzk_zkey *z = pk->zkey;
     size_t n = z->domain_size, nv = z->n_vars, npub = z->n_public, nc = nv - npub - 1;
@@ -367,17 +414,39 @@ static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, stru
     void *vec[3] = {cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A), cuzk_gpu_g16_vec(g, CUZK_GPU_G16_B),
                     cuzk_gpu_g16_vec(g, CUZK_GPU_G16_C)};
     const unsigned char *vw = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_W);
+    const unsigned char *w_private = vw + (npub + 1) * sizeof(cuzk_fr); /* C: wires npub + 1 .. */
 
-    /* uploads; c = a o b once a and b are there */
+    /* the witness: upload, Montgomery form, and the first two MSMs on it */
+    float up_w = 0, up_ab = 0;
+    STEP("upload", MOD_G16, cuzk_gpu_g16_begin(g));
+    STEP("upload of the witness", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, sl->ws, nv, nv));
+    STEP("witness to Montgomery form", MOD_G16, cuzk_gpu_g16_to_mont(g, nv));
+    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_w));
+    double t0 = now_ms();
+    STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, vw, nv, &m->a));
+    STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, vw, nv, &m->b1));
+    double t1 = now_ms();
+
+    /* a and b from the SpMV: their uploads move while the C and B2 MSMs run */
+    if ((rc = spmv_join(spmv))) return failed(p->err, "SpMV", MOD_HOST, rc);
+    double t2 = now_ms();
     STEP("upload", MOD_G16, cuzk_gpu_g16_begin(g));
     STEP("upload of a", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, sl->ab, rows, n));
     STEP("upload of b", MOD_G16,
          cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, sl->ab + sl->cap_n, rows, n));
-    STEP("upload of the witness", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, sl->ws, nv, nv));
-    STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(g, n));
-    double t0 = now_ms();
+    if (nc)
+        STEP("C MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w_private, nc, &m->c));
+    else
+        cuzk_g1_set_inf(&m->c);
+    double t3 = now_ms();
+    t->msm_ms = (t1 - t0) + (t3 - t2);
+    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, vw, nv, &m->b2));
+    double t4 = now_ms();
+    t->g2_msm_ms = t4 - t3;
 
-    /* to coefficients, then to the odd 2n-th roots (the CPU backend's coset omega_2n) */
+    /* c = a o b; to coefficients, then to the odd 2n-th roots (the CPU backend's coset
+     * omega_2n); h = a b - c into A */
+    STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(g, n));
     cuzk_fr shift;
     cuzk_fr_root_of_unity(&shift, pk->log_n + 1);
     for (int i = 0; i < 3; i++) {
@@ -386,31 +455,15 @@ static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, stru
         STEP("coset NTT", MOD_NTT,
              cuzk_gpu_ntt_device(st->ntt, vec[i], pk->log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift));
     }
-    STEP("witness to Montgomery form", MOD_G16, cuzk_gpu_g16_to_mont(g, nv)); /* during the NTTs */
     STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
-    STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n)); /* into A */
-    float up = 0;
-    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up));
-    double t1 = now_ms();
-    t->upload_ms = up;
-    t->ntt_ms = t1 - t0;
+    STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n));
+    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_ab));
+    double t5 = now_ms();
+    t->upload_ms = up_w + up_ab;
+    t->ntt_ms = t5 - t4;
 
     STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], n, &m->h));
-    double t2 = now_ms();
-    t->h_msm_ms = t2 - t1;
-
-    STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, vw, nv, &m->a));
-    STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, vw, nv, &m->b1));
-    const unsigned char *w_private = vw + (npub + 1) * sizeof(cuzk_fr); /* C: wires npub + 1 .. */
-    if (nc)
-        STEP("C MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w_private, nc, &m->c));
-    else
-        cuzk_g1_set_inf(&m->c);
-    double t3 = now_ms();
-    t->msm_ms = t3 - t2;
-
-    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, vw, nv, &m->b2));
-    t->g2_msm_ms = now_ms() - t3;
+    t->h_msm_ms = now_ms() - t5;
     return CUZK_OK;
 }
 
@@ -427,23 +480,26 @@ static int heavy(struct cuzk_prove_pending *p) {
     if (rc) failed(p->err, "pinned staging", MOD_G16, rc);
     double t0 = now_ms();
     t->staging_ms = t0 - p->t_start;
-    if (!rc && (rc = cuzk_cs_eval(st->pool, &pk->ab, p->w, sl->ab, sl->ab + sl->cap_n, NULL)))
-        failed(p->err, "SpMV", MOD_HOST, rc);
-    if (!rc) cuzk_scalar_batch_from_fr(st->pool, sl->ws, p->w, nv);
-    double t1 = now_ms();
-    t->spmv_ms = t1 - t0;
-
+    struct spmv_job spmv = {.st = st, .pk = pk, .w = p->w, .sl = sl};
+    double conv_ms = 0;
     if (!rc) {
+        cuzk_scalar_batch_from_fr(st->pool, sl->ws, p->w, nv);
+        conv_ms = now_ms() - t0;
+        spmv_start(&spmv);
+
+        double t1 = now_ms();
         pthread_mutex_lock(&st->dev_mu);
         double t2 = now_ms();
         t->lock_wait_ms = t2 - t1;
-        rc = gpu_section(st, p, sl);
+        rc = gpu_section(st, p, sl, &spmv);
         /* after any failure the contexts may be unusable (and uploads from the staging set may
          * still be in flight: freeing the work area waits for them) */
         if (rc) work_drop(st);
         pthread_mutex_unlock(&st->dev_mu);
         t->gpu_total_ms = now_ms() - t2;
+        spmv_join(&spmv); /* the staging set is the SpMV's until it ends */
     }
+    t->spmv_ms = conv_ms + spmv.ms;
     slot_release(st, sl);
     t->total_ms = now_ms() - p->t_start;
     return rc;

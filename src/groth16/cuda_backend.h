@@ -39,11 +39,13 @@
 /* The stages of one proof, in milliseconds of wall-clock time. */
 struct cuzk_cuda_timing {
     double staging_ms;    /* waiting for a free staging set and growing it (first proofs) */
-    double spmv_ms;       /* CPU: a = A w, b = B w and the witness as canonical scalars */
+    double spmv_ms;       /* CPU: the witness as canonical scalars, a = A w and b = B w (the
+                           * SpMV's own thread: it overlaps the lock wait and the first MSMs) */
     double lock_wait_ms;  /* waiting for the device (another proof's GPU section) */
     double key_upload_ms; /* uploading the key's points (0 when already resident) */
-    double upload_ms;     /* device time of the uploads of a, b and the witness */
-    double ntt_ms;        /* c = a o b, 3 inverse + 3 coset NTTs, h (overlaps the witness upload) */
+    double upload_ms;     /* device time of the uploads of the witness, and of a and b (these
+                           * overlap the C and B2 MSMs) */
+    double ntt_ms;        /* c = a o b, 3 inverse + 3 coset NTTs, h */
     double h_msm_ms;      /* H' from the device-resident h */
     double msm_ms;        /* A', B1', C' */
     double g2_msm_ms;     /* B2' */

@@ -305,7 +305,18 @@ CUZK_HD fp_t neg(const fp_t &a) { return sub(fp_zero(), a); }
 // never carries out of its 13th word, y = (a_odd b_i + p_odd m) / 2^32 < a + p < 2^383 fits
 // 12 words, and the new T = (T + a b_i + m p) / 2^32 < 2p again; x_12 is zero between steps.
 // One conditional subtraction at the end reduces the result below p.
+//
+// It is one out-of-line function (operands and result in registers), not a copy at every call
+// site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
+// code, more than the instruction cache holds, and warps stalled on instruction fetches; with
+// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm.cu
+// compiles several times faster. CUZK_FP_MUL_INLINE (a build option) brings the inlined form
+// back for comparisons.
+#ifndef CUZK_FP_MUL_INLINE
+static __host__ __device__ __noinline__ fp_t mul(const fp_t a, const fp_t b) {
+#else
 CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) {
+#endif
     const fp_t p = fp_modulus();
     uint32_t x[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     CUZK_UNROLL

@@ -19,15 +19,22 @@
 //     sort     one thread per scalar writes, for each window of the batch, the key |digit|
 //              (0 for a zero digit) and the value point index | sign << 31; CUB's radix sort
 //              orders each window's pairs by key (c bits only) into the batch's buffers.
-//     accum    the sorted pairs of a window are cut into chunks of L consecutive entries, one
-//              thread each: it walks its chunk and sums each run of equal keys by XYZZ mixed
-//              additions of the (negated for a negative digit) affine bases. A run that starts
-//              in a chunk belongs to that chunk, which writes its sum to the run's bucket; a
-//              chunk whose first run started in an earlier chunk writes that partial sum to
-//              its head slot instead. A fix-up kernel then adds, for each run that crosses
-//              chunk boundaries, the heads of the chunks it covers into its bucket (one thread
-//              per owning chunk). Chunks of equal length keep every thread equally busy
-//              whatever the distribution of the digits (equal scalars make one huge bucket).
+//     accum    the sorted pairs of a window are cut into cpw chunks of consecutive entries
+//              (lengths differ by at most one; k cpw is about the context's accumulation
+//              thread count, whole waves of the GPU), one thread each: it walks its chunk and
+//              sums each run of equal keys by XYZZ mixed additions of the (negated for a
+//              negative digit) affine bases, one addition per entry in a flat loop, storing a
+//              run's sum when the key changes (so the threads of a warp stay in step: with a
+//              loop per run, a warp waited for its longest run). A run that starts in a chunk
+//              belongs to that chunk, which writes its sum to the run's bucket; a chunk whose
+//              first run started in an earlier chunk writes that partial sum to its head slot
+//              instead. A fix-up kernel then adds, for each run that crosses chunk boundaries,
+//              the heads of the chunks it covers into its bucket (one thread per owning
+//              chunk), taking the heads of a long run in whole blocks of 4^l chunks whose sums
+//              a small tree of launches (fixtree_body) made before. Chunks of equal length keep
+//              every thread equally busy whatever the distribution of the digits (equal
+//              scalars make one huge bucket), and the tree keeps the fix-up of such a bucket
+//              from becoming one thread's long chain of additions.
 //   reduce   (once a group's buckets are full) each window's sum sum_b b S_b over its
 //              B = 2^(c-1) buckets, by levels over all the group's windows at once: each
 //              thread turns 32 consecutive buckets (8 items at the levels above) into one with
@@ -117,9 +124,14 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define MSM_THREADS 128            // threads per block of every MSM kernel
 #define MSM_MAX_N 0x7fffffffu      // point indices keep a sign in bit 31
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
+#define MSM_FIX_LOG 2              // the fix-up tree: blocks of 4^l chunks at level l,
+#define MSM_FIX_LEVELS 6           //   l = 1..6 (see fixtree_body)
 // The register bound of the G1 accumulation (see msm_min_blocks); a build may set it (-D).
 #ifndef MSM_ACC_MIN_BLOCKS_G1
-#define MSM_ACC_MIN_BLOCKS_G1 4
+#define MSM_ACC_MIN_BLOCKS_G1 3
+#endif
+#ifndef MSM_ACC_MIN_BLOCKS_G2
+#define MSM_ACC_MIN_BLOCKS_G2 1
 #endif
 // The cost model of the automatic window width, in mixed additions: each point costs one per
 // window, each bucket about MSM_COST_BUCKET / 10 (two general additions in the reduction),
@@ -237,7 +249,7 @@ static unsigned msm_auto_window(size_t m) {
 // run_windows); bucket_cap G1 buckets (half as many G2 buckets) hold the buckets of every window
 // of an MSM of max_n G1 points at its automatic width, so that one reduction serves them all;
 // item_cap items each of the four reduction arrays (acc and run, two levels); head_cap chunk
-// heads.
+// heads, and as many again for the fix-up tree's block sums (see fixtree_body).
 struct msm_sizes {
     size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads;
 };
@@ -276,7 +288,7 @@ static msm_bytes msm_bytes_for(const msm_sizes &s) {
     b.sort = s.sort_entries * sizeof(uint32_t); // keys, values
     b.buckets = s.bucket_cap * sizeof(xyzz_mem<fp_t>);
     b.items = 4 * s.item_cap * sizeof(xyzz_big);
-    b.heads = s.head_cap * sizeof(xyzz_big);
+    b.heads = 2 * s.head_cap * sizeof(xyzz_big); // heads, then the fix-up tree
     b.win = (MSM_MAX_WINDOWS + 1) * sizeof(xyzz_big);
     return b;
 }
@@ -293,10 +305,14 @@ struct msm_mem {
 
 // One windowed pass over m entries: width c, nw windows in batches of wb (sorted and
 // accumulated together), reduced in groups of wr windows (a multiple of wb: as many windows as
-// the bucket space holds), B buckets per window, chunks of L entries, cpw chunks per window.
+// the bucket space holds), B buckets per window. A batch of k windows is accumulated by
+// chunks_per_window(k) chunks per window.
 struct msm_plan {
     unsigned c, nw, wb, wr, B;
-    size_t m, L, cpw;
+    size_t m, acc_threads;
+    size_t chunks_per_window(unsigned k) const {
+        return std::max<size_t>(1, std::min(acc_threads / k, m)); // k cpw <= acc_threads
+    }
 };
 
 // The plan for points whose bucket is bucket_bytes bytes (G1 or G2).
@@ -317,10 +333,7 @@ static msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &
     wb = std::min<size_t>(wb, wr);
     p.wb = static_cast<unsigned>(wb);
     p.wr = static_cast<unsigned>(wr / wb * wb);
-    const size_t total = static_cast<size_t>(p.wb) * m;
-    p.L = (total + s.acc_threads - 1) / s.acc_threads;
-    if (p.L < 1) p.L = 1;
-    p.cpw = (m + p.L - 1) / p.L; // wb cpw <= total / L + wb <= acc_threads + wb <= head_cap
+    p.acc_threads = s.acc_threads;
     return p;
 }
 
@@ -403,54 +416,151 @@ template <class F> CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, uint32_t 
     return p;
 }
 
-// Chunk t of window j: sums each run of equal keys of entries [t L, t L + L) (see DESIGN).
+// Chunk t of a window of m entries split into cpw chunks: entries [chunk_begin(t), chunk_begin(t +
+// 1)). The chunks differ in length by at most one and none is empty (cpw <= m).
+CUZK_HD size_t chunk_begin(size_t t, size_t m, size_t cpw) { return t * m / cpw; }
+
+// Starts moving the base of a sorted value towards the multiprocessor (the L2 cache) a few
+// iterations before the accumulation reads it; nothing on the host.
+template <class F> CUZK_HD void msm_prefetch(const aff_mem<F> *bases, uint32_t v) {
+#ifdef __CUDA_ARCH__
+    const char *p = reinterpret_cast<const char *>(bases + (v & 0x7fffffffu));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p + sizeof(aff_mem<F>) - 1));
+#else
+    (void)bases;
+    (void)v;
+#endif
+}
+
+#define MSM_PREFETCH_AHEAD 2 // entries ahead of the accumulation that msm_prefetch fetches
+
+// Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). Zero keys come
+// first in a sorted window, so a binary search skips them. The loop does one mixed addition per
+// entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
+// threads of a warp never wait for the longest run among them.
 template <class F> struct accum_body {
     const aff_mem<F> *bases;
     const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
     xyzz_mem<F> *buckets, *heads;
-    size_t m, L, cpw;
+    size_t m, cpw;
     unsigned B;
     CUZK_HD void operator()(size_t tid) const {
-        const size_t j = tid / cpw, t = tid % cpw, b = t * L, e = b + L < m ? b + L : m;
+        const size_t j = tid / cpw, t = tid % cpw;
+        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
         const uint32_t *K = pick(keys, j), *V = pick(vals, j);
         size_t i = b;
-        while (i < e) {
-            const uint32_t k = K[i];
-            const size_t start = i;
-            if (k == 0) { // zero digits: nothing to add
-                while (i < e && K[i] == 0) i++;
-                continue;
+        if (K[b] == 0) {           // the first non-zero key in (b, e), or e
+            size_t lo = b, hi = e; // K[lo] == 0; K[hi] != 0 or hi == e
+            while (hi - lo > 1) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (K[mid] == 0)
+                    lo = mid;
+                else
+                    hi = mid;
             }
-            xyzz<F> acc = xyzz_inf<F>();
-            for (; i < e && K[i] == k; i++) acc = madd(acc, msm_base(bases, V[i]));
-            if (start == b && b > 0 && K[b - 1] == k)
-                store(heads + j * cpw + t, acc); // the run began in an earlier chunk
-            else
-                store(buckets + static_cast<size_t>(j) * B + (k - 1), acc);
+            i = hi;
         }
+        if (i == e) return;
+        uint32_t cur = K[i];
+        bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
+        for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++) msm_prefetch(bases, V[a]);
+        xyzz<F> acc = xyzz_inf<F>();
+        for (; i < e; i++) {
+            const uint32_t k = K[i];
+            if (k != cur) {
+                store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1),
+                      acc);
+                head = false;
+                cur = k;
+                acc = xyzz_inf<F>();
+            }
+            if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, V[i + MSM_PREFETCH_AHEAD]);
+            acc = madd(acc, msm_base(bases, V[i]));
+        }
+        store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1), acc);
     }
 };
 
+// The fix-up tree: the chunks of a window in aligned blocks of 4^l chunks at levels l = 1..6. A
+// block is whole when every chunk of it starts inside one run that began before the block (the
+// head of each of its chunks is valid and of one key): then the sum of its heads is stored at
+// level l, from the sums of its four sub-blocks at level l - 1 (level 0: the heads). Whole
+// blocks exist only where a run covers many chunks (a key shared by a large part of the
+// scalars: equal scalars, or the top window of a width that leaves it few bits); elsewhere a
+// thread reads three keys and returns. The fix-up then adds a long run's heads a block at a
+// time, so its serial chain of additions is at most about 2 * 3 * 6 long plus one per 4^6
+// chunks, instead of one per chunk (a 2^22-point MSM's top window had runs over 2,400 chunks).
+CUZK_HD bool fix_whole(const uint32_t *K, size_t m, size_t cpw, size_t a, size_t z) {
+    if (a == 0) return false;
+    const size_t ba = chunk_begin(a, m, cpw);
+    const uint32_t k = K[ba];
+    return k != 0 && K[ba - 1] == k && K[chunk_begin(z, m, cpw)] == k;
+}
+
+template <class F> struct fixtree_body {
+    const uint32_t *keys[MSM_MAX_WINDOWS];
+    const xyzz_mem<F> *in; // level l - 1: n_in per window
+    xyzz_mem<F> *out;      // level l: n_out = cpw >> (l MSM_FIX_LOG) per window
+    size_t m, cpw, n_in, n_out;
+    unsigned lg; // l MSM_FIX_LOG: a block is 2^lg chunks
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t j = tid / n_out, i = tid % n_out, a = i << lg;
+        if (!fix_whole(pick(keys, j), m, cpw, a, a + (static_cast<size_t>(1) << lg) - 1)) return;
+        const xyzz_mem<F> *q = in + j * n_in + (i << MSM_FIX_LOG);
+        xyzz<F> acc = load(q);
+        for (unsigned u = 1; u < (1u << MSM_FIX_LOG); u++) acc = call_add(acc, load(q + u));
+        store(out + j * n_out + i, acc);
+    }
+};
+
+// The offset of fix-up tree level l (1..MSM_FIX_LEVELS) in the tree buffer, for k windows of
+// cpw chunks: the levels below it, k (cpw >> (l' MSM_FIX_LOG)) items each.
+CUZK_HD size_t fix_level_offset(unsigned l, size_t k, size_t cpw) {
+    size_t off = 0;
+    for (unsigned u = 1; u < l; u++) off += k * (cpw >> (u * MSM_FIX_LOG));
+    return off;
+}
+
 // For chunk t of window j whose last run began in it and continues past it: adds the heads
-// of the following chunks that the run covers into the run's bucket.
+// of the following chunks that the run covers into the run's bucket, a whole block of the
+// fix-up tree at a time where one starts.
 template <class F> struct fixup_body {
     const uint32_t *keys[MSM_MAX_WINDOWS];
     xyzz_mem<F> *buckets;
-    const xyzz_mem<F> *heads;
-    size_t m, L, cpw;
-    unsigned B;
+    const xyzz_mem<F> *heads, *tree;
+    size_t m, cpw;
+    unsigned B, k;
     CUZK_HD void operator()(size_t tid) const {
-        const size_t j = tid / cpw, t = tid % cpw, b = t * L, e = b + L < m ? b + L : m;
+        const size_t j = tid / cpw, t = tid % cpw;
+        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
         const uint32_t *K = pick(keys, j);
-        const uint32_t k = K[e - 1];
-        if (k == 0 || e == m || K[e] != k) return;       // the last run ends in this chunk
-        if (K[b] == k && b > 0 && K[b - 1] == k) return; // it began before: not the owner
-        xyzz_mem<F> *bucket = buckets + static_cast<size_t>(j) * B + (k - 1);
+        const uint32_t key = K[e - 1];
+        if (key == 0 || e == m || K[e] != key) return;       // the last run ends in this chunk
+        if (K[b] == key && b > 0 && K[b - 1] == key) return; // it began before: not the owner
+        xyzz_mem<F> *bucket = buckets + static_cast<size_t>(j) * B + (key - 1);
         xyzz<F> acc = load(bucket);
-        for (size_t u = t + 1;; u++) {
-            acc = call_add(acc, load(heads + j * cpw + u));
-            const size_t eu = (u + 1) * L;
-            if (eu >= m || K[eu] != k) break; // the run ends within chunk u
+        for (size_t u = t + 1;;) {
+            // chunk u starts inside the run: the largest whole block starting at u, if any
+            unsigned l = MSM_FIX_LEVELS;
+            for (; l > 0; l--) {
+                const unsigned lg = l * MSM_FIX_LOG;
+                const size_t n_l = cpw >> lg, z = u + (static_cast<size_t>(1) << lg) - 1;
+                if ((u & ((static_cast<size_t>(1) << lg) - 1)) == 0 && (u >> lg) < n_l &&
+                    K[chunk_begin(z, m, cpw)] == key)
+                    break;
+            }
+            if (l > 0) {
+                const unsigned lg = l * MSM_FIX_LOG;
+                acc = call_add(
+                    acc, load(tree + fix_level_offset(l, k, cpw) + j * (cpw >> lg) + (u >> lg)));
+                u += static_cast<size_t>(1) << lg;
+            } else {
+                acc = call_add(acc, load(heads + j * cpw + u));
+                u++;
+            }
+            const size_t eu = chunk_begin(u, m, cpw);
+            if (eu >= m || K[eu] != key) break; // the run ended within chunk u - 1
         }
         store(bucket, acc);
     }
@@ -619,12 +729,16 @@ template <class F> struct add_eval_body {
 // ---- executors ----------------------------------------------------------------------------------
 
 // Resident blocks per multiprocessor a kernel is compiled for (its register bound): 1 lets the
-// compiler use up to 255 registers per thread; the G1 accumulation runs faster with more,
-// smaller threads (MSM_ACC_MIN_BLOCKS_G1 = 4: 128 registers and a few spills, 4-6 % faster than
-// 3 blocks at 168 registers; measured in docs/performance.md).
+// compiler use up to 255 registers per thread. The G1 accumulation runs fastest at 3 blocks (166
+// registers, no spills: 3 % faster than 4 blocks at 128 registers with spills, 4 % faster than
+// 5); the G2 one at 1 (3 blocks spill heavily and ran 3 % slower). Measured in
+// docs/performance.md.
 template <class B> struct msm_min_blocks { static constexpr int v = 1; };
 template <> struct msm_min_blocks<accum_body<fp_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
+};
+template <> struct msm_min_blocks<accum_body<fp2_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
 };
 
 template <class B>
@@ -829,22 +943,40 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             a.keys[w] = d.keys[w];
             a.vals[w] = d.vals[w];
         }
+        const size_t cpw = p.chunks_per_window(k);
         a.buckets = bk;
         a.heads = heads;
         a.m = m;
-        a.L = p.L;
-        a.cpw = p.cpw;
+        a.cpw = cpw;
         a.B = p.B;
-        TRY(x.launch(a, static_cast<size_t>(k) * p.cpw));
+        TRY(x.launch(a, static_cast<size_t>(k) * cpw));
+        // the fix-up tree's levels (after the heads' level 0), then the fix-up
+        xyzz_mem<F> *tree = heads + sz.head_cap;
+        fixtree_body<F> ft;
+        for (unsigned w = 0; w < k; w++) ft.keys[w] = d.keys[w];
+        ft.in = heads;
+        ft.n_in = cpw;
+        ft.m = m;
+        ft.cpw = cpw;
+        for (unsigned l = 1; l <= MSM_FIX_LEVELS; l++) {
+            ft.lg = l * MSM_FIX_LOG;
+            ft.n_out = cpw >> ft.lg;
+            if (ft.n_out == 0) break;
+            ft.out = tree + fix_level_offset(l, k, cpw);
+            TRY(x.launch(ft, static_cast<size_t>(k) * ft.n_out));
+            ft.in = ft.out;
+            ft.n_in = ft.n_out;
+        }
         fixup_body<F> f;
         for (unsigned w = 0; w < k; w++) f.keys[w] = d.keys[w];
         f.buckets = bk;
         f.heads = heads;
+        f.tree = tree;
         f.m = m;
-        f.L = p.L;
-        f.cpw = p.cpw;
+        f.cpw = cpw;
         f.B = p.B;
-        TRY(x.launch(f, static_cast<size_t>(k) * p.cpw));
+        f.k = k;
+        TRY(x.launch(f, static_cast<size_t>(k) * cpw));
         TRY(x.mark(PH_ACCUM));
 
         // reduce: when the group is full or the windows are done, B buckets per window -> 1
