@@ -14,6 +14,10 @@ int main(void) {
     struct cuzk_gpu_info info;
     CHECK(cuzk_gpu_describe(-1, &info) == CUZK_EINVAL);
     CHECK(cuzk_gpu_describe(n, &info) == CUZK_EINVAL);
+    size_t vfree = 1, vtotal = 1;
+    CHECK(cuzk_gpu_mem_info(-1, &vfree, &vtotal) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_mem_info(n, &vfree, &vtotal) == CUZK_EINVAL);
+    CHECK(vfree == 1 && vtotal == 1); /* untouched on failure */
     if (n <= 0) {
         printf("test_gpu: no GPU on this machine: GPU checks skipped\n");
         int rc = test_finish();
@@ -24,6 +28,11 @@ int main(void) {
         printf("test_gpu: device %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", d, info.name, info.cc_major,
                info.cc_minor, info.multiprocessors, (double)info.total_mem / (1 << 30));
         CHECK(info.multiprocessors > 0 && info.total_mem > 0);
+        CHECK(cuzk_gpu_mem_info(d, NULL, &vtotal) == CUZK_EINVAL);
+        CHECK(cuzk_gpu_mem_info(d, &vfree, &vtotal) == CUZK_OK);
+        CHECK(vtotal == info.total_mem && vfree > 0 && vfree <= vtotal);
+        printf("test_gpu: device %d: %.1f GiB free of %.1f GiB\n", d, (double)vfree / (1 << 30),
+               (double)vtotal / (1 << 30));
     }
     return test_finish();
 }

@@ -27,6 +27,10 @@ int cuzk_gpu_compiled(void);
 int cuzk_gpu_count(int *n);
 /* Describes device dev. CUZK_EINVAL for a bad index, CUZK_EGPU if the driver fails. */
 int cuzk_gpu_describe(int dev, struct cuzk_gpu_info *info);
+/* Device memory of dev now: *free_bytes free (for any process), *total_bytes in all. Makes the
+ * device's context if the process has none yet; leaves the calling thread's current device as
+ * it was. CUZK_EINVAL for a bad index or NULL outputs, CUZK_EGPU if the driver fails. */
+int cuzk_gpu_mem_info(int dev, size_t *free_bytes, size_t *total_bytes);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,13 @@ int cuzk_gpu_describe(int dev, struct cuzk_gpu_info *info) {
     return CUZK_EINVAL;
 }
 
+int cuzk_gpu_mem_info(int dev, size_t *free_bytes, size_t *total_bytes) {
+    (void)dev;
+    (void)free_bytes;
+    (void)total_bytes;
+    return CUZK_EINVAL;
+}
+
 /* The GPU NTT (gpu_ntt.h) without CUDA: no device to run on. */
 size_t cuzk_gpu_ntt_ctx_vram(int max_log_n) {
     (void)max_log_n;

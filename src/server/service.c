@@ -565,8 +565,11 @@ static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
         Cuzk__V1__GPUStatus g = CUZK__V1__GPUSTATUS__INIT;
         g.ordinal = d->index;
         if (d->index < s->n_devices && s->devices[d->index].ordinal >= 0) {
+            size_t vfree, vtotal;
             g.ordinal = (uint32_t)s->devices[d->index].ordinal;
             g.vram_total_bytes = s->devices[d->index].vram_total;
+            if (cuzk_gpu_mem_info(s->devices[d->index].ordinal, &vfree, &vtotal) == CUZK_OK)
+                g.vram_free_bytes = vfree; /* now, for every process on the device */
         }
         g.name = (char *)d->name;
         for (size_t k = 0; k < st.n_workers; k++) {

@@ -38,3 +38,22 @@ extern "C" int cuzk_gpu_describe(int dev, struct cuzk_gpu_info *info) {
         info->clock_khz = clock;
     return CUZK_OK;
 }
+
+extern "C" int cuzk_gpu_mem_info(int dev, size_t *free_bytes, size_t *total_bytes) {
+    int n = 0;
+    cuzk_gpu_count(&n);
+    if (dev < 0 || dev >= n || !free_bytes || !total_bytes) return CUZK_EINVAL;
+    int prev = -1;
+    if (cudaGetDevice(&prev) != cudaSuccess) prev = -1;
+    size_t f = 0, t = 0;
+    cudaError_t e = cudaSetDevice(dev);
+    if (e == cudaSuccess) e = cudaMemGetInfo(&f, &t);
+    if (prev >= 0 && prev != dev) (void)cudaSetDevice(prev);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return CUZK_EGPU;
+    }
+    *free_bytes = f;
+    *total_bytes = t;
+    return CUZK_OK;
+}
