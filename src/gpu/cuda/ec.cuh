@@ -136,6 +136,28 @@ template <class F> CUZK_HD xyzz<F> madd(const xyzz<F> &p, const affine<F> &q) {
     return r;
 }
 
+// The same on G1, its ten products taken in five independent pairs (mul_pair: one call for
+// both, two interleaved carry chains): 2 % faster G1 MSMs on the H200 test machine. G2 keeps
+// the form above (paired, its accumulation ran 7 % slower: more values live at once).
+CUZK_HD xyzz<fp_t> madd(const xyzz<fp_t> &p, const affine<fp_t> &q) {
+    if (is_inf(q)) return p;
+    if (is_inf(p)) return xyzz_from_affine(q);
+    fp_t u2, s2;
+    mul_pair(u2, s2, q.x, p.zz, q.y, p.zzz);
+    const fp_t pd = sub(u2, p.x);
+    const fp_t rr = sub(s2, p.y);
+    if (is_zero(pd)) return is_zero(rr) ? dbl_rare(p) : xyzz_inf<fp_t>();
+    fp_t pp, r2, ppp, qq, t1, t2;
+    mul_pair(pp, r2, pd, pd, rr, rr);   // P^2, R^2
+    mul_pair(ppp, qq, pd, pp, p.x, pp); // PPP = P PP, Q = X1 PP
+    xyzz<fp_t> r;
+    r.x = sub(sub(r2, ppp), dbl(qq));
+    mul_pair(t1, t2, rr, sub(qq, r.x), p.y, ppp); // Y3 = R (Q - X3) - Y1 PPP
+    r.y = sub(t1, t2);
+    mul_pair(r.zz, r.zzz, p.zz, pp, p.zzz, ppp);
+    return r;
+}
+
 // P + Q (add-2008-s, 12M + 2S).
 template <class F> CUZK_HD xyzz<F> add(const xyzz<F> &p, const xyzz<F> &q) {
     if (is_inf(p)) return q;

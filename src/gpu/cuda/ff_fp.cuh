@@ -312,11 +312,7 @@ CUZK_HD fp_t neg(const fp_t &a) { return sub(fp_zero(), a); }
 // the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm.cu
 // compiles several times faster. CUZK_FP_MUL_INLINE (a build option) brings the inlined form
 // back for comparisons.
-#ifndef CUZK_FP_MUL_INLINE
-static __host__ __device__ __noinline__ fp_t mul(const fp_t a, const fp_t b) {
-#else
-CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) {
-#endif
+CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
     const fp_t p = fp_modulus();
     uint32_t x[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     CUZK_UNROLL
@@ -338,6 +334,35 @@ CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) {
     CUZK_UNROLL
     for (int i = 0; i < 12; i++) t.l[i] = x[i];
     return fp_reduce_once(t);
+}
+
+// Two independent products: one call, the two carry chains interleaved by the compiler (each
+// multiplication alone is a chain of dependent instructions; two give the scheduler twice the
+// independent work per thread).
+struct fp_pair {
+    fp_t a, b;
+};
+#ifndef CUZK_FP_MUL_INLINE
+static __host__ __device__ __noinline__ fp_t mul(const fp_t a, const fp_t b) {
+    return fp_mul_body(a, b);
+}
+static __host__ __device__ __noinline__ fp_pair mul2(const fp_t a0, const fp_t b0, const fp_t a1,
+                                                     const fp_t b1) {
+    return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
+}
+#else
+CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) { return fp_mul_body(a, b); }
+CUZK_HD fp_pair mul2(const fp_t &a0, const fp_t &b0, const fp_t &a1, const fp_t &b1) {
+    return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
+}
+#endif
+
+// r0 = a0 b0 and r1 = a1 b1 (the curve formulas' pairs of independent products).
+CUZK_HD void mul_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const fp_t &a1,
+                      const fp_t &b1) {
+    const fp_pair r = mul2(a0, b0, a1, b1);
+    r0 = r.a;
+    r1 = r.b;
 }
 
 CUZK_HD fp_t sqr(const fp_t &a) { return mul(a, a); }
