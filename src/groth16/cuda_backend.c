@@ -7,13 +7,13 @@
  * on the caller's thread, as the CPU backend does. The background thread of a proof:
  *   1. takes a free staging set (pinned host buffers; waits when all CUZK_CUDA_STAGING_SLOTS are
  *      taken) and grows it if the key is larger than any it served;
- *   2. on the pool: the witness as canonical scalars into the pinned buffer (the device turns
- *      them into Montgomery form for the MSMs, so the witness crosses the bus once); then it
- *      starts one more thread ("cuzk-gpu-spmv") that computes a = A w and b = B w by the SpMV,
- *      on the pool, straight into the pinned buffers (rows of the key only: the device zeroes
- *      the rest of the domain), and meanwhile waits for the device lock;
+ *   2. on the pool: a copy of the witness into the pinned buffer (the device MSMs take it in
+ *      the Montgomery form it has: no conversion on either side); then it starts one more thread
+ * ("cuzk-gpu-spmv") that computes a = A w and b = B w by the SpMV, on the pool, straight into the
+ * pinned buffers (rows of the key only: the device zeroes the rest of the domain), and meanwhile
+ * waits for the device lock;
  *   3. under the device lock: the work contexts and the key's points made resident if needed;
- *      the upload of the scalars and their conversion; the MSMs A' and B1' (the MSMs on the
+ *      the upload of the witness; the MSMs A' and B1' (the MSMs on the
  *      witness need no SpMV result, so on an idle GPU they run while the SpMV does); it joins
  *      the SpMV thread and queues the uploads of a and b (asynchronous, copy stream), which move
  *      while the MSMs C' and B2' (G2) run; then c = a o b on the device (the same products the
@@ -57,8 +57,8 @@
 
 /* Pinned host buffers of one proof in flight. */
 struct staging {
-    cuzk_fr *ab;     /* a = ab[0 .. cap_n), b = ab[cap_n .. 2 cap_n) */
-    cuzk_scalar *ws; /* the witness as canonical scalars, cap_w */
+    cuzk_fr *ab; /* a = ab[0 .. cap_n), b = ab[cap_n .. 2 cap_n) */
+    cuzk_fr *ws; /* the witness (Montgomery form, as the device MSMs take it), cap_w */
     size_t cap_n, cap_w;
     int busy;
 };
@@ -359,6 +359,21 @@ static int key_resident(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
 
 /* ---- one proof ---------------------------------------------------------------------------- */
 
+/* The witness into pinned staging, in blocks on the pool. */
+#define WCOPY_BLOCK ((size_t)1 << 16)
+struct wcopy {
+    cuzk_fr *out;
+    const cuzk_fr *in;
+    size_t n;
+};
+
+static void wcopy_item(void *ctx, size_t item, unsigned worker) {
+    (void)worker;
+    const struct wcopy *c = ctx;
+    size_t lo = item * WCOPY_BLOCK, hi = lo + WCOPY_BLOCK < c->n ? lo + WCOPY_BLOCK : c->n;
+    memcpy(c->out + lo, c->in + lo, (hi - lo) * sizeof *c->out);
+}
+
 static void spmv_run(struct spmv_job *j) {
     double t0 = now_ms();
     struct staging *sl = j->sl;
@@ -416,12 +431,11 @@ static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, stru
     const unsigned char *vw = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_W);
     const unsigned char *w_private = vw + (npub + 1) * sizeof(cuzk_fr); /* C: wires npub + 1 .. */
 
-    /* the witness: upload, Montgomery form, and the first two MSMs on it */
+    /* the witness: upload, and the first two MSMs on it */
     float up_w = 0, up_ab = 0;
     STEP("upload", MOD_G16, cuzk_gpu_g16_begin(g));
     STEP("upload of the witness", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, sl->ws, nv, nv));
-    STEP("witness to Montgomery form", MOD_G16, cuzk_gpu_g16_to_mont(g, nv));
-    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_w));
+    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_w)); /* waits for it */
     double t0 = now_ms();
     STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, vw, nv, &m->a));
     STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, vw, nv, &m->b1));
@@ -483,7 +497,8 @@ static int heavy(struct cuzk_prove_pending *p) {
     struct spmv_job spmv = {.st = st, .pk = pk, .w = p->w, .sl = sl};
     double conv_ms = 0;
     if (!rc) {
-        cuzk_scalar_batch_from_fr(st->pool, sl->ws, p->w, nv);
+        struct wcopy wc = {sl->ws, p->w, nv};
+        cuzk_pool_run(st->pool, (nv + WCOPY_BLOCK - 1) / WCOPY_BLOCK, wcopy_item, &wc);
         conv_ms = now_ms() - t0;
         spmv_start(&spmv);
 

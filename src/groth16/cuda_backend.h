@@ -39,7 +39,7 @@
 /* The stages of one proof, in milliseconds of wall-clock time. */
 struct cuzk_cuda_timing {
     double staging_ms;    /* waiting for a free staging set and growing it (first proofs) */
-    double spmv_ms;       /* CPU: the witness as canonical scalars, a = A w and b = B w (the
+    double spmv_ms;       /* CPU: the witness copied to staging, a = A w and b = B w (the
                            * SpMV's own thread: it overlaps the lock wait and the first MSMs) */
     double lock_wait_ms;  /* waiting for the device (another proof's GPU section) */
     double key_upload_ms; /* uploading the key's points (0 when already resident) */
