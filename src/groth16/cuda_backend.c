@@ -495,11 +495,11 @@ static int heavy(struct cuzk_prove_pending *p) {
     double t0 = now_ms();
     t->staging_ms = t0 - p->t_start;
     struct spmv_job spmv = {.st = st, .pk = pk, .w = p->w, .sl = sl};
-    double conv_ms = 0;
+    double copy_ms = 0;
     if (!rc) {
         struct wcopy wc = {sl->ws, p->w, nv};
         cuzk_pool_run(st->pool, (nv + WCOPY_BLOCK - 1) / WCOPY_BLOCK, wcopy_item, &wc);
-        conv_ms = now_ms() - t0;
+        copy_ms = now_ms() - t0;
         spmv_start(&spmv);
 
         double t1 = now_ms();
@@ -514,7 +514,7 @@ static int heavy(struct cuzk_prove_pending *p) {
         t->gpu_total_ms = now_ms() - t2;
         spmv_join(&spmv); /* the staging set is the SpMV's until it ends */
     }
-    t->spmv_ms = conv_ms + spmv.ms;
+    t->spmv_ms = copy_ms + spmv.ms;
     slot_release(st, sl);
     t->total_ms = now_ms() - p->t_start;
     return rc;
