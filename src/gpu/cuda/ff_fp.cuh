@@ -304,14 +304,8 @@ CUZK_HD fp_t neg(const fp_t &a) { return sub(fp_zero(), a); }
 // Bounds: with T < 2p on entry and a, p < 2^382, T + a b_i + m p < 2p + 2^33 p < 2^415, so x
 // never carries out of its 13th word, y = (a_odd b_i + p_odd m) / 2^32 < a + p < 2^383 fits
 // 12 words, and the new T = (T + a b_i + m p) / 2^32 < 2p again; x_12 is zero between steps.
-// One conditional subtraction at the end reduces the result below p.
-//
-// It is one out-of-line function (operands and result in registers), not a copy at every call
-// site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
-// code, more than the instruction cache holds, and warps stalled on instruction fetches; with
-// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm.cu
-// compiles several times faster. CUZK_FP_MUL_INLINE (a build option) brings the inlined form
-// back for comparisons.
+// One conditional subtraction at the end reduces the result below p. (The body; callers use mul
+// or mul2 below.)
 CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
     const fp_t p = fp_modulus();
     uint32_t x[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -336,9 +330,13 @@ CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
     return fp_reduce_once(t);
 }
 
-// Two independent products: one call, the two carry chains interleaved by the compiler (each
-// multiplication alone is a chain of dependent instructions; two give the scheduler twice the
-// independent work per thread).
+// mul is one out-of-line function (operands and result in registers), not a copy at every call
+// site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
+// code, more than the instruction cache holds, and warps stalled on instruction fetches; with
+// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm.cu
+// compiles several times faster. mul2 takes two independent products in one call, the two
+// carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
+// instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.
 struct fp_pair {
     fp_t a, b;
 };
