@@ -311,7 +311,7 @@ struct msm_plan {
     unsigned c, nw, wb, wr, B;
     size_t m, acc_threads;
     size_t chunks_per_window(unsigned k) const {
-        return std::max<size_t>(1, std::min(acc_threads / k, m)); // k cpw <= acc_threads
+        return std::max<size_t>(1, std::min(acc_threads / k, m)); // k cpw <= max(acc_threads, k)
     }
 };
 
