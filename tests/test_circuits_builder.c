@@ -72,7 +72,7 @@ static void test_layout(void) {
         /* C is sorted by building variable: inputs first (in2), then aux (a1, a2) */
         CHECK(cs.m[CUZK_CS_C].nnz == 3 && cs.m[CUZK_CS_C].col[0] == 2 &&
               cs.m[CUZK_CS_C].col[1] == 4 && cs.m[CUZK_CS_C].col[2] == 5);
-        CHECK(cuzk_fr_eq(&cs.m[CUZK_CS_C].val[0], &three));
+        CHECK(cuzk_fr_eq(&cs.coefs.v[cs.m[CUZK_CS_C].coef[0]], &three));
         CHECK(buffered ? w == wbuf : w != wbuf);
         if (!buffered) free(w);
         cuzk_cs_free(&cs);

@@ -151,6 +151,8 @@ int cuzk_builder_finish(struct cuzk_builder *b, struct cuzk_cs *cs, cuzk_fr **w,
         }
         b->cs.n_cols = n_in + n_aux;
         b->cs.n_public = n_in - 1;
+        int err = cuzk_cs_finish(&b->cs); /* exact sizes; read-only from here */
+        if (err != CUZK_OK) return b->err = err;
         *cs = b->cs;
         memset(&b->cs, 0, sizeof b->cs); /* handed over */
     }

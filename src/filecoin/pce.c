@@ -39,15 +39,16 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
-static uint64_t payload_bytes(const struct cuzk_builder_counts *c) {
-    uint64_t nnz = c->nnz[0] + c->nnz[1] + c->nnz[2];
-    return 3 * (c->constraints + 1) * 8 + nnz * (4 + sizeof(cuzk_fr));
+static uint64_t payload_bytes(const struct cuzk_builder_counts *c, uint64_t n_coefs) {
+    return cuzk_cs_bytes_for(c->constraints, c->nnz[0], c->nnz[1], c->nnz[2], n_coefs);
 }
 
-uint64_t cuzk_pce_bytes(const struct cuzk_builder_counts *c) { return payload_bytes(c); }
+uint64_t cuzk_pce_bytes(const struct cuzk_builder_counts *c) {
+    return payload_bytes(c, CUZK_PCE_MAX_COEFS);
+}
 
-uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c) {
-    return CUZK_PCE_HEADER_BYTES + payload_bytes(c);
+uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c, uint32_t n_coefs) {
+    return CUZK_PCE_HEADER_BYTES + payload_bytes(c, n_coefs);
 }
 
 /* ---- checksum --------------------------------------------------------------------------- */
@@ -121,20 +122,6 @@ void cuzk_pce_free(struct cuzk_pce *pce) {
     memset(pce, 0, sizeof *pce);
 }
 
-/* Trims the CSR arrays to their exact sizes (they grew by doubling). */
-static void cs_trim(struct cuzk_cs *cs) {
-    for (int m = 0; m < 3; m++) {
-        struct cuzk_cs_csr *x = &cs->m[m];
-        size_t n = x->nnz ? (size_t)x->nnz : 1;
-        void *p;
-        if ((p = realloc(x->col, n * sizeof *x->col))) x->col = p;
-        if ((p = realloc(x->val, n * sizeof *x->val))) x->val = p;
-        if ((p = realloc(x->row_ptr, (cs->n_rows + 1) * sizeof *x->row_ptr))) x->row_ptr = p;
-        x->cap = x->nnz;
-    }
-    cs->rows_cap = cs->n_rows + 1;
-}
-
 int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char *err,
                     size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -152,7 +139,13 @@ int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char 
         cuzk_cs_free(&out->cs);
         return fail(err, errlen, rc, "pce: recording %s: %s", p->name, cuzk_strerror(rc));
     }
-    cs_trim(&out->cs);
+    if (out->cs.coefs.n > CUZK_PCE_MAX_COEFS) {
+        uint32_t n = out->cs.coefs.n;
+        cuzk_cs_free(&out->cs);
+        return fail(err, errlen, CUZK_ERANGE,
+                    "pce: %s has %u distinct coefficients, more than the %u a PCE holds", p->name,
+                    n, CUZK_PCE_MAX_COEFS);
+    }
     return CUZK_OK;
 }
 
@@ -171,7 +164,7 @@ static uint64_t get64(const uint8_t *b) { return load64(b); }
 enum {
     H_MAGIC = 0,
     H_VERSION = 8,
-    H_RESERVED = 12,
+    H_NCOEFS = 12,
     H_PROFILE = 16,
     H_FINGERPRINT = 80,
     H_COUNTS = 88, /* rows, inputs, aux, bool, nnz A, B, C */
@@ -210,10 +203,12 @@ uint64_t cuzk_pce_fingerprint(void) {
 }
 
 static void header_write(uint8_t h[CUZK_PCE_HEADER_BYTES], const char *profile,
-                         const struct cuzk_builder_counts *c, uint64_t payload_sum) {
+                         const struct cuzk_builder_counts *c, uint32_t n_coefs,
+                         uint64_t payload_sum) {
     memset(h, 0, CUZK_PCE_HEADER_BYTES);
     memcpy(h + H_MAGIC, CUZK_PCE_MAGIC, 8);
     put32(h + H_VERSION, CUZK_PCE_VERSION);
+    put32(h + H_NCOEFS, n_coefs);
     memcpy(h + H_PROFILE, profile, strnlen(profile, 63));
     put64(h + H_FINGERPRINT, cuzk_pce_fingerprint());
     const uint64_t f[7] = {c->constraints, c->n_inputs, c->n_aux, c->n_bool,
@@ -224,13 +219,13 @@ static void header_write(uint8_t h[CUZK_PCE_HEADER_BYTES], const char *profile,
 }
 
 static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
-                       const char *profile, struct cuzk_builder_counts *c, uint64_t *payload_sum,
-                       char *err, size_t errlen) {
+                       const char *profile, struct cuzk_builder_counts *c, uint32_t *n_coefs,
+                       uint64_t *payload_sum, char *err, size_t errlen) {
     if (memcmp(h + H_MAGIC, CUZK_PCE_MAGIC, 8))
         return fail(err, errlen, CUZK_EFORMAT, "pce: %s: bad magic", path);
     if (get64(h + H_HEADER_SUM) != cuzk_pce_checksum(h, H_HEADER_SUM))
         return fail(err, errlen, CUZK_EFORMAT, "pce: %s: header checksum mismatch", path);
-    if (get32(h + H_VERSION) != CUZK_PCE_VERSION || get32(h + H_RESERVED))
+    if (get32(h + H_VERSION) != CUZK_PCE_VERSION)
         return fail(err, errlen, CUZK_EUNSUPPORTED, "pce: %s: version %u, this build reads %d",
                     path, get32(h + H_VERSION), CUZK_PCE_VERSION);
     if (get64(h + H_FINGERPRINT) != cuzk_pce_fingerprint())
@@ -252,8 +247,10 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
     /* bounds that keep every size computation below 2^64 and the columns 32-bit */
     if (f[0] >= (1ull << 40) || f[1] < 1 || f[1] > (1ull << 32) || f[2] > (1ull << 32) ||
         f[1] + f[2] > (1ull << 32) || f[3] > f[2] || f[4] >= (1ull << 40) || f[5] >= (1ull << 40) ||
-        f[6] >= (1ull << 40))
+        f[6] >= (1ull << 40) || get32(h + H_NCOEFS) < 2 ||
+        get32(h + H_NCOEFS) > CUZK_PCE_MAX_COEFS)
         return fail(err, errlen, CUZK_EFORMAT, "pce: %s: implausible counts", path);
+    *n_coefs = get32(h + H_NCOEFS);
     *payload_sum = get64(h + H_PAYLOAD_SUM);
     return CUZK_OK;
 }
@@ -279,14 +276,15 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
     struct cuzk_pce_hash st;
     cuzk_pce_hash_init(&st);
     const struct cuzk_cs *cs = &pce->cs;
+    bad |= put(f, &st, cs->coefs.v, (size_t)cs->coefs.n * sizeof *cs->coefs.v);
     for (int m = 0; m < 3 && !bad; m++) {
         const struct cuzk_cs_csr *x = &cs->m[m];
         bad |= put(f, &st, x->row_ptr, (cs->n_rows + 1) * sizeof *x->row_ptr);
         bad |= put(f, &st, x->col, (size_t)x->nnz * sizeof *x->col);
-        bad |= put(f, &st, x->val, (size_t)x->nnz * sizeof *x->val);
+        bad |= put(f, &st, x->coef, (size_t)x->nnz * sizeof *x->coef);
     }
     pce->checksum = cuzk_pce_hash_final(&st);
-    header_write(h, profile, &pce->counts, pce->checksum);
+    header_write(h, profile, &pce->counts, cs->coefs.n, pce->checksum);
     bad |= fseek(f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, f) != sizeof h;
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
@@ -303,8 +301,9 @@ int cuzk_pce_read_counts(const char *path, const char *profile, struct cuzk_buil
     if (!f) return fail(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
+    uint32_t n_coefs;
     int rc = fread(h, 1, sizeof h, f) == sizeof h
-                 ? header_read(h, path, profile, out, &sum, err, errlen)
+                 ? header_read(h, path, profile, out, &n_coefs, &sum, err, errlen)
                  : fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
     fclose(f);
     if (!rc && checksum) *checksum = sum;
@@ -319,20 +318,6 @@ static int get(FILE *f, struct cuzk_pce_hash *h, void *p, size_t n) {
     return 0;
 }
 
-/* The CSR invariants of cs.h, so that a system that passed the checksum by accident (or was
- * written by a buggy build) still cannot make a reader go out of bounds. */
-static int cs_valid(const struct cuzk_cs *cs) {
-    for (int m = 0; m < 3; m++) {
-        const struct cuzk_cs_csr *x = &cs->m[m];
-        if (x->row_ptr[0] != 0 || x->row_ptr[cs->n_rows] != x->nnz) return 0;
-        for (size_t i = 0; i < cs->n_rows; i++)
-            if (x->row_ptr[i + 1] < x->row_ptr[i]) return 0;
-        for (uint64_t t = 0; t < x->nnz; t++)
-            if (x->col[t] >= cs->n_cols) return 0;
-    }
-    return 1;
-}
-
 int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, char *err,
                   size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -340,12 +325,14 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
     if (!f) return fail(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
+    uint32_t n_coefs = 0;
     struct cuzk_builder_counts c;
     int rc = fread(h, 1, sizeof h, f) == sizeof h
-                 ? header_read(h, path, profile, &c, &sum, err, errlen)
+                 ? header_read(h, path, profile, &c, &n_coefs, &sum, err, errlen)
                  : fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
     struct stat st;
-    if (!rc && (fstat(fileno(f), &st) || (uint64_t)st.st_size != cuzk_pce_file_bytes(&c)))
+    if (!rc &&
+        (fstat(fileno(f), &st) || (uint64_t)st.st_size != cuzk_pce_file_bytes(&c, n_coefs)))
         rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: the file size does not match its header",
                   path);
     struct cuzk_cs *cs = &out->cs;
@@ -356,23 +343,31 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
         cs->rows_cap = cs->n_rows + 1;
         struct cuzk_pce_hash hs;
         cuzk_pce_hash_init(&hs);
+        cs->coefs.v = malloc((size_t)n_coefs * sizeof *cs->coefs.v);
+        cs->coefs.n = cs->coefs.cap = n_coefs;
+        if (!cs->coefs.v)
+            rc = fail(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
+        else if (get(f, &hs, cs->coefs.v, (size_t)n_coefs * sizeof *cs->coefs.v))
+            rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
         for (int m = 0; m < 3 && !rc; m++) {
             struct cuzk_cs_csr *x = &cs->m[m];
             size_t nnz = (size_t)c.nnz[m];
             x->row_ptr = malloc((cs->n_rows + 1) * sizeof *x->row_ptr);
             x->col = malloc((nnz ? nnz : 1) * sizeof *x->col);
-            x->val = malloc((nnz ? nnz : 1) * sizeof *x->val);
+            x->coef = malloc((nnz ? nnz : 1) * sizeof *x->coef);
             x->nnz = x->cap = nnz;
-            if (!x->row_ptr || !x->col || !x->val)
+            if (!x->row_ptr || !x->col || !x->coef)
                 rc = fail(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
             else if (get(f, &hs, x->row_ptr, (cs->n_rows + 1) * sizeof *x->row_ptr) ||
                      get(f, &hs, x->col, nnz * sizeof *x->col) ||
-                     get(f, &hs, x->val, nnz * sizeof *x->val))
+                     get(f, &hs, x->coef, nnz * sizeof *x->coef))
                 rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
         }
         if (!rc && cuzk_pce_hash_final(&hs) != sum)
             rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: payload checksum mismatch", path);
-        if (!rc && !cs_valid(cs))
+        /* the invariants of cs.h, so that a system that passed the checksum by accident (or was
+         * written by a buggy build) still cannot make a reader go out of bounds */
+        if (!rc && cuzk_cs_validate(cs))
             rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: inconsistent matrices", path);
     }
     fclose(f);
@@ -473,7 +468,7 @@ int cuzk_pce_to_r1cs(const struct cuzk_pce *pce, struct cuzk_r1cs *r) {
             r->lc[3 * i + m] = t;
             uint64_t a = x->row_ptr[i], n = x->row_ptr[i + 1] - a;
             memcpy(r->wire + t, x->col + a, n * sizeof *r->wire);
-            memcpy(r->coef + t, x->val + a, n * sizeof *r->coef);
+            for (uint64_t k = 0; k < n; k++) r->coef[t + k] = cs->coefs.v[x->coef[a + k]];
             t += n;
         }
     r->lc[3 * cs->n_rows] = t;

@@ -5,12 +5,13 @@
  * groth16/setup.h) and lets a witness be checked or multiplied out (cuzk_cs_eval).
  *
  * File <cache_dir>/pce-<profile>.bin, little-endian:
- *   header (CUZK_PCE_HEADER_BYTES): magic "CUZKPCE\0", u32 version, u32 reserved (0),
- *   char profile[64] (NUL-padded), u64 circuit fingerprint (cuzk_pce_fingerprint), u64 rows,
- *   inputs (ONE included), aux, boolean aux, nnz A, nnz B, nnz C, u64 payload checksum, u64
- *   header checksum (of the bytes before it);
- *   payload: for A, B, C in turn: row_ptr (rows + 1 u64), col (nnz u32), val (nnz field
- *   elements, 32 bytes each: the Montgomery limbs, little-endian).
+ *   header (CUZK_PCE_HEADER_BYTES): magic "CUZKPCE\0", u32 version (2), u32 n_coefs (distinct
+ *   coefficients, 2 .. CUZK_PCE_MAX_COEFS), char profile[64] (NUL-padded), u64 circuit
+ *   fingerprint (cuzk_pce_fingerprint), u64 rows, inputs (ONE included), aux, boolean aux,
+ *   nnz A, nnz B, nnz C, u64 payload checksum, u64 header checksum (of the bytes before it);
+ *   payload: the coefficient table (n_coefs field elements, 32 bytes each: the Montgomery limbs,
+ *   little-endian; entry 0 is one, entry 1 minus one), then for A, B, C in turn: row_ptr
+ *   (rows + 1 u64), col (nnz u32), coef (nnz u32 indices into the table).
  * The fingerprint identifies the circuit code: a file recorded by a build whose gadgets have
  * another shape is stale and is recorded again (and a key made from it is not reused, since
  * keys are named by the payload checksum). The checksum is cuzk_pce_checksum (a 64-bit, 4-lane
@@ -35,7 +36,10 @@
 #include "r1cs/cs.h"
 
 #define CUZK_PCE_MAGIC "CUZKPCE" /* + NUL: 8 bytes */
-#define CUZK_PCE_VERSION 1
+#define CUZK_PCE_VERSION 2
+/* Distinct coefficients a PCE may hold (Filecoin's circuits have a few thousand); the memory
+ * estimates made before a system is recorded count a table of this size. */
+#define CUZK_PCE_MAX_COEFS (1u << 16)
 /* Bump to invalidate every cached system on a change the fingerprint cannot see (a gadget
  * whose coefficients change while its shape stays). */
 #define CUZK_PCE_CIRCUIT_VERSION 1
@@ -53,10 +57,11 @@ struct cuzk_pce {
  * changes it. */
 uint64_t cuzk_pce_fingerprint(void);
 
-/* Host bytes of a recorded system with these counts (its CSR arrays). */
+/* Host bytes of a recorded system with these counts (its CSR arrays and a coefficient table of
+ * CUZK_PCE_MAX_COEFS entries: an over-estimate by at most 2 MiB). */
 uint64_t cuzk_pce_bytes(const struct cuzk_builder_counts *c);
-/* Bytes of its file. */
-uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c);
+/* Bytes of its file, with n_coefs distinct coefficients. */
+uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c, uint32_t n_coefs);
 
 /* The 64-bit checksum of a byte range, and its incremental form (state from _init, any split
  * of the input gives the same result). */

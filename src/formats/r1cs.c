@@ -208,6 +208,7 @@ int cuzk_r1cs_to_cs(const struct cuzk_r1cs *r, struct cuzk_cs *cs) {
         }
         if (!rc) rc = cuzk_cs_end_row(cs);
     }
+    if (!rc) rc = cuzk_cs_finish(cs);
     if (rc) cuzk_cs_free(cs);
     return rc;
 }

@@ -1,15 +1,21 @@
-/* A pre-compiled constraint system: the R1CS matrices A, B, C in CSR form, their products with
- * a witness (SpMV), a satisfaction check and the column densities the MSMs use.
+/* A pre-compiled constraint system: the R1CS matrices A, B, C in CSR form with indexed
+ * coefficients, their products with a witness (SpMV), a satisfaction check and the column
+ * densities the MSMs use.
  *
  * Promise: row i is the constraint <A_i, w> * <B_i, w> = <C_i, w> over Fr. Columns index the
  * witness w[0 .. n_cols): column 0 is the constant one, columns 1 .. n_public the public inputs,
  * the rest the private wires (the snarkjs .wtns / .r1cs order). A row may hold several terms with
- * the same column; they simply add up. Coefficients are stored as given (zeros included).
+ * the same column; they simply add up. Coefficients are stored as given (zeros included), once
+ * each: a term holds a 32-bit index into the system's table of distinct values (cs->coefs),
+ * shared by the three matrices. Index 0 is always one and index 1 minus one
+ * (CUZK_CS_COEF_ONE / _MINUS_ONE), so the commonest terms need no multiplication and no
+ * comparison of values. Filecoin's circuits have a few thousand distinct coefficients against
+ * hundreds of millions of terms, so a term costs 8 bytes (column + index) instead of 36.
  *
- * Invariants: every stored col < n_cols; for each matrix, row_ptr has n_rows + 1 entries,
- * row_ptr[0] = 0, row_ptr is non-decreasing and row_ptr[n_rows] is the term count, so the
- * terms of row i are [row_ptr[i], row_ptr[i+1]) of col and val (val in Montgomery form, as
- * every cuzk_fr). A system is built once, row by row, then only read.
+ * Invariants: every stored col < n_cols and every coef < n_coefs; for each matrix, row_ptr has
+ * n_rows + 1 entries, row_ptr[0] = 0, row_ptr is non-decreasing and row_ptr[n_rows] is the term
+ * count, so the terms of row i are [row_ptr[i], row_ptr[i+1]) of col and coef (values in
+ * Montgomery form, as every cuzk_fr). A system is built once, row by row, then only read.
  *
  * Thread-safety: building is single-threaded. Once built (no row open), every reading function
  * may run concurrently on the same system; each writes only its own outputs. */
@@ -24,12 +30,24 @@
 
 enum cuzk_cs_matrix { CUZK_CS_A = 0, CUZK_CS_B = 1, CUZK_CS_C = 2 };
 
+#define CUZK_CS_COEF_ONE 0u       /* coefs[0] = 1 */
+#define CUZK_CS_COEF_MINUS_ONE 1u /* coefs[1] = -1 */
+
 struct cuzk_cs_csr {
     uint64_t *row_ptr; /* n_rows + 1 offsets (room for more while building) */
     uint32_t *col;     /* column of each term */
-    cuzk_fr *val;      /* coefficient of each term */
+    uint32_t *coef;    /* coefficient of each term: an index into cuzk_cs.coefs */
     uint64_t nnz;      /* terms stored = row_ptr[n_rows] once no row is open */
     uint64_t cap;      /* terms allocated */
+};
+
+/* The distinct coefficient values of a system and, while it is built, their hash index. */
+struct cuzk_cs_coefs {
+    cuzk_fr *v;     /* n values, v[0] = 1, v[1] = -1 */
+    uint32_t n, cap;
+    uint32_t *slot; /* open-addressing table of value indices + 1 (0 = empty); NULL once the
+                       system is finished or when it was loaded */
+    size_t slot_cap;
 };
 
 struct cuzk_cs {
@@ -37,6 +55,7 @@ struct cuzk_cs {
     size_t n_cols;           /* variables = witness length, the constant one included */
     size_t n_public;         /* public inputs, the constant one excluded */
     struct cuzk_cs_csr m[3]; /* indexed by enum cuzk_cs_matrix */
+    struct cuzk_cs_coefs coefs;
     size_t rows_cap;         /* row_ptr entries allocated, the same for the three */
     int row_open;            /* between cuzk_cs_begin_row and cuzk_cs_end_row */
 };
@@ -53,14 +72,25 @@ int cuzk_cs_reserve(struct cuzk_cs *cs, size_t n_rows, uint64_t nnz_a, uint64_t 
                     uint64_t nnz_c);
 /* Opens row n_rows. Returns CUZK_OK, CUZK_EINVAL if a row is open, or CUZK_ENOMEM. */
 int cuzk_cs_begin_row(struct cuzk_cs *cs);
-/* Appends coef * w[col] to the open row of matrix m. Returns CUZK_OK, CUZK_EINVAL (no row
- * open, bad matrix, col >= n_cols) or CUZK_ENOMEM. On error nothing is added and the system
- * stays valid (the row stays open). */
+/* Appends coef * w[col] to the open row of matrix m (coef is looked up in, or added to, the
+ * table of distinct values). Returns CUZK_OK, CUZK_EINVAL (no row open, bad matrix, col >=
+ * n_cols, a finished system) or CUZK_ENOMEM. On error nothing is added and the system stays
+ * valid (the row stays open). */
 int cuzk_cs_add_term(struct cuzk_cs *cs, enum cuzk_cs_matrix m, uint32_t col, const cuzk_fr *coef);
 /* Closes the open row, which becomes row n_rows - 1. Returns CUZK_OK or CUZK_EINVAL. */
 int cuzk_cs_end_row(struct cuzk_cs *cs);
+/* Ends building: trims every array to its exact size and drops the coefficients' hash index
+ * (a finished system is read-only). Returns CUZK_OK or CUZK_EINVAL (a row is open). */
+int cuzk_cs_finish(struct cuzk_cs *cs);
 /* Frees the arrays; the struct may be initialised again. Safe after any error. */
 void cuzk_cs_free(struct cuzk_cs *cs);
+/* Host bytes of a finished system's arrays. */
+uint64_t cuzk_cs_bytes(const struct cuzk_cs *cs);
+/* The same for a system of these sizes (n_coefs distinct coefficients). */
+uint64_t cuzk_cs_bytes_for(uint64_t n_rows, uint64_t nnz_a, uint64_t nnz_b, uint64_t nnz_c,
+                           uint64_t n_coefs);
+/* Checks the invariants above (a system read from a file): CUZK_OK or CUZK_EFORMAT. */
+int cuzk_cs_validate(const struct cuzk_cs *cs);
 
 /* ---- reading (no row may be open: these return CUZK_EINVAL then) ------------------------- */
 
