@@ -76,6 +76,11 @@ static int check_flags(const uint8_t *in, size_t n, int compressed, int *is_inf,
 }
 
 int cuzk_g1_from_compressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRESSED]) {
+    return cuzk_g1_from_compressed_ex(out, in, CUZK_CHECK_ALL);
+}
+
+int cuzk_g1_from_compressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRESSED],
+                               enum cuzk_point_check c) {
     int inf, sort, err = check_flags(in, CUZK_G1_COMPRESSED, 1, &inf, &sort);
     if (err) return err;
     if (inf) {
@@ -91,7 +96,7 @@ int cuzk_g1_from_compressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRE
     cuzk_fp_add(&rhs, &rhs, &b);
     if (cuzk_fp_sqrt(&p.y, &rhs)) return CUZK_ENOTONCURVE;
     if (cuzk_fp_is_lexlarger(&p.y) != sort) cuzk_fp_neg(&p.y, &p.y);
-    return g1_finish(out, &p, CUZK_CHECK_ALL);
+    return g1_finish(out, &p, c);
 }
 
 int cuzk_g1_from_uncompressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED]) {
@@ -141,6 +146,11 @@ void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED], const cuzk_g2_af
 }
 
 int cuzk_g2_from_compressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED]) {
+    return cuzk_g2_from_compressed_ex(out, in, CUZK_CHECK_ALL);
+}
+
+int cuzk_g2_from_compressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED],
+                               enum cuzk_point_check c) {
     int inf, sort, err = check_flags(in, CUZK_G2_COMPRESSED, 1, &inf, &sort);
     if (err) return err;
     if (inf) {
@@ -156,7 +166,7 @@ int cuzk_g2_from_compressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRE
     cuzk_fp2_add(&rhs, &rhs, &b);
     if (cuzk_fp2_sqrt(&p.y, &rhs)) return CUZK_ENOTONCURVE;
     if (cuzk_fp2_is_lexlarger(&p.y) != sort) cuzk_fp2_neg(&p.y, &p.y);
-    return g2_finish(out, &p, CUZK_CHECK_ALL);
+    return g2_finish(out, &p, c);
 }
 
 int cuzk_g2_from_uncompressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED]) {

@@ -43,10 +43,16 @@ enum cuzk_point_check { CUZK_CHECK_ALL = 0, CUZK_CHECK_NO_SUBGROUP = 1 };
 void cuzk_g1_to_compressed(uint8_t out[CUZK_G1_COMPRESSED], const cuzk_g1_affine *p);
 void cuzk_g1_to_uncompressed(uint8_t out[CUZK_G1_UNCOMPRESSED], const cuzk_g1_affine *p);
 int cuzk_g1_from_compressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRESSED]);
+/* The compressed decoders with the subgroup check chosen by c (the plain ones are these with
+ * CUZK_CHECK_ALL): for bulk loads of files whose integrity is vouched for by checksums. */
+int cuzk_g1_from_compressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRESSED],
+                               enum cuzk_point_check c);
 int cuzk_g1_from_uncompressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED]);
 void cuzk_g2_to_compressed(uint8_t out[CUZK_G2_COMPRESSED], const cuzk_g2_affine *p);
 void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED], const cuzk_g2_affine *p);
 int cuzk_g2_from_compressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED]);
+int cuzk_g2_from_compressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED],
+                               enum cuzk_point_check c);
 int cuzk_g2_from_uncompressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED]);
 
 void cuzk_g1_to_lem(uint8_t out[CUZK_G1_LEM], const cuzk_g1_affine *p);

@@ -10,7 +10,9 @@
 
 #define WTNS_HEADER_SIZE (4 + CUZK_FR_BYTES + 4)
 
-static int parse(struct cuzk_wtns *out, const struct cuzk_binfile *bf, char *err, size_t errlen) {
+/* The header checks; *n = nWitness, the values section's size checked against it. */
+static int header(const struct cuzk_binfile *bf, uint32_t *n_out,
+                  const struct cuzk_binfile_section **values, char *err, size_t errlen) {
     const struct cuzk_binfile_section *h, *v;
     int rc = cuzk_binfile_require(bf, 1, "header", &h, err, errlen);
     if (!rc) rc = cuzk_binfile_require(bf, 2, "values", &v, err, errlen);
@@ -39,6 +41,16 @@ static int parse(struct cuzk_wtns *out, const struct cuzk_binfile *bf, char *err
                               "wtns: section 2 (values) is %llu bytes, %u values need %llu",
                               (unsigned long long)v->size, n,
                               (unsigned long long)n * CUZK_FR_BYTES);
+    *n_out = n;
+    *values = v;
+    return CUZK_OK;
+}
+
+static int parse(struct cuzk_wtns *out, const struct cuzk_binfile *bf, char *err, size_t errlen) {
+    uint32_t n;
+    const struct cuzk_binfile_section *v;
+    int rc = header(bf, &n, &v, err, errlen);
+    if (rc) return rc;
     out->w = cuzk_fmt_alloc(n, sizeof *out->w);
     if (out->w == NULL)
         return cuzk_fmt_error(err, errlen, CUZK_ENOMEM, "wtns: out of memory for %u values", n);
@@ -72,6 +84,18 @@ int cuzk_wtns_parse(struct cuzk_wtns *out, const void *data, size_t size, char *
     struct cuzk_binfile bf;
     int rc = cuzk_binfile_from_mem(&bf, data, size, "wtns", CUZK_WTNS_VERSION, err, errlen);
     return finish(out, &bf, rc, err, errlen);
+}
+
+int cuzk_wtns_peek(const void *data, size_t size, const char *path, uint32_t *n, char *err,
+                   size_t errlen) {
+    struct cuzk_binfile bf;
+    int rc = path ? cuzk_binfile_open(&bf, path, "wtns", CUZK_WTNS_VERSION, err, errlen)
+                  : cuzk_binfile_from_mem(&bf, data, size, "wtns", CUZK_WTNS_VERSION, err, errlen);
+    if (rc) return rc;
+    const struct cuzk_binfile_section *v;
+    rc = header(&bf, n, &v, err, errlen);
+    cuzk_binfile_close(&bf);
+    return rc;
 }
 
 void cuzk_wtns_free(struct cuzk_wtns *wt) {

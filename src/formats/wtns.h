@@ -29,6 +29,10 @@ struct cuzk_wtns {
 int cuzk_wtns_load(struct cuzk_wtns *out, const char *path, char *err, size_t errlen);
 /* The same from bytes in memory (not retained). */
 int cuzk_wtns_parse(struct cuzk_wtns *out, const void *data, size_t size, char *err, size_t errlen);
+/* The header alone, from bytes (path NULL) or a file: *n = nWitness, after the checks above
+ * but the values' canonical form (cheap: for a check at submission). */
+int cuzk_wtns_peek(const void *data, size_t size, const char *path, uint32_t *n, char *err,
+                   size_t errlen);
 /* Frees the values and zeroes the struct; safe on a zeroed or failed-to-load struct. */
 void cuzk_wtns_free(struct cuzk_wtns *wt);
 
