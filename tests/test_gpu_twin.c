@@ -10,13 +10,19 @@
  *     shapes (zeros, ones, r - 1, 2^255 - 1, equal scalars), identity, repeated and negated
  *     bases, the bit-witness path forced on and off, forced window widths, and context shapes
  *     that cut the work into several batches and into short and long accumulation chunks;
- *   - batch multiplication against cuzk_g*_mul_var.
+ *   - batch multiplication against cuzk_g*_mul_var;
+ *   - the device square roots (Fp, Fp2) against src/ff, edge values included, and the point
+ *     decompression of the key loader against cuzk_g*_from_compressed: random points and their
+ *     negations (both roots of each x), identities, points outside the subgroup (accepted: the
+ *     GPU skips that check), every kind of bad encoding alone and mixed (the first bad index
+ *     reported exactly, the identity stored), random x under every flag combination.
  * A build without CUDA has no twins: the test reports itself skipped (exit 77). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "ec/ec_constants.h"
+#include "ec/encode.h"
 #include "ff/ff_constants.h"
 #include "gpu/gpu_twin.h"
 #include "msm/msm.h"
@@ -429,6 +435,193 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
 GROUP_TESTS(cuzk_g1, g1, 2000)
 GROUP_TESTS(cuzk_g2, g2, 500)
 
+/* ---- square roots and point decompression (the key loader's decoder, gpu_points.h) ---------- */
+
+/* The device square roots against cuzk_fp_sqrt / cuzk_fp2_sqrt: the same answer to "is it a
+ * square", and a root equal to the CPU's up to sign (the Fp2 method differs). Edge values:
+ * 0, 1, -1 and, in Fp2, elements with one half zero (the method's special case a1 = 0), both
+ * with the other half a square and not. */
+static void cuzk_fp_sqrt_edges(cuzk_fp *a) { (void)a; }
+/* a[3..40): one half zero (c1 = 0: always a square in Fp2, by a0's root in Fp or not; c0 = 0),
+ * the other half random or a square */
+static void cuzk_fp2_sqrt_edges(cuzk_fp2 *a) {
+    for (size_t i = 3; i < 40; i++) cuzk_fp_set_zero((i / 2) % 2 ? &a[i].c1 : &a[i].c0);
+}
+
+#define SQRT_TEST(FF, DEGREE, N)                                                                   \
+    static void FF##_test_sqrt(void) {                                                             \
+        const size_t n = N;                                                                        \
+        FF *a = malloc(n * sizeof *a), *got = malloc(n * sizeof *got);                             \
+        int *sq = malloc(n * sizeof *sq);                                                          \
+        size_t squares = 0, bad = 0;                                                               \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            FF##_random(&a[i], &test_rng);                                                         \
+            if (i % 2) FF##_sqr(&a[i], &a[i]);                                                     \
+        }                                                                                          \
+        memset(&a[0], 0, sizeof a[0]);                                                             \
+        FF##_set_one(&a[1]);                                                                       \
+        FF##_neg(&a[2], &a[1]);                                                                    \
+        FF##_sqrt_edges(a);                                                                        \
+        CHECK(cuzk_gpu_twin_fp_sqrt(DEGREE, a, got, sq, n) == CUZK_OK);                            \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            FF want, chk, neg;                                                                     \
+            const int cpu = FF##_sqrt(&want, &a[i]) == CUZK_OK;                                    \
+            int ok = sq[i] == cpu;                                                                 \
+            if (cpu) {                                                                             \
+                FF##_sqr(&chk, &got[i]);                                                           \
+                FF##_neg(&neg, &want);                                                             \
+                ok &= FF##_eq(&chk, &a[i]) && (FF##_eq(&got[i], &want) || FF##_eq(&got[i], &neg)); \
+                squares++;                                                                         \
+            }                                                                                      \
+            if (!ok && !bad) fprintf(stderr, "test_gpu_twin: " #FF " sqrt wrong at %zu\n", i);     \
+            bad += !ok;                                                                            \
+        }                                                                                          \
+        CHECK(bad == 0);                                                                           \
+        printf("test_gpu_twin: " #FF " square roots of %zu elements (%zu squares)\n", n, squares); \
+        free(a);                                                                                   \
+        free(got);                                                                                 \
+        free(sq);                                                                                  \
+    }
+SQRT_TEST(cuzk_fp, 1, 400)
+SQRT_TEST(cuzk_fp2, 2, 200)
+
+/* The decompression twin for group G (BYTES per encoding, HALVES base field elements in x,
+ * field FF) against cuzk_g*_from_compressed. */
+#define DECOMPRESS_TESTS(G, S, FF, BYTES, HALVES)                                                  \
+    /* Decodes n encodings: a point the CPU accepts, or rejects only for the subgroup check, must  \
+     * decode to a curve point that re-encodes to the same bytes (the CPU's point, bit for bit,    \
+     * when the CPU accepts it); any other point must come out as the identity (zero bytes); the   \
+     * twin must report the first of them and CUZK_EFORMAT. Returns the number of bad points.      \
+     */                                                                                            \
+    static size_t G##_check_decompress(const char *what, const uint8_t *enc, size_t n) {           \
+        G##_affine *got = malloc(n * sizeof *got), zero;                                           \
+        memset(got, 0xa5, n * sizeof *got);                                                        \
+        memset(&zero, 0, sizeof zero);                                                             \
+        size_t bad = 0, first = SIZE_MAX, nbad = 0, wrong = 0;                                     \
+        const int err = cuzk_gpu_twin_##S##_decompress(enc, n, got, &bad);                         \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            const uint8_t *e = enc + i * BYTES;                                                    \
+            G##_affine want;                                                                       \
+            const int cpu = G##_from_compressed(&want, e);                                         \
+            int ok;                                                                                \
+            if (cpu == CUZK_OK || cpu == CUZK_ENOTINSUBGROUP) {                                    \
+                uint8_t re[BYTES];                                                                 \
+                G##_to_compressed(re, &got[i]);                                                    \
+                ok = G##_affine_is_on_curve(&got[i]) && !memcmp(re, e, BYTES) &&                   \
+                     (cpu != CUZK_OK || !memcmp(&got[i], &want, sizeof want));                     \
+            } else {                                                                               \
+                ok = !memcmp(&got[i], &zero, sizeof zero);                                         \
+                first = first == SIZE_MAX ? i : first;                                             \
+                nbad++;                                                                            \
+            }                                                                                      \
+            if (!ok && !wrong)                                                                     \
+                fprintf(stderr, "test_gpu_twin: " #G " decompress %s: point %zu (CPU: %s)\n",      \
+                        what, i, cuzk_strerror(cpu));                                              \
+            wrong += !ok;                                                                          \
+        }                                                                                          \
+        CHECK(wrong == 0);                                                                         \
+        CHECK(bad == first);                                                                       \
+        CHECK(err == (first == SIZE_MAX ? CUZK_OK : CUZK_EFORMAT));                                \
+        if (bad != first)                                                                          \
+            fprintf(stderr, "test_gpu_twin: " #G " decompress %s: bad %zu, want %zu\n", what, bad, \
+                    first);                                                                        \
+        free(got);                                                                                 \
+        return nbad;                                                                               \
+    }                                                                                              \
+    /* An encoding of each way to be bad (kind < G##_BAD_KINDS), made from a valid one. */         \
+    static void G##_make_bad(uint8_t *out, const uint8_t *valid, const uint8_t *off_curve,         \
+                             int kind) {                                                           \
+        static const uint64_t p[6] = CUZK_FP_MODULUS;                                              \
+        memcpy(out, valid, BYTES);                                                                 \
+        switch (kind) {                                                                            \
+        case 0: out[0] &= 0x7f; break; /* the compressed flag missing */                           \
+        case 1: out[0] = 0x40, memset(out + 1, 0, BYTES - 1); break; /* identity, no 0x80 */       \
+        case 2: out[0] = 0xc0, memset(out + 1, 0, BYTES - 1), out[BYTES - 1] = 1; break;           \
+        case 3: out[0] = 0xe0, memset(out + 1, 0, BYTES - 1); break; /* identity and sort flag */  \
+        case 4: out[0] |= 0x40; break;                               /* identity flag, x != 0 */   \
+        case 5: memset(out, 0xff, 48), out[0] = 0x9f; break;         /* x = 2^381 - 1 */           \
+        case 6:                                                      /* x (or x.c0) = p */         \
+        case 7:                                                                                    \
+            for (int b = 0; b < 48; b++) {                                                         \
+                uint8_t *q = out + (kind == 7 && HALVES == 2 ? 48 : 0);                            \
+                q[b] = (uint8_t)(p[5 - b / 8] >> (8 * (7 - b % 8)));                               \
+            }                                                                                      \
+            out[0] |= 0x80;                                                                        \
+            break;                                                                                 \
+        default: memcpy(out, off_curve, BYTES); break; /* x^3 + b not a square */                  \
+        }                                                                                          \
+    }                                                                                              \
+    static void G##_test_decompress(size_t n) {                                                    \
+        enum { BAD_KINDS = 9 };                                                                    \
+        /* valid: n points, their negations (each x with both roots), identities, points outside   \
+         * the subgroup */                                                                         \
+        const size_t nv = 2 * n + 16;                                                              \
+        G##_affine *pts = malloc(nv * sizeof *pts);                                                \
+        const size_t nv_bytes = nv * BYTES;                                                        \
+        uint8_t *enc = malloc(nv_bytes), *mix = malloc(nv_bytes), off_curve[BYTES];                \
+        G##_points(pts, n);                                                                        \
+        for (size_t i = 0; i < n; i++) G##_affine_neg(&pts[n + i], &pts[i]);                       \
+        for (size_t i = 2 * n; i < 2 * n + 8; i++) G##_affine_set_inf(&pts[i]);                    \
+        for (size_t i = 2 * n + 8; i < nv; i++) test_##S##_nonsub(&pts[i]);                        \
+        size_t larger = 0;                                                                         \
+        for (size_t i = 0; i < nv; i++) {                                                          \
+            G##_to_compressed(enc + i * BYTES, &pts[i]);                                           \
+            larger += (enc[i * BYTES] & 0x20) != 0;                                                \
+        }                                                                                          \
+        CHECK(G##_check_decompress("valid", enc, nv) == 0);                                        \
+        G##_affine *got = malloc(nv * sizeof *got);                                                \
+        size_t bad = 0;                                                                            \
+        CHECK(cuzk_gpu_twin_##S##_decompress(enc, nv, got, &bad) == CUZK_OK && bad == SIZE_MAX);   \
+        CHECK(!memcmp(got, pts, nv * sizeof *pts)); /* outside the subgroup too */                 \
+        /* an x with no curve point */                                                             \
+        for (;;) {                                                                                 \
+            G##_affine t, w;                                                                       \
+            FF##_random(&t.x, &test_rng);                                                          \
+            t.y = t.x;                                                                             \
+            G##_to_compressed(off_curve, &t);                                                      \
+            if (G##_from_compressed(&w, off_curve) == CUZK_ENOTONCURVE) break;                     \
+        }                                                                                          \
+        /* each kind alone, at index 3 of 8 valid points */                                        \
+        for (int k = 0; k < BAD_KINDS; k++) {                                                      \
+            memcpy(mix, enc, 8 * BYTES);                                                           \
+            G##_make_bad(mix + 3 * BYTES, enc + 3 * BYTES, off_curve, k);                          \
+            CHECK(G##_check_decompress("one bad point", mix, 8) == 1);                             \
+            CHECK(cuzk_gpu_twin_##S##_decompress(mix, 8, got, &bad) == CUZK_EFORMAT && bad == 3);  \
+        }                                                                                          \
+        /* every kind at once among the valid points: the first bad index is reported */           \
+        memcpy(mix, enc, nv_bytes);                                                                \
+        size_t first = SIZE_MAX;                                                                   \
+        for (int k = 0; k < BAD_KINDS; k++) {                                                      \
+            const size_t at = 5 + (size_t)(cuzk_rng_u64(&test_rng) % (2 * n - 5)); /* not inf */   \
+            G##_make_bad(mix + at * BYTES, enc + at * BYTES, off_curve, k);                        \
+            first = at < first ? at : first;                                                       \
+        }                                                                                          \
+        const size_t nb = G##_check_decompress("mixed", mix, nv);                                  \
+        CHECK(nb >= 1 && nb <= BAD_KINDS);                                                         \
+        CHECK(cuzk_gpu_twin_##S##_decompress(mix, nv, got, &bad) == CUZK_EFORMAT && bad == first); \
+        /* random x below p under every combination of the three flags: the CPU's verdict */       \
+        const size_t nr = 8 * (n / 4);                                                             \
+        for (size_t i = 0; i < nr; i++) {                                                          \
+            G##_affine t;                                                                          \
+            FF##_random(&t.x, &test_rng);                                                          \
+            t.y = t.x;                                                                             \
+            G##_to_compressed(mix + i * BYTES, &t);                                                \
+            mix[i * BYTES] = (uint8_t)((mix[i * BYTES] & 0x1f) | (i % 8) << 5);                    \
+        }                                                                                          \
+        const size_t nrb = G##_check_decompress("random x, all flags", mix, nr);                   \
+        CHECK(cuzk_gpu_twin_##S##_decompress(NULL, 1, got, &bad) == CUZK_EINVAL);                  \
+        CHECK(cuzk_gpu_twin_##S##_decompress(NULL, 0, NULL, &bad) == CUZK_OK && bad == SIZE_MAX);  \
+        printf("test_gpu_twin: " #G " decompression: %zu valid points (%zu with the larger y), "   \
+               "%d kinds of bad encodings, %zu random x (%zu bad)\n",                              \
+               nv, larger, BAD_KINDS, nr, nrb);                                                    \
+        free(pts);                                                                                 \
+        free(enc);                                                                                 \
+        free(mix);                                                                                 \
+        free(got);                                                                                 \
+    }
+DECOMPRESS_TESTS(cuzk_g1, g1, cuzk_fp, CUZK_G1_COMPRESSED, 1)
+DECOMPRESS_TESTS(cuzk_g2, g2, cuzk_fp2, CUZK_G2_COMPRESSED, 2)
+
 int main(void) {
     test_init("test_gpu_twin");
     cuzk_fp a = {{0}};
@@ -457,5 +650,9 @@ int main(void) {
                      sizeof g2_windows / sizeof g2_windows[0]);
     cuzk_g1_test_batch_mul(200);
     cuzk_g2_test_batch_mul(40);
+    cuzk_fp_test_sqrt();
+    cuzk_fp2_test_sqrt();
+    cuzk_g1_test_decompress(200);
+    cuzk_g2_test_decompress(60);
     return test_finish();
 }

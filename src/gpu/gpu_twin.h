@@ -1,5 +1,5 @@
-/* Host twins of the GPU MSM code (src/gpu/cuda/msm.cu, ff_fp.cuh, ec.cuh), for tests on
- * machines without a GPU.
+/* Host twins of the GPU MSM and point decompression code (src/gpu/cuda/msm.cu, points.cu,
+ * ff_fp.cuh, ec.cuh), for tests on machines without a GPU.
  *
  * Promise: each function runs, on the host, the very functions the GPU runs (the device field
  * and curve code is __host__ __device__ with portable C++ in place of the PTX carry chains),
@@ -74,6 +74,17 @@ int cuzk_gpu_twin_g1_batch_mul(const cuzk_g1_affine *base, const cuzk_fr *scalar
                                cuzk_g1_affine *out);
 int cuzk_gpu_twin_g2_batch_mul(const cuzk_g2_affine *base, const cuzk_fr *scalars, size_t n,
                                cuzk_g2_affine *out);
+
+/* out[i] = the device's square root of a[i] in Fp (degree 1) or Fp2 (degree 2), is_square[i]
+ * whether there is one (out[i] is then unspecified). The root may be the negation of the one
+ * cuzk_fp_sqrt / cuzk_fp2_sqrt return (the Fp2 method differs: see ff_fp.cuh). */
+int cuzk_gpu_twin_fp_sqrt(int degree, const void *a, void *out, int *is_square, size_t n);
+/* The point decompression of the loader (gpu_points.h) on the n compressed encodings at in
+ * (48 / 96 bytes each): out[i] as cuzk_gpu_bases_write would store it, *bad (may be NULL) the
+ * smallest index of a bad point or SIZE_MAX. CUZK_OK, CUZK_EFORMAT when some point was bad,
+ * CUZK_EINVAL. */
+int cuzk_gpu_twin_g1_decompress(const uint8_t *in, size_t n, cuzk_g1_affine *out, size_t *bad);
+int cuzk_gpu_twin_g2_decompress(const uint8_t *in, size_t n, cuzk_g2_affine *out, size_t *bad);
 
 #ifdef __cplusplus
 }

@@ -97,3 +97,28 @@ int cuzk_gpu_twin_g2_batch_mul(const cuzk_g2_affine *base, const cuzk_fr *scalar
     (void)out;
     return CUZK_ENODEV;
 }
+
+int cuzk_gpu_twin_fp_sqrt(int degree, const void *a, void *out, int *is_square, size_t n) {
+    (void)degree;
+    (void)a;
+    (void)out;
+    (void)is_square;
+    (void)n;
+    return CUZK_ENODEV;
+}
+
+int cuzk_gpu_twin_g1_decompress(const uint8_t *in, size_t n, cuzk_g1_affine *out, size_t *bad) {
+    (void)in;
+    (void)n;
+    (void)out;
+    if (bad) *bad = SIZE_MAX;
+    return CUZK_ENODEV;
+}
+
+int cuzk_gpu_twin_g2_decompress(const uint8_t *in, size_t n, cuzk_g2_affine *out, size_t *bad) {
+    (void)in;
+    (void)n;
+    (void)out;
+    if (bad) *bad = SIZE_MAX;
+    return CUZK_ENODEV;
+}

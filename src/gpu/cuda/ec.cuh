@@ -22,9 +22,29 @@
 #ifndef CUZK_GPU_CUDA_EC_CUH
 #define CUZK_GPU_CUDA_EC_CUH
 
+#include "ec/ec_constants.h"
 #include "gpu/cuda/ff_fp.cuh"
 
 namespace cuzk_cuda {
+
+// The curve constant b of y^2 = x^3 + b over F: 4 on G1, 4(1 + u) on G2 (Montgomery, from the
+// generated ec_constants.h).
+template <class F> struct curve_traits;
+template <> struct curve_traits<fp_t> {
+    static CUZK_HD fp_t b() {
+        constexpr fp_detail::u64x6 v = CUZK_G1_B;
+        return fp_from_u64(v);
+    }
+};
+template <> struct curve_traits<fp2_t> {
+    static CUZK_HD fp2_t b() {
+        struct u64x6_pair {
+            fp_detail::u64x6 c0, c1;
+        };
+        constexpr u64x6_pair v = CUZK_G2_B;
+        return fp2_t{fp_from_u64(v.c0), fp_from_u64(v.c1)};
+    }
+};
 
 template <class F> struct aff_mem { typename field_traits<F>::mem x, y; };
 template <class F> struct xyzz_mem { typename field_traits<F>::mem x, y, zz, zzz; };

@@ -18,7 +18,8 @@
 // 128-bit accesses), fp_t the compute form. Every function takes fully reduced inputs and
 // returns a fully reduced result by value (a result may overwrite an input). Nothing branches
 // on element values but is_zero / eq, which the curve formulas use for their exceptional
-// cases; the exponent of fp_inv is public.
+// cases, and the square roots and encodings of point decompression (sqrt_var, is_lexlarger,
+// fp_from_be_words: public key material only); the exponents of fp_inv and fp_pow are public.
 //
 // The constants come from src/ff/ff_constants.h (generated and checked there) and are split
 // into 32-bit words at compile time; no magic number is retyped here.
@@ -382,6 +383,98 @@ CUZK_HD fp_t inv(const fp_t &a) {
     return r;
 }
 
+// ---- Fp: square roots and encodings (point decompression) --------------------------------------
+// These branch on element values (a root exists or not, which root is larger): they serve the
+// decoding of public keys, never secret data (the names of the roots say _var).
+
+// a^e for a public exponent e (a plain integer of six 64-bit words), by fixed windows of 4 bits
+// from a table of a^0..a^15: for e = (p - 3) / 4 (379 bits, 228 of them set) that is 378
+// squarings and 91 + 14 multiplications instead of 227. The loops stay rolled (one squaring and
+// one multiplication call each, the table in local memory): the exponentiation runs 380 times
+// per decompressed point, and an unrolled copy would overflow the instruction cache.
+CUZK_HD fp_t fp_pow(const fp_t &a, const fp_detail::u64x6 &e) {
+    fp_t t[16];
+    t[0] = fp_one();
+    t[1] = a;
+    CUZK_UNROLL_1
+    for (int i = 2; i < 16; i++) t[i] = mul(t[i - 1], a);
+    fp_t r = fp_one();
+    bool started = false; // no squarings of the leading one
+    CUZK_UNROLL_1
+    for (int i = 95; i >= 0; i--) {
+        const unsigned d = static_cast<unsigned>(e.w[i / 16] >> (4 * (i % 16))) & 15;
+        if (started) {
+            CUZK_UNROLL_1
+            for (int k = 0; k < 4; k++) r = sqr(r);
+        }
+        if (d) {
+            r = started ? mul(r, t[d]) : t[d];
+            started = true;
+        }
+    }
+    return r;
+}
+
+// a^((p - 3) / 4): both square roots build on it (p = 3 mod 4).
+CUZK_HD fp_t fp_pow_p34(const fp_t &a) {
+    const fp_detail::u64x6 e = {CUZK_FP_P34_EXP}; /* (p - 3) / 4 (plain) */
+    return fp_pow(a, e);
+}
+
+// a / 2: a + p (when a is odd) is even and below 2^382, and halving the Montgomery form halves
+// the value.
+CUZK_HD fp_t fp_half(const fp_t &a) {
+    const fp_t p = fp_modulus();
+    const uint32_t odd = static_cast<uint32_t>(0) - (a.l[0] & 1);
+    fp_t t = a, q;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) q.l[i] = p.l[i] & odd;
+    fp_chain_add(t.l, q.l);
+    CUZK_UNROLL
+    for (int i = 0; i < 11; i++) t.l[i] = (t.l[i] >> 1) | (t.l[i + 1] << 31);
+    t.l[11] >>= 1;
+    return t;
+}
+
+// r = a square root of a, a^((p + 1) / 4) = a^((p - 3) / 4) a (the value cuzk_fp_sqrt returns);
+// false (r unspecified) when a is not a square.
+CUZK_HD bool sqrt_var(const fp_t &a, fp_t &r) {
+    r = mul(fp_pow_p34(a), a);
+    return eq(sqr(r), a);
+}
+
+// Whether a's canonical value exceeds (p - 1) / 2 (cuzk_fp_is_lexlarger): of a pair of roots y,
+// -y != 0, exactly one is.
+CUZK_HD bool is_lexlarger(const fp_t &a) {
+    fp_t one_plain = fp_zero();
+    one_plain.l[0] = 1;
+    const fp_t c = mul(a, one_plain);                     // a / R: the canonical value
+    fp_t h = fp_from_u64(fp_detail::u64x6{CUZK_FP_HALF}); /* (p - 1) / 2 (plain) */
+    return fp_chain_sub(h.l, c.l) != 0;                   // borrows iff (p - 1) / 2 < c
+}
+
+CUZK_HD uint32_t fp_bswap32(uint32_t v) {
+#ifdef __CUDA_ARCH__
+    return __byte_perm(v, 0, 0x0123);
+#else
+    return __builtin_bswap32(v);
+#endif
+}
+
+// r = the Montgomery form of the 48-byte big-endian integer whose bytes are w's, as loaded from
+// memory into twelve little-endian words (w[0] holds the most significant four bytes); false
+// (r unspecified) when the integer is not below p.
+CUZK_HD bool fp_from_be_words(const uint32_t w[12], fp_t &r) {
+    fp_t x, t;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) x.l[i] = fp_bswap32(w[11 - i]);
+    t = x;
+    const fp_t p = fp_modulus();
+    if (fp_chain_sub(t.l, p.l) == 0) return false;         // x >= p
+    r = mul(x, fp_from_u64(fp_detail::u64x6{CUZK_FP_R2})); /* x R^2 / R = x R */
+    return true;
+}
+
 // ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------------------------------
 
 struct __align__(16) fp2_mem {
@@ -425,6 +518,30 @@ CUZK_HD fp2_t inv(const fp2_t &a) {
     const fp_t t = inv(add(sqr(a.c0), sqr(a.c1)));
     return fp2_t{mul(a.c0, t), neg(mul(a.c1, t))};
 }
+
+// r = a square root of a in Fp2, from two exponentiations in Fp (the CPU's cuzk_fp2_sqrt takes
+// two in Fp2, about 2.3 times the work; G2 decompression is exponentiation-bound). Which root r
+// is may differ from the CPU's: decoders pick the sign by is_lexlarger, so the decoded points
+// are the same. False (r unspecified) when a is not a square.
+// The method: a is a square iff its norm n = a0^2 + a1^2 is one in Fp. With s^2 = n and
+// d = (a0 + s) / 2, x = x0 + x1 u with x0^2 = d and x1 = a1 / (2 x0) squares to a. One power
+// t = d^((p - 3) / 4) gives x0 = t d and 1 / x0 = t when d is a square (t^2 d = 1). When it is
+// not (t^2 d = -1, -1 being no square in Fp), d' = (a0 - s) / 2 = -a1^2 / (4 d) is, with the
+// root x0' = a1 t / 2 and x1' = a1 / (2 x0') = -t d. d = 0 only when a1 = 0 and s = -a0: then
+// d = a0, the other choice of s.
+CUZK_HD bool sqrt_var(const fp2_t &a, fp2_t &r) {
+    fp_t s;
+    if (!sqrt_var(add(sqr(a.c0), sqr(a.c1)), s)) return false;
+    fp_t d = fp_half(add(a.c0, s));
+    if (is_zero(d)) d = a.c0;
+    const fp_t t = fp_pow_p34(d);
+    const fp_t x0 = mul(t, d), h = fp_half(mul(a.c1, t));
+    r = eq(sqr(x0), d) ? fp2_t{x0, h} : fp2_t{h, neg(x0)};
+    return eq(sqr(r), a);
+}
+
+// cuzk_fp2_is_lexlarger: by c1, or by c0 when c1 = 0.
+CUZK_HD bool is_lexlarger(const fp2_t &a) { return is_lexlarger(is_zero(a.c1) ? a.c0 : a.c1); }
 
 // ---- storage <-> compute ------------------------------------------------------------------------
 

@@ -96,6 +96,8 @@ extern "C" {
 #define CUZK_CUDA_MODULE "msm.cu"
 #include "gpu/cuda/cuda_errors.cuh"
 
+#include "gpu/cuda/bases.cuh"
+
 using namespace cuzk_cuda;
 
 static_assert(sizeof(cuzk_fp) == sizeof(fp_mem), "host and device Fp must have one layout");
@@ -1081,17 +1083,7 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
 
 // ---- resident bases -----------------------------------------------------------------------------
 
-struct cuzk_gpu_bases {
-    int device;
-    int group;
-    size_t n;
-    size_t bytes;
-    void *pts;
-};
-
-static size_t point_bytes(int group) {
-    return group == CUZK_GPU_G2 ? sizeof(aff_mem<fp2_t>) : sizeof(aff_mem<fp_t>);
-}
+// struct cuzk_gpu_bases, bases_point_bytes, bases_alloc: gpu/cuda/bases.cuh
 
 static int bases_upload(int device, int group, const void *pts, size_t n,
                         struct cuzk_gpu_bases **out) {
@@ -1099,18 +1091,12 @@ static int bases_upload(int device, int group, const void *pts, size_t n,
     *out = nullptr;
     TRY(check_device(device));
     if (!pts && n) return set_error(CUZK_EINVAL, "points are NULL");
-    auto *b = static_cast<cuzk_gpu_bases *>(std::calloc(1, sizeof(cuzk_gpu_bases)));
-    if (!b) return CUZK_ENOMEM;
-    b->device = device;
-    b->group = group;
-    b->n = n;
-    b->bytes = n * point_bytes(group);
-    int err = CUZK_OK;
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess && n) e = cudaMalloc(&b->pts, b->bytes);
-    if (e == cudaSuccess && n) e = cudaMemcpy(b->pts, pts, b->bytes, cudaMemcpyHostToDevice);
+    cuzk_gpu_bases *b = nullptr;
+    TRY(bases_alloc(device, group, n, &b));
+    const cudaError_t e =
+        n ? cudaMemcpy(b->pts, pts, b->bytes, cudaMemcpyHostToDevice) : cudaSuccess;
     if (e != cudaSuccess) {
-        err = cuda_fail(e, "bases upload", __LINE__);
+        const int err = cuda_fail(e, "bases upload", __LINE__);
         cuzk_gpu_bases_free(b);
         return err;
     }
@@ -1144,7 +1130,7 @@ extern "C" size_t cuzk_gpu_bases_vram(const struct cuzk_gpu_bases *b) { return b
 
 extern "C" size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n) {
     if (g != CUZK_GPU_G1 && g != CUZK_GPU_G2) return 0;
-    return n * point_bytes(g);
+    return n * bases_point_bytes(g);
 }
 
 // ---- contexts -----------------------------------------------------------------------------------
