@@ -142,9 +142,7 @@ static int usage(const char *argv0) {
     return 2;
 }
 
-static void report_gpu_failure(const struct cuzk_backend *gpu, int rc) {
-    char why[CUZK_CUDA_ERR_LEN];
-    cuzk_cuda_backend_last_error(gpu, why, sizeof why);
+static void report_gpu_failure(const char *why, int rc) {
     fprintf(stderr, "bench_gpu_prove: the CUDA backend failed: %s\n",
             *why ? why : cuzk_strerror(rc));
 }
@@ -198,13 +196,14 @@ int main(int argc, char **argv) {
     struct cuzk_backend gpu = {0};
     uint32_t nw = 0;
     cuzk_fr *w = NULL;
+    int pinned_w = 0;
     if (make_key(log_n, seed, cache, &z) != CUZK_OK) goto out;
     double t0 = bench_now_ms();
     if (!(w = make_circuit(log_n, seed, NULL, &nw)) || nw != z.n_vars) {
         fprintf(stderr, "bench_gpu_prove: witness: out of memory or not the key's circuit\n");
         goto out;
     }
-    if (cuzk_groth16_pk_prepare(&pk, &z) != CUZK_OK || cuzk_snarkjs_vk_from_zkey(&vk, &z)) {
+    if (cuzk_groth16_pk_prepare(&pk, &z) != CUZK_OK || cuzk_groth16_vk_from_pk(&vk, &pk)) {
         fprintf(stderr, "bench_gpu_prove: cannot prepare the key\n");
         goto out;
     }
@@ -214,9 +213,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpu_prove: CUDA backend: %s\n", cuzk_strerror(rc));
         goto out;
     }
+    /* the witness in pinned host memory, as the engine's synthesis writes it */
+    cuzk_fr *pw = NULL;
+    if ((rc = gpu.witness_alloc(&gpu, nw, &pw))) {
+        fprintf(stderr, "bench_gpu_prove: pinned witness buffer: %s\n", cuzk_strerror(rc));
+        goto out;
+    }
+    memcpy(pw, w, (size_t)nw * sizeof *w);
+    free(w);
+    w = pw;
+    pinned_w = 1;
     t0 = bench_now_ms();
-    if ((rc = cuzk_cuda_backend_preload(&gpu, &pk))) {
-        report_gpu_failure(&gpu, rc);
+    char gerr[512] = "";
+    if ((rc = cuzk_cuda_backend_preload(&gpu, &pk, gerr, sizeof gerr))) {
+        report_gpu_failure(gerr, rc);
         goto out;
     }
     printf("# key points uploaded to the device in %.0f ms (%.0f MiB)\n", bench_now_ms() - t0,
@@ -237,10 +247,10 @@ int main(int argc, char **argv) {
         struct cuzk_rng br;
         cuzk_rng_seed(&br, s);
         double a = bench_now_ms();
-        rc = cuzk_groth16_prove(&gpu, &pk, w, nw, &br, &proof);
+        rc = cuzk_groth16_prove(&gpu, &pk, w, nw, &br, NULL, &proof, NULL, gerr, sizeof gerr);
         double b = bench_now_ms();
         if (rc) {
-            report_gpu_failure(&gpu, rc);
+            report_gpu_failure(gerr, rc);
             goto out;
         }
         int ok = cuzk_groth16_verify(&vk, w + 1, N_PUB, &proof);
@@ -262,7 +272,7 @@ int main(int argc, char **argv) {
             struct cuzk_snarkjs_proof ref;
             cuzk_cpu_backend_init(&cpu, pool);
             cuzk_rng_seed(&br, s);
-            if (cuzk_groth16_prove(&cpu, &pk, w, nw, &br, &ref) != CUZK_OK ||
+            if (cuzk_groth16_prove(&cpu, &pk, w, nw, &br, NULL, &ref, NULL, NULL, 0) != CUZK_OK ||
                 memcmp(&ref, &proof, sizeof ref)) {
                 fprintf(stderr, "bench_gpu_prove: WRONG RESULT: the CPU backend's proof differs\n");
                 goto out;
@@ -290,6 +300,10 @@ int main(int argc, char **argv) {
     ret = 0;
 out:
     if (csv) fclose(csv);
+    if (pinned_w) {
+        gpu.witness_free(&gpu, w, nw);
+        w = NULL;
+    }
     if (gpu.impl) cuzk_cuda_backend_free(&gpu);
     cuzk_snarkjs_vk_free(&vk);
     cuzk_groth16_pk_free(&pk);

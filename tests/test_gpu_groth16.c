@@ -8,8 +8,14 @@
  *     CUDA proof equals the CPU proof byte for byte for the same seeded blinding, and verifies;
  *     a witness that does not satisfy the circuit gives identical (invalid) proofs too;
  *   - keys proved in growing and then shrinking size order (the work contexts grow once and
- *     serve smaller keys), two proofs pending at once, two threads proving concurrently on one
- *     backend (same key, and two keys), evict and re-prove, the stage times;
+ *     serve smaller keys), two threads proving concurrently on one backend (same key, and two
+ *     keys: one proof's witness uploads while the other computes), a witness in the backend's
+ *     pinned buffers, evict and re-prove, the stage times;
+ *   - points-only keys of a pre-compiled system (cuzk_groth16_keygen, density-filtered):
+ *     uploaded from host memory, and from key files straight to the device (compressed points
+ *     decoded on the GPU, and uncompressed ones), the CUDA proof equal to the CPU's of the
+ *     host key; a corrupt key file refused with CUZK_EFORMAT; a device memory budget too small
+ *     for the key refused with CUZK_EGPUOOM and a sentence;
  *   - refusals: a witness of the wrong length or with w[0] != 1.
  * With CUZK_GPU_PROOF_DIR set, one CUDA proof is written there as proof.json, public.json and
  * verification_key.json, for `snarkjs groth16 verify`.
@@ -20,8 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuzk/error.h"
+#include "formats/g16key.h"
 #include "formats/r1cs.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
@@ -183,11 +191,20 @@ static int proofs_same(const struct cuzk_snarkjs_proof *x, const struct cuzk_sna
     return same;
 }
 
-static int prove_seeded(const struct cuzk_backend *be, const struct kit *k, const cuzk_fr *w,
-                        uint64_t seed, struct cuzk_snarkjs_proof *out) {
+/* The last failure's sentence, per thread. */
+static __thread char last_err[512];
+
+static int prove_pk(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                    const cuzk_fr *w, size_t n, uint64_t seed, struct cuzk_snarkjs_proof *out) {
     struct cuzk_rng rng;
     cuzk_rng_seed(&rng, seed);
-    return cuzk_groth16_prove(be, &k->pk, w, k->r.n_wires, &rng, out);
+    last_err[0] = 0;
+    return cuzk_groth16_prove(be, pk, w, n, &rng, NULL, out, NULL, last_err, sizeof last_err);
+}
+
+static int prove_seeded(const struct cuzk_backend *be, const struct kit *k, const cuzk_fr *w,
+                        uint64_t seed, struct cuzk_snarkjs_proof *out) {
+    return prove_pk(be, &k->pk, w, k->r.n_wires, seed, out);
 }
 
 /* CPU and CUDA proofs of w for one seed: identical, and valid iff `valid`. */
@@ -198,9 +215,7 @@ static void check_same_proof(const struct cuzk_backend *cpu, const struct cuzk_b
     CHECK(rc_c == CUZK_OK);
     CHECK(rc_g == CUZK_OK);
     if (rc_g != CUZK_OK) {
-        char why[CUZK_CUDA_ERR_LEN];
-        cuzk_cuda_backend_last_error(gpu, why, sizeof why);
-        fprintf(stderr, "test_gpu_groth16: cuda prove at 2^%d failed: %s\n", k->log_n, why);
+        fprintf(stderr, "test_gpu_groth16: cuda prove at 2^%d failed: %s\n", k->log_n, last_err);
         return;
     }
     int same = proofs_same(&pc, &pg);
@@ -320,12 +335,15 @@ struct prover_job {
     uint64_t seed[THREAD_PROOFS];
     struct cuzk_snarkjs_proof out[THREAD_PROOFS];
     int rc[THREAD_PROOFS];
+    char err[512];
 };
 
 static void *prover_main(void *arg) {
     struct prover_job *j = arg;
-    for (int i = 0; i < THREAD_PROOFS; i++)
+    for (int i = 0; i < THREAD_PROOFS; i++) {
         j->rc[i] = prove_seeded(j->be, j->k, j->k->w, j->seed[i], &j->out[i]);
+        if (j->rc[i]) snprintf(j->err, sizeof j->err, "%s", last_err);
+    }
     return NULL;
 }
 
@@ -339,17 +357,105 @@ static void test_threads(const struct cuzk_backend *cpu, const struct cuzk_backe
     pthread_t th[2];
     for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, prover_main, &j[t]) == 0);
     for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
-    char why[CUZK_CUDA_ERR_LEN];
-    cuzk_cuda_backend_last_error(gpu, why, sizeof why);
     for (int t = 0; t < 2; t++) {
         for (int i = 0; i < THREAD_PROOFS; i++) {
             CHECK(j[t].rc[i] == CUZK_OK);
-            if (j[t].rc[i]) fprintf(stderr, "test_gpu_groth16: threads: %s\n", why);
+            if (j[t].rc[i]) fprintf(stderr, "test_gpu_groth16: threads: %s\n", j[t].err);
             struct cuzk_snarkjs_proof ref;
             CHECK(prove_seeded(cpu, j[t].k, j[t].k->w, j[t].seed[i], &ref) == CUZK_OK);
             CHECK(j[t].rc[i] || proofs_same(&ref, &j[t].out[i]));
         }
     }
+}
+
+/* ---- points-only keys --------------------------------------------------------------------- */
+
+/* A key of a pre-compiled system (public-input rows implicit, queries filtered by density)
+ * made three ways from the same secrets: in memory, and in key files with compressed and with
+ * uncompressed points. The file keys carry no host points: the device loads them from the
+ * file. Every CUDA proof equals the CPU's proof with the host key. */
+static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_backend *gpu) {
+    struct cuzk_r1cs r;
+    cuzk_fr *w;
+    build_random(&r, &w, 3000, 3, 99);
+    struct cuzk_cs cs;
+    CHECK(cuzk_r1cs_to_cs(&r, &cs) == CUZK_OK);
+    char err[512];
+    struct cuzk_rng rng;
+    struct cuzk_keygen_opts ko = {.setup = {.gpu = CUZK_SETUP_GPU_ON}, .rng = &rng,
+                                  .chunk_points = 1000};
+    cuzk_rng_seed(&rng, 31);
+    struct cuzk_groth16_keydata kd;
+    CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err) == CUZK_OK);
+    struct cuzk_groth16_pk hp;
+    CHECK(cuzk_groth16_pk_from_keydata(&hp, &kd, &cs, NULL) == CUZK_OK);
+    CHECK(hp.n_b < hp.n_vars); /* filtered: B holds the wires of the z positions only */
+    uint64_t seed = cuzk_rng_u64(&test_rng);
+    struct cuzk_snarkjs_proof ref, pg;
+    CHECK(prove_pk(cpu, &hp, w, r.n_wires, seed, &ref) == CUZK_OK);
+    CHECK(prove_pk(gpu, &hp, w, r.n_wires, seed, &pg) == CUZK_OK);
+    CHECK(proofs_same(&ref, &pg));
+    for (int comp = 0; comp < 2; comp++) {
+        char path[] = "/tmp/cuzk-test-gpukey-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd >= 0) close(fd);
+        ko.compressed = comp;
+        cuzk_rng_seed(&rng, 31);
+        CHECK(cuzk_groth16_keygen_file(pool, &cs, &ko, path, err, sizeof err) == CUZK_OK);
+        struct cuzk_g16key *f = NULL;
+        struct cuzk_groth16_keydata fk;
+        struct cuzk_groth16_pk fp;
+        CHECK(cuzk_g16key_open(&f, path, err, sizeof err) == CUZK_OK);
+        CHECK(f && cuzk_groth16_keydata_load(&fk, f, pool, 0, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&fp, &fk, &cs, f) == CUZK_OK && !fp.a);
+        uint64_t vram = 0;
+        int rc = gpu->key_upload(gpu, &fp, &vram, err, sizeof err);
+        CHECK(rc == CUZK_OK && vram > 0);
+        if (rc) fprintf(stderr, "test_gpu_groth16: key from file: %s\n", err);
+        CHECK(prove_pk(gpu, &fp, w, r.n_wires, seed, &pg) == CUZK_OK);
+        CHECK(proofs_same(&ref, &pg));
+        if (!proofs_same(&ref, &pg))
+            fprintf(stderr, "test_gpu_groth16: the %s key file's proof differs: %s\n",
+                    comp ? "compressed" : "uncompressed", last_err);
+        gpu->key_drop(gpu, &fp);
+        cuzk_groth16_keydata_free(&fk);
+        cuzk_g16key_close(f);
+        /* a flipped byte in a point section: the upload refuses the file */
+        FILE *fx = fopen(path, "r+b");
+        CHECK(fx != NULL);
+        if (fx) {
+            fseek(fx, -10, SEEK_END); /* inside H */
+            int ch = fgetc(fx);
+            fseek(fx, -10, SEEK_END);
+            fputc(ch ^ 0x40, fx);
+            fclose(fx);
+        }
+        CHECK(cuzk_g16key_open(&f, path, err, sizeof err) == CUZK_OK);
+        CHECK(f && cuzk_groth16_keydata_load(&fk, f, pool, 0, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&fp, &fk, &cs, f) == CUZK_OK);
+        CHECK(gpu->key_upload(gpu, &fp, &vram, err, sizeof err) == CUZK_EFORMAT);
+        CHECK(strstr(err, "checksum") != NULL);
+        cuzk_groth16_keydata_free(&fk);
+        cuzk_g16key_close(f);
+        unlink(path);
+    }
+    /* a device budget below the key: refused with the sizes, the other keys untouched */
+    struct cuzk_backend small;
+    CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_vram_budget(&small, (uint64_t)1 << 20) == CUZK_OK);
+    uint64_t v = 0;
+    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EGPUOOM);
+    CHECK(strstr(err, "budget") != NULL);
+    CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EGPUOOM);
+    cuzk_cuda_backend_free(&small);
+    gpu->key_drop(gpu, &hp);
+    cuzk_groth16_keydata_free(&kd);
+    cuzk_cs_free(&cs);
+    cuzk_r1cs_free(&r);
+    free(w);
+    printf("test_gpu_groth16: points-only keys (memory, compressed and uncompressed files): cpu == "
+           "cuda\n");
 }
 
 /* ---- files for snarkjs ----------------------------------------------------------------------- */
@@ -484,30 +590,28 @@ int main(void) {
         }
     }
 
-    /* two proofs pending at once on one thread, finished in reverse order */
+    /* the witness in the backend's own (pinned) buffer, as the engine's synthesis writes it */
     struct kit *mid = &kits[6];
-    struct cuzk_prove_pending *p1, *p2;
-    struct cuzk_snarkjs_proof pr1, pr2, ref;
-    struct cuzk_rng r1, r2;
-    uint64_t s1 = cuzk_rng_u64(&test_rng), s2 = cuzk_rng_u64(&test_rng);
-    cuzk_rng_seed(&r1, s1);
-    cuzk_rng_seed(&r2, s2);
-    CHECK(cuzk_groth16_prove_start(&gpu, &mid->pk, mid->w, mid->r.n_wires, &r1, &p1) == CUZK_OK);
-    CHECK(cuzk_groth16_prove_start(&gpu, &mid->pk, mid->w, mid->r.n_wires, &r2, &p2) == CUZK_OK);
-    CHECK(cuzk_groth16_prove_finish(&gpu, p2, &pr2) == CUZK_OK);
-    CHECK(cuzk_groth16_prove_finish(&gpu, p1, &pr1) == CUZK_OK);
-    CHECK(prove_seeded(&cpu, mid, mid->w, s1, &ref) == CUZK_OK && proofs_same(&ref, &pr1));
-    CHECK(prove_seeded(&cpu, mid, mid->w, s2, &ref) == CUZK_OK && proofs_same(&ref, &pr2));
+    cuzk_fr *pw = NULL;
+    CHECK(gpu.witness_alloc(&gpu, mid->r.n_wires, &pw) == CUZK_OK);
+    struct cuzk_cuda_stats st;
+    cuzk_cuda_backend_stats(&gpu, &st);
+    CHECK(st.pinned == mid->r.n_wires * sizeof(cuzk_fr));
+    if (pw) {
+        memcpy(pw, mid->w, mid->r.n_wires * sizeof *pw);
+        check_same_proof(&cpu, &gpu, mid, pw, cuzk_rng_u64(&test_rng), 1);
+        gpu.witness_free(&gpu, pw, mid->r.n_wires);
+    }
+    cuzk_cuda_backend_stats(&gpu, &st);
+    CHECK(st.pinned == 0);
 
     /* threads: one key, then two keys */
     test_threads(&cpu, &gpu, mid, mid);
     test_threads(&cpu, &gpu, &kits[nsizes - 1], &kits[3]);
 
     /* evict and prove again */
-    struct cuzk_cuda_stats st;
     cuzk_cuda_backend_stats(&gpu, &st);
-    CHECK(st.keys == nsizes && st.bases_vram > 0 && st.work_vram > 0 && st.pinned > 0);
-    CHECK(st.pinned <= cuzk_gpu_pinned_bytes());
+    CHECK(st.keys == nsizes && st.bases_vram > 0 && st.work_vram > 0 && st.vram_budget > 0);
     size_t res = cuzk_cuda_backend_resident_bytes(&gpu, &mid->pk);
     CHECK(res > 0 && res < st.bases_vram);
     CHECK(cuzk_cuda_backend_evict(&gpu, &mid->pk) == CUZK_OK);
@@ -519,17 +623,20 @@ int main(void) {
     CHECK(cuzk_cuda_backend_evict(&gpu, NULL) == CUZK_OK);
     cuzk_cuda_backend_stats(&gpu, &st);
     CHECK(st.keys == 0 && st.bases_vram == 0);
-    CHECK(cuzk_cuda_backend_preload(&gpu, &kits[4].pk) == CUZK_OK);
+    char err[512];
+    CHECK(cuzk_cuda_backend_preload(&gpu, &kits[4].pk, err, sizeof err) == CUZK_OK);
     CHECK(cuzk_cuda_backend_resident_bytes(&gpu, &kits[4].pk) > 0);
     check_same_proof(&cpu, &gpu, &kits[4], kits[4].w, cuzk_rng_u64(&test_rng), 1);
     CHECK(cuzk_cuda_backend_last_timing(&gpu, &tm) == CUZK_OK && tm.key_upload_ms == 0);
 
-    /* refusals */
+    test_points_only(&cpu, &gpu);
+
+    /* refusals, with a sentence */
     struct cuzk_snarkjs_proof t;
-    CHECK(cuzk_groth16_prove(&gpu, &mid->pk, mid->w, mid->r.n_wires - 1, &test_rng, &t) ==
-          CUZK_EINVAL);
+    CHECK(prove_pk(&gpu, &mid->pk, mid->w, mid->r.n_wires - 1, 1, &t) == CUZK_EINVAL);
+    CHECK(strstr(last_err, "witness") != NULL);
     cuzk_fr_add(&mid->w[0], &mid->w[0], &mid->w[0]);
-    CHECK(cuzk_groth16_prove(&gpu, &mid->pk, mid->w, mid->r.n_wires, &test_rng, &t) == CUZK_EINVAL);
+    CHECK(prove_seeded(&gpu, mid, mid->w, 2, &t) == CUZK_EINVAL);
 
     cuzk_cuda_backend_free(&gpu);
     for (size_t i = 0; i < nsizes; i++) kit_free(&kits[i]);

@@ -1,32 +1,22 @@
 /* The CPU backend of the Groth16 prover.
  *
- * DESIGN: prove_start copies nothing big: it records the key, the witness pointer (the caller
- * keeps the witness alive until prove_finish) and the blinding factors, and starts one
- * background thread ("cuzk-prove") that runs the heavy part on the backend's pool: SpMV for a
- * and b, c = a o b, three inverse NTTs and three coset NTTs, h, the scalar conversion and the
- * five MSMs. That thread owns every buffer it allocates and frees them before it exits.
- * prove_finish joins it and assembles the proof on the caller's thread. The pool serialises
- * its jobs, so two pending proofs on one pool share the cores instead of fighting over them. */
+ * DESIGN: prove runs on the calling thread and hands its heavy loops to the backend's pool: the
+ * SpMV for a and b, c = a o b, three inverse NTTs and three coset NTTs, h, the scalar
+ * conversion and the five MSMs. Every buffer is allocated and freed inside the call. The pool
+ * serialises its jobs, so two proofs on one pool share the cores instead of fighting over
+ * them. The whole call counts as "the device" for the hooks (device_begin at entry,
+ * device_end before the assembly); the witness is read until the MSMs are done. */
 #define _GNU_SOURCE
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuzk/error.h"
 #include "groth16/groth16.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/pool.h"
-
-struct cuzk_prove_pending {
-    const struct cuzk_groth16_pk *pk;
-    struct cuzk_pool *pool;
-    const cuzk_fr *w;
-    cuzk_fr r, s;
-    pthread_t thread;
-    int rc;
-    struct cuzk_groth16_msms msms;
-};
 
 /* c[i] = a[i] * b[i] (pool item = a block) */
 struct pointwise_ctx {
@@ -54,89 +44,153 @@ static void pointwise_block(void *ctxp, size_t item, unsigned worker) {
     }
 }
 
-static int heavy(struct cuzk_prove_pending *p) {
-    const struct cuzk_groth16_pk *pk = p->pk;
-    const struct cuzk_zkey *z = pk->zkey;
-    size_t n = z->domain_size, nv = z->n_vars, npub = z->n_public;
+/* dst[k] = src[idx[k]]: the scalars of a density-filtered query */
+struct gather_ctx {
+    cuzk_scalar *dst;
+    const cuzk_scalar *src;
+    const uint32_t *idx;
+    size_t n;
+};
+
+static void gather_block(void *ctxp, size_t item, unsigned worker) {
+    (void)worker;
+    struct gather_ctx *c = ctxp;
+    size_t lo = item * PW_BLOCK, hi = lo + PW_BLOCK < c->n ? lo + PW_BLOCK : c->n;
+    for (size_t k = lo; k < hi; k++) c->dst[k] = c->src[c->idx[k]];
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The scalars of a query over `wires` (NULL: ws itself). *out is ws or a gathered copy in buf. */
+static const cuzk_scalar *query_scalars(struct cuzk_pool *pool, const cuzk_scalar *ws,
+                                        const uint32_t *wires, size_t n, cuzk_scalar *buf) {
+    if (!wires) return ws;
+    struct gather_ctx g = {.dst = buf, .src = ws, .idx = wires, .n = n};
+    cuzk_pool_run(pool, (n + PW_BLOCK - 1) / PW_BLOCK, gather_block, &g);
+    return buf;
+}
+
+static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
+                 struct cuzk_groth16_msms *m, char *stage, size_t stagelen) {
+    size_t n = pk->domain_size, nv = pk->n_vars, npub = pk->n_public;
     const struct cuzk_ntt_domain *dom;
     int rc = cuzk_ntt_domain_get(pk->log_n, &dom);
     if (rc) return rc;
-    cuzk_fr *abc = calloc(3 * n, sizeof *abc);
+    int filtered = pk->a_wires || pk->b_wires;
+    size_t nq = pk->n_a > pk->n_b ? pk->n_a : pk->n_b;
+    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
     cuzk_scalar *h = malloc(n * sizeof *h);
     cuzk_scalar *ws = malloc(nv * sizeof *ws);
+    cuzk_scalar *wq = filtered ? malloc((nq ? nq : 1) * sizeof *wq) : NULL;
     rc = CUZK_ENOMEM;
-    if (!abc || !h || !ws) goto out;
+    snprintf(stage, stagelen, "host memory");
+    if (!abc || !h || !ws || (filtered && !wq)) goto out;
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
 
-    /* a = A w, b = B w on the key's rows; the rest of the domain stays zero */
-    if ((rc = cuzk_cs_eval(p->pool, &pk->ab, p->w, a, b, NULL))) goto out;
+    /* a = A w, b = B w on the key's rows; the rest of the domain zero */
+    snprintf(stage, stagelen, "SpMV");
+    if ((rc = cuzk_groth16_pk_eval(pool, pk, w, a, b))) goto out;
     struct pointwise_ctx pw = {.a = a, .b = b, .c = c, .h = h, .n = n, .mode = 0};
     size_t blocks = (n + PW_BLOCK - 1) / PW_BLOCK;
-    cuzk_pool_run(p->pool, blocks, pointwise_block, &pw);
+    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
 
     /* to coefficients, then to the odd 2n-th roots: the coset omega_2n * <omega_n> */
     cuzk_fr shift;
     cuzk_fr_root_of_unity(&shift, pk->log_n + 1);
     for (int k = 0; k < 3; k++) {
-        cuzk_ntt_inverse(p->pool, dom, abc + k * n);
-        cuzk_ntt_coset_forward(p->pool, dom, abc + k * n, &shift);
+        cuzk_ntt_inverse(pool, dom, abc + k * n);
+        cuzk_ntt_coset_forward(pool, dom, abc + k * n, &shift);
     }
     pw.mode = 1;
-    cuzk_pool_run(p->pool, blocks, pointwise_block, &pw);
+    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
 
-    cuzk_scalar_batch_from_fr(p->pool, ws, p->w, nv);
-    if ((rc = cuzk_g1_msm(p->pool, &p->msms.a, z->a, ws, nv)) ||
-        (rc = cuzk_g1_msm(p->pool, &p->msms.b1, z->b1, ws, nv)) ||
-        (rc = cuzk_g2_msm(p->pool, &p->msms.b2, z->b2, ws, nv)) ||
-        (rc = cuzk_g1_msm(p->pool, &p->msms.c, z->c, ws + npub + 1, nv - npub - 1)) ||
-        (rc = cuzk_g1_msm(p->pool, &p->msms.h, z->h, h, n)))
+    cuzk_scalar_batch_from_fr(pool, ws, w, nv);
+    snprintf(stage, stagelen, "MSM");
+    const cuzk_scalar *sa = query_scalars(pool, ws, pk->a_wires, pk->n_a, wq);
+    if ((rc = cuzk_g1_msm(pool, &m->a, pk->a, sa, pk->n_a))) goto out;
+    const cuzk_scalar *sb = query_scalars(pool, ws, pk->b_wires, pk->n_b, wq);
+    if ((rc = cuzk_g1_msm(pool, &m->b1, pk->b1, sb, pk->n_b)) ||
+        (rc = cuzk_g2_msm(pool, &m->b2, pk->b2, sb, pk->n_b)) ||
+        (rc = cuzk_g1_msm(pool, &m->c, pk->c, ws + npub + 1, nv - npub - 1)) ||
+        (rc = cuzk_g1_msm(pool, &m->h, pk->h, h, n)))
         goto out;
     rc = CUZK_OK;
 out:
     free(abc);
     free(h);
     free(ws);
+    free(wq);
     return rc;
 }
 
-static void *heavy_main(void *arg) {
-    struct cuzk_prove_pending *p = arg;
-    p->rc = heavy(p);
-    return NULL;
-}
-
-static int cpu_prove_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                           const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
-                           struct cuzk_prove_pending **out) {
-    if (n_w != pk->zkey->n_vars || !cuzk_fr_is_one(&w[0])) return CUZK_EINVAL;
-    struct cuzk_prove_pending *p = calloc(1, sizeof *p);
-    if (!p) return CUZK_ENOMEM;
-    p->pk = pk;
-    p->pool = be->impl;
-    p->w = w;
-    p->r = *r;
-    p->s = *s;
-    if (pthread_create(&p->thread, NULL, heavy_main, p) != 0) {
-        free(p);
-        return CUZK_ENOMEM;
+static int cpu_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                     const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                     const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                     struct cuzk_prove_info *info, char *err, size_t errlen) {
+    static const struct cuzk_prove_hooks none = {0};
+    if (!hooks) hooks = &none;
+    if (info) memset(info, 0, sizeof *info);
+    int rc = CUZK_OK;
+    if (n_w != pk->n_vars || !cuzk_fr_is_one(&w[0])) {
+        snprintf(err, errlen, "cpu: the witness has %zu values%s, the key wants %u with w[0] = 1",
+                 n_w, n_w == pk->n_vars ? " and w[0] != 1" : "", pk->n_vars);
+        rc = CUZK_EINVAL;
+    } else if (!pk->a || !pk->b1 || !pk->b2 || !pk->c || !pk->h) {
+        snprintf(err, errlen, "cpu: the key's points are not in host memory");
+        rc = CUZK_EINVAL;
     }
-    pthread_setname_np(p->thread, "cuzk-prove");
-    *out = p;
+    if (rc) {
+        if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+        return rc;
+    }
+    double t0 = now_ms();
+    if (hooks->device_begin) hooks->device_begin(hooks->ctx);
+    struct cuzk_groth16_msms m;
+    char stage[32];
+    rc = heavy(be->impl, pk, w, &m, stage, sizeof stage);
+    if (hooks->device_end) hooks->device_end(hooks->ctx);
+    if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+    double t1 = now_ms();
+    if (info) {
+        info->device_ms = t1 - t0;
+        snprintf(info->stages, sizeof info->stages, "total_ms=%.2f", t1 - t0);
+    }
+    if (rc) {
+        snprintf(err, errlen, "cpu: %s: %s", stage, cuzk_strerror(rc));
+        return rc;
+    }
+    cuzk_groth16_assemble(pk, &m, r, s, out);
     return CUZK_OK;
 }
 
-static int cpu_prove_finish(struct cuzk_prove_pending *p, struct cuzk_snarkjs_proof *out) {
-    pthread_join(p->thread, NULL);
-    int rc = p->rc;
-    if (!rc) cuzk_groth16_assemble(p->pk->zkey, &p->msms, &p->r, &p->s, out);
-    memset(p, 0, sizeof *p); /* wipes r and s */
-    free(p);
-    return rc;
+/* A proof: a, b, c and h over the domain, the witness as scalars, the gathered scalars of a
+ * filtered query, and the MSM scratch of msm/msm.h: 8 bytes a point plus, per pool thread, the
+ * sort space, one window's buckets and a batch of 8192 points. A key: the NTT's domain tables
+ * (ntt/ntt.h: 32 bytes an element, cached for the life of the process; charged with every key
+ * of that size, an over-estimate when two keys share a size). */
+static void cpu_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                    struct cuzk_backend_mem *out) {
+    unsigned threads = cuzk_pool_size(be->impl);
+    uint64_t n = domain, nv = n_vars, m = n > nv ? n : nv;
+    unsigned c = 1;
+    while (c < 16 && ((uint64_t)1 << c) < m) c++;
+    uint64_t sort = 8 * m < ((uint64_t)8 << 20) ? 8 * m : ((uint64_t)8 << 20);
+    uint64_t batch = (m < 8192 ? m : 8192) * 400;
+    uint64_t per_thread = sort + ((uint64_t)1 << (c - 1)) * sizeof(cuzk_g2_affine) + batch;
+    out->proof_host = 4 * n * sizeof(cuzk_fr) + 2 * nv * sizeof(cuzk_scalar) + 8 * m +
+                      (uint64_t)threads * per_thread + 64 * 1024;
+    out->proof_vram = 0;
+    out->key_host = n * sizeof(cuzk_fr);
 }
 
 void cuzk_cpu_backend_init(struct cuzk_backend *be, struct cuzk_pool *pool) {
+    memset(be, 0, sizeof *be);
     be->name = "cpu";
-    be->prove_start = cpu_prove_start;
-    be->prove_finish = cpu_prove_finish;
+    be->prove = cpu_prove;
+    be->mem = cpu_mem;
     be->impl = pool;
 }

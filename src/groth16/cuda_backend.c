@@ -1,42 +1,34 @@
 /* The CUDA backend of the Groth16 prover (contract: cuda_backend.h).
  *
  * DESIGN
- * Threads. prove_start checks the arguments, records the key, the witness pointer (the caller
- * keeps the witness alive until prove_finish) and the blinding factors, and starts one
- * background thread ("cuzk-gpu-prove") per proof; prove_finish joins it and assembles the proof
- * on the caller's thread, as the CPU backend does. The background thread of a proof:
- *   1. takes a free staging set (pinned host buffers; waits when all CUZK_CUDA_STAGING_SLOTS are
- *      taken) and grows it if the key is larger than any it served;
- *   2. on the pool: a copy of the witness into the pinned buffer (the device MSMs take it in
- *      the Montgomery form it has: no conversion on either side); then it starts one more thread
- * ("cuzk-gpu-spmv") that computes a = A w and b = B w by the SpMV, on the pool, straight into the
- * pinned buffers (rows of the key only: the device zeroes the rest of the domain), and meanwhile
- * waits for the device lock;
- *   3. under the device lock: the work contexts and the key's points made resident if needed;
- *      the upload of the witness; the MSMs A' and B1' (the MSMs on the
- *      witness need no SpMV result, so on an idle GPU they run while the SpMV does); it joins
- *      the SpMV thread and queues the uploads of a and b (asynchronous, copy stream), which move
- *      while the MSMs C' and B2' (G2) run; then c = a o b on the device (the same products the
- *      CPU takes, so c needs no upload), the three inverse and three coset NTTs (the NTT
- *      context's stream), h = a b - c in place of a, and the MSM H' with h read from device
- *      memory. The MSMs run one after another on the MSM context;
- *   4. joins the SpMV thread if step 3 failed before it did, and gives the staging set back.
- * So while one proof holds the GPU, a second one runs its SpMV on the CPU (the daemon runs two
- * GPU workers per device for that overlap), and a proof that finds the GPU idle overlaps its
- * own SpMV with its first MSMs. The pool serialises the CPU work of all of them.
+ * Threads. prove runs on the caller's thread (the engine's device workers: two per device by
+ * default) and creates none. A proof:
+ *   1. takes a free witness slot of the work area (W or W1; slot_mu; waits when both are
+ *      taken or while the work area is being resized) and queues the witness's upload into
+ *      it on the area's copy stream, waits for it, then tells the caller the witness buffer is
+ *      free (witness_done);
+ *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
+ *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
+ *      the domain); the gathers of the filtered queries' scalars into S and the MSMs A', B1',
+ *      B2' (G2), C' on the slot; c = a o b, the three inverse and three coset NTTs, h =
+ *      a b - c in place of a, and the MSM H' from device memory;
+ *   3. gives the device and the slot back and assembles the proof on the host.
+ * So while one proof computes, the next one's witness moves into the other slot (the copy
+ * engine is independent of the compute units), and a proof that finds the GPU idle starts at
+ * once. Only the compute section is serialised.
  *
- * Locks (never two held at once): slot_mu guards which staging sets are busy (held only to pick
- * or return one; a busy set belongs to its proof alone, growth included); dev_mu guards every
- * device object (contexts, work area, resident keys) and is held for a proof's whole GPU
- * section, for preload, evict and the per-key query; info_mu guards the last timing and the
- * last error. Totals for cuzk_cuda_backend_stats are atomics, so status readers never wait for
- * the device.
+ * Locks (never two held at once): slot_mu guards which slots are busy and the resize flag;
+ * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
+ * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
+ * the last timing. A resize of the work area (a key larger than any before) first sets the
+ * resize flag under slot_mu and waits until no slot is taken (no upload can touch the area),
+ * then rebuilds the area under dev_mu, then clears the flag. Totals for the stats are atomics,
+ * so status readers never wait for the device.
  *
- * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and the
- * work area (vectors A, B, W; C is the NTT context's own buffer), created on the first proof
- * and recreated larger only when a larger key comes; the resident points of each key. Host:
- * the pinned staging sets. Nothing on the proof path allocates device or pinned memory once
- * sizes have settled. */
+ * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and
+ * the work area (A, B, W, W1, S; C is the NTT context's own buffer), created at the first key
+ * and recreated larger only for a larger key; the resident keys. Everything is counted against
+ * the budget before it is allocated (vram_used). Host: nothing on the proof path. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -48,84 +40,57 @@
 #include <time.h>
 
 #include "cuzk/error.h"
+#include "formats/g16key.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
+#include "gpu/gpu_points.h"
 #include "msm/msm.h"
+#include "util/log.h"
 #include "util/pool.h"
 
-/* Pinned host buffers of one proof in flight. */
-struct staging {
-    cuzk_fr *ab; /* a = ab[0 .. cap_n), b = ab[cap_n .. 2 cap_n) */
-    cuzk_fr *ws; /* the witness (Montgomery form, as the device MSMs take it), cap_w */
-    size_t cap_n, cap_w;
-    int busy;
-};
+#define SLOTS 2 /* witness slots: W and W1 */
 
-/* What identifies a key's resident points besides its pk pointer (see cuda_backend.h). */
-struct key_print {
-    const struct cuzk_zkey *z;
-    uint32_t n_vars, n_public, domain_size;
-    cuzk_g1_affine delta1, a_last, h_first, h_last;
-    cuzk_g2_affine b2_last;
-};
-
+/* A key resident on the device. */
 struct key_entry {
-    const struct cuzk_groth16_pk *pk;
-    struct key_print print;
+    uint64_t uid;
+    uint32_t n_vars, n_public, domain, n_a, n_b, n_pub_rows, rows;
+    int log_n;
     struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
+    struct cuzk_gpu_cs *cs;                     /* the A/B rows */
+    struct cuzk_gpu_idx *a_idx, *b_idx;         /* the filtered queries' wires; NULL = dense */
     size_t bytes;
+    double last_used;
     struct key_entry *next;
 };
 
 struct cuda_state {
     int device;
     struct cuzk_pool *pool;
+    uint64_t vram_budget;
 
     pthread_mutex_t slot_mu;
     pthread_cond_t slot_cv;
-    struct staging slot[CUZK_CUDA_STAGING_SLOTS];
+    int slot_busy[SLOTS];
+    int resizing;
 
     pthread_mutex_t dev_mu;
     struct cuzk_gpu_ntt_ctx *ntt;
     struct cuzk_gpu_msm_ctx *msm;
     struct cuzk_gpu_g16 *g16;
-    int cap_log_n; /* the sizes the work objects have (or had, before a GPU failure) */
+    int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
+    uint64_t work_bytes; /* what the work objects take (their budget share) */
+    int broken;          /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
+    uint64_t keys_bytes;
 
     pthread_mutex_t info_mu;
     struct cuzk_cuda_timing last;
     int have_last;
-    char last_err[CUZK_CUDA_ERR_LEN];
 
     atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs;
-};
-
-struct cuzk_prove_pending {
-    struct cuda_state *st;
-    const struct cuzk_groth16_pk *pk;
-    const cuzk_fr *w;
-    cuzk_fr r, s;
-    pthread_t thread;
-    double t_start;
-    int rc;
-    char err[CUZK_CUDA_ERR_LEN]; /* what failed, when rc says so */
-    struct cuzk_groth16_msms msms;
-    struct cuzk_cuda_timing timing;
-};
-
-/* The SpMV of one proof, on its own thread (see DESIGN, step 2). */
-struct spmv_job {
-    struct cuda_state *st;
-    const struct cuzk_groth16_pk *pk;
-    const cuzk_fr *w;
-    struct staging *sl;
-    pthread_t thread;
-    int running; /* started and not yet joined */
-    int rc;
-    double ms;
 };
 
 static double now_ms(void) {
@@ -135,84 +100,23 @@ static double now_ms(void) {
 }
 
 /* The GPU module whose last error explains a failure (each keeps it per thread). */
-enum gpu_mod { MOD_HOST, MOD_NTT, MOD_MSM, MOD_G16 };
+enum gpu_mod { MOD_HOST, MOD_NTT, MOD_MSM, MOD_G16, MOD_PTS };
 
 static const char *mod_error(enum gpu_mod m) {
     switch (m) {
     case MOD_NTT: return cuzk_gpu_ntt_last_error();
     case MOD_MSM: return cuzk_gpu_msm_last_error();
     case MOD_G16: return cuzk_gpu_g16_last_error();
+    case MOD_PTS: return cuzk_gpu_points_last_error();
     default: return "";
     }
 }
 
-/* Records in err what failed (the stage, the code, the module's description) and returns rc. */
-static int failed(char *err, const char *stage, enum gpu_mod m, int rc) {
+/* Writes what failed (the stage, the code, the module's description) into err; returns rc. */
+static int failed(char *err, size_t errlen, const char *stage, enum gpu_mod m, int rc) {
     const char *why = mod_error(m);
-    snprintf(err, CUZK_CUDA_ERR_LEN, "%s: %s%s%s", stage, cuzk_strerror(rc), *why ? ": " : "", why);
+    snprintf(err, errlen, "%s: %s%s%s", stage, cuzk_strerror(rc), *why ? ": " : "", why);
     return rc;
-}
-
-/* ---- staging sets ------------------------------------------------------------------------- */
-
-/* A free set, preferring the largest (sequential proofs keep reusing one set). */
-static struct staging *slot_acquire(struct cuda_state *st) {
-    pthread_mutex_lock(&st->slot_mu);
-    struct staging *best = NULL;
-    for (;;) {
-        for (int i = 0; i < CUZK_CUDA_STAGING_SLOTS; i++) {
-            struct staging *s = &st->slot[i];
-            if (!s->busy && (!best || s->cap_n + s->cap_w > best->cap_n + best->cap_w)) best = s;
-        }
-        if (best) break;
-        pthread_cond_wait(&st->slot_cv, &st->slot_mu);
-    }
-    best->busy = 1;
-    pthread_mutex_unlock(&st->slot_mu);
-    return best;
-}
-
-static void slot_release(struct cuda_state *st, struct staging *s) {
-    pthread_mutex_lock(&st->slot_mu);
-    s->busy = 0;
-    pthread_cond_signal(&st->slot_cv);
-    pthread_mutex_unlock(&st->slot_mu);
-}
-
-static void slot_free(struct cuda_state *st, struct staging *s) {
-    cuzk_gpu_pinned_free(s->ab, 2 * s->cap_n * sizeof *s->ab);
-    cuzk_gpu_pinned_free(s->ws, s->cap_w * sizeof *s->ws);
-    atomic_fetch_sub(&st->pinned, (2 * s->cap_n * sizeof *s->ab) + s->cap_w * sizeof *s->ws);
-    s->ab = NULL;
-    s->ws = NULL;
-    s->cap_n = s->cap_w = 0;
-}
-
-/* Grows a busy set (owned by the caller) to n domain elements and nw scalars. */
-static int slot_reserve(struct cuda_state *st, struct staging *s, size_t n, size_t nw) {
-    void *p;
-    int rc;
-    if (s->cap_n < n) {
-        cuzk_gpu_pinned_free(s->ab, 2 * s->cap_n * sizeof *s->ab);
-        atomic_fetch_sub(&st->pinned, 2 * s->cap_n * sizeof *s->ab);
-        s->ab = NULL;
-        s->cap_n = 0;
-        if ((rc = cuzk_gpu_pinned_alloc(2 * n * sizeof *s->ab, &p))) return rc;
-        s->ab = p;
-        s->cap_n = n;
-        atomic_fetch_add(&st->pinned, 2 * n * sizeof *s->ab);
-    }
-    if (s->cap_w < nw) {
-        cuzk_gpu_pinned_free(s->ws, s->cap_w * sizeof *s->ws);
-        atomic_fetch_sub(&st->pinned, s->cap_w * sizeof *s->ws);
-        s->ws = NULL;
-        s->cap_w = 0;
-        if ((rc = cuzk_gpu_pinned_alloc(nw * sizeof *s->ws, &p))) return rc;
-        s->ws = p;
-        s->cap_w = nw;
-        atomic_fetch_add(&st->pinned, nw * sizeof *s->ws);
-    }
-    return CUZK_OK;
 }
 
 /* ---- the work objects (dev_mu held) ------------------------------------------------------- */
@@ -224,258 +128,416 @@ static void work_drop(struct cuda_state *st) {
     st->g16 = NULL;
     st->ntt = NULL;
     st->msm = NULL;
+    st->work_bytes = 0;
     atomic_store(&st->work_vram, 0);
 }
 
-static int work_create(struct cuda_state *st, char *err) {
+static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+
+static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n) {
+    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram(msm_n) +
+           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS);
+}
+
+static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
     if ((rc = cuzk_gpu_ntt_ctx_create(st->device, st->cap_log_n, &st->ntt)))
-        return failed(err, "NTT context", MOD_NTT, rc);
+        return failed(err, errlen, "NTT context", MOD_NTT, rc);
     if ((rc = cuzk_gpu_msm_ctx_create(st->device, st->cap_msm, &st->msm))) {
         work_drop(st);
-        return failed(err, "MSM context", MOD_MSM, rc);
+        return failed(err, errlen, "MSM context", MOD_MSM, rc);
     }
-    if ((rc = cuzk_gpu_g16_create(st->device, (size_t)1 << st->cap_log_n, st->cap_w,
-                                  cuzk_gpu_ntt_ctx_buffer(st->ntt), &st->g16))) {
+    if ((rc = cuzk_gpu_g16_create2(st->device, (size_t)1 << st->cap_log_n, st->cap_w,
+                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), G16_FLAGS, &st->g16))) {
         work_drop(st);
-        return failed(err, "work area", MOD_G16, rc);
+        return failed(err, errlen, "work area", MOD_G16, rc);
     }
-    atomic_store(&st->work_vram, cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
-                                     cuzk_gpu_msm_ctx_vram(st->cap_msm) +
-                                     cuzk_gpu_g16_vram(st->g16));
+    st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) + cuzk_gpu_msm_ctx_vram(st->cap_msm) +
+                     cuzk_gpu_g16_vram(st->g16);
+    atomic_store(&st->work_vram, st->work_bytes);
     return CUZK_OK;
 }
 
-static void keys_clear(struct cuda_state *st);
+/* The sizes a key needs of the work objects. */
+static void work_need(const struct cuzk_groth16_pk *pk, int *log_n, size_t *nw, size_t *msm_n) {
+    size_t n = (size_t)1 << pk->log_n, m = n;
+    if (pk->n_vars > m) m = pk->n_vars;
+    *log_n = pk->log_n;
+    *nw = pk->n_vars;
+    *msm_n = m;
+}
 
-/* Makes the work objects big enough for a domain of 2^log_n and nw witness values. */
-static int work_reserve(struct cuda_state *st, int log_n, size_t nw, char *err) {
-    size_t n = (size_t)1 << log_n, msm_n = n > nw ? n : nw;
-    if (st->g16 && st->cap_log_n >= log_n && st->cap_w >= nw && st->cap_msm >= msm_n)
-        return CUZK_OK;
-    if (st->cap_log_n < log_n) st->cap_log_n = log_n;
-    if (st->cap_w < nw) st->cap_w = nw;
-    if (st->cap_msm < msm_n) st->cap_msm = msm_n;
-    work_drop(st);
-    int rc = work_create(st, err);
-    if (rc == CUZK_EGPUOOM && st->keys) { /* resident keys give way to the work space */
-        keys_clear(st);
-        rc = work_create(st, err);
-    }
-    return rc;
+static int work_fits(const struct cuda_state *st, int log_n, size_t nw, size_t msm_n) {
+    return st->g16 && !st->broken && st->cap_log_n >= log_n && st->cap_w >= nw &&
+           st->cap_msm >= msm_n;
 }
 
 /* ---- resident keys (dev_mu held) ---------------------------------------------------------- */
 
-static void key_print_make(struct key_print *p, const struct cuzk_groth16_pk *pk) {
-    const struct cuzk_zkey *z = pk->zkey;
-    memset(p, 0, sizeof *p); /* padding included: prints are compared with memcmp */
-    p->z = z;
-    p->n_vars = z->n_vars;
-    p->n_public = z->n_public;
-    p->domain_size = z->domain_size;
-    p->delta1 = z->delta1;
-    p->a_last = z->a[z->n_vars - 1];
-    p->h_first = z->h[0];
-    p->h_last = z->h[z->domain_size - 1];
-    p->b2_last = z->b2[z->n_vars - 1];
-}
-
-static void key_entry_free(struct key_entry *e) {
-    cuzk_gpu_bases_free(e->a);
-    cuzk_gpu_bases_free(e->b1);
-    cuzk_gpu_bases_free(e->b2);
-    cuzk_gpu_bases_free(e->c);
-    cuzk_gpu_bases_free(e->h);
-    free(e);
+static void key_entry_free(struct key_entry *k) {
+    cuzk_gpu_bases_free(k->a);
+    cuzk_gpu_bases_free(k->b1);
+    cuzk_gpu_bases_free(k->b2);
+    cuzk_gpu_bases_free(k->c);
+    cuzk_gpu_bases_free(k->h);
+    cuzk_gpu_cs_free(k->cs);
+    cuzk_gpu_idx_free(k->a_idx);
+    cuzk_gpu_idx_free(k->b_idx);
+    free(k);
 }
 
 static void key_unlink(struct cuda_state *st, struct key_entry **link) {
-    struct key_entry *e = *link;
-    *link = e->next;
-    atomic_fetch_sub(&st->bases_vram, e->bytes);
+    struct key_entry *k = *link;
+    *link = k->next;
+    st->keys_bytes -= k->bytes;
+    atomic_fetch_sub(&st->bases_vram, k->bytes);
     atomic_fetch_sub(&st->n_keys, 1);
-    key_entry_free(e);
+    key_entry_free(k);
 }
 
-static void keys_clear(struct cuda_state *st) {
-    while (st->keys) key_unlink(st, &st->keys);
+static struct key_entry *key_find(struct cuda_state *st, uint64_t uid) {
+    for (struct key_entry *k = st->keys; k; k = k->next)
+        if (k->uid == uid) return k;
+    return NULL;
 }
 
-static int key_upload(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                      const struct key_print *print, struct key_entry **out) {
-    const struct cuzk_zkey *z = pk->zkey;
-    size_t nv = z->n_vars, nc = nv - z->n_public - 1;
-    struct key_entry *e = calloc(1, sizeof *e);
-    if (!e) return CUZK_ENOMEM;
+/* Device bytes pk's resident copy will take. */
+static uint64_t key_bytes_for(const struct cuzk_groth16_pk *pk) {
+    size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
+    uint64_t b = cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_a) +
+                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_b) +
+                 cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b) +
+                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, nc) +
+                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->domain_size) +
+                 cuzk_gpu_cs_vram_for(pk->cs);
+    if (pk->a_wires) b += 4 * (uint64_t)pk->n_a;
+    if (pk->b_wires) b += 4 * (uint64_t)pk->n_b;
+    return b;
+}
+
+/* One point section from the key file into fresh bases: chunk by chunk into the loader's
+ * pinned buffers, decoded on the device. */
+static int section_from_file(struct cuda_state *st, struct cuzk_gpu_points_loader *ld,
+                             struct cuzk_g16key *f, enum cuzk_g16key_section s,
+                             enum cuzk_gpu_group g, struct cuzk_gpu_bases **out, char *err,
+                             size_t errlen) {
+    const struct cuzk_g16key_info *info = cuzk_g16key_get_info(f);
+    size_t count = cuzk_g16key_count(f, s), chunk = info->chunk_points;
+    enum cuzk_gpu_point_enc enc = info->compressed ? CUZK_GPU_PT_COMPRESSED : CUZK_GPU_PT_LEM;
+    int rc = cuzk_gpu_bases_create(st->device, g, count, out);
+    if (rc) return failed(err, errlen, "key upload", MOD_PTS, rc);
+    for (size_t first = 0; first < count; first += chunk) {
+        size_t n = count - first < chunk ? count - first : chunk;
+        void *buf;
+        if ((rc = cuzk_gpu_points_loader_buffer(ld, &buf)))
+            return failed(err, errlen, "key upload", MOD_PTS, rc);
+        char rerr[256];
+        if ((rc = cuzk_g16key_read(f, s, first, n, buf, rerr, sizeof rerr))) {
+            snprintf(err, errlen, "key upload: %s", rerr);
+            return rc;
+        }
+        if ((rc = cuzk_gpu_points_loader_submit(ld, *out, first, n, enc)))
+            return failed(err, errlen, "key upload", MOD_PTS, rc);
+    }
+    size_t bad = SIZE_MAX;
+    if ((rc = cuzk_gpu_points_loader_finish(ld, &bad))) {
+        if (rc == CUZK_EFORMAT) {
+            snprintf(err, errlen, "key upload: section %s: point %zu does not decode",
+                     cuzk_g16key_section_name(s), bad);
+            return rc;
+        }
+        return failed(err, errlen, "key upload", MOD_PTS, rc);
+    }
+    return CUZK_OK;
+}
+
+static int points_from_file(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                            struct key_entry *k, char *err, size_t errlen) {
+    struct cuzk_g16key *f = pk->file;
+    const struct cuzk_g16key_info *info = cuzk_g16key_get_info(f);
+    size_t pt = cuzk_gpu_point_enc_bytes(CUZK_GPU_G2, info->compressed ? CUZK_GPU_PT_COMPRESSED
+                                                                        : CUZK_GPU_PT_LEM);
+    /* a buffer holds one whole chunk of the largest points (G2): cuzk_g16key_read reads whole
+     * chunks only, so a smaller buffer would be overrun */
+    size_t chunk_bytes = (size_t)info->chunk_points * pt;
+    struct cuzk_gpu_points_loader *ld;
+    int rc = cuzk_gpu_points_loader_create(st->device, chunk_bytes, &ld);
+    if (rc) return failed(err, errlen, "key loader", MOD_PTS, rc);
+    if (!(rc = section_from_file(st, ld, f, CUZK_G16KEY_A, CUZK_GPU_G1, &k->a, err, errlen)) &&
+        !(rc = section_from_file(st, ld, f, CUZK_G16KEY_B1, CUZK_GPU_G1, &k->b1, err, errlen)) &&
+        !(rc = section_from_file(st, ld, f, CUZK_G16KEY_B2, CUZK_GPU_G2, &k->b2, err, errlen)) &&
+        (!cuzk_g16key_count(f, CUZK_G16KEY_C) ||
+         !(rc = section_from_file(st, ld, f, CUZK_G16KEY_C, CUZK_GPU_G1, &k->c, err, errlen))))
+        rc = section_from_file(st, ld, f, CUZK_G16KEY_H, CUZK_GPU_G1, &k->h, err, errlen);
+    cuzk_gpu_points_loader_free(ld);
+    return rc;
+}
+
+static int points_from_host(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                            struct key_entry *k, char *err, size_t errlen) {
+    size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
     int rc;
-    if ((rc = cuzk_gpu_g1_bases_upload(st->device, z->a, nv, &e->a)) ||
-        (rc = cuzk_gpu_g1_bases_upload(st->device, z->b1, nv, &e->b1)) ||
-        (rc = cuzk_gpu_g2_bases_upload(st->device, z->b2, nv, &e->b2)) ||
-        (nc && (rc = cuzk_gpu_g1_bases_upload(st->device, z->c, nc, &e->c))) ||
-        (rc = cuzk_gpu_g1_bases_upload(st->device, z->h, z->domain_size, &e->h))) {
-        key_entry_free(e);
+    if ((rc = cuzk_gpu_g1_bases_upload(st->device, pk->a, pk->n_a, &k->a)) ||
+        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->b1, pk->n_b, &k->b1)) ||
+        (rc = cuzk_gpu_g2_bases_upload(st->device, pk->b2, pk->n_b, &k->b2)) ||
+        (nc && (rc = cuzk_gpu_g1_bases_upload(st->device, pk->c, nc, &k->c))) ||
+        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->h, pk->domain_size, &k->h)))
+        return failed(err, errlen, "key upload", rc == CUZK_ENOMEM ? MOD_HOST : MOD_MSM, rc);
+    return CUZK_OK;
+}
+
+/* Makes pk resident (dev_mu held; the work objects already fit it). */
+static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                    struct key_entry **out, char *err, size_t errlen) {
+    int host = pk->a && pk->b1 && pk->b2 && pk->h && (pk->c || pk->n_vars == pk->n_public + 1);
+    if (!host && !pk->file) {
+        snprintf(err, errlen, "key upload: the key has neither host points nor a key file");
+        return CUZK_EINVAL;
+    }
+    if (!pk->cs) {
+        snprintf(err, errlen, "key upload: the key's A/B rows are not in host memory");
+        return CUZK_EINVAL;
+    }
+    uint64_t need = key_bytes_for(pk);
+    if (st->work_bytes + st->keys_bytes + need > st->vram_budget) {
+        snprintf(err, errlen,
+                 "key upload: the key needs %llu bytes of device memory; the budget of %llu holds "
+                 "%llu of work space and %llu of %zu other keys",
+                 (unsigned long long)need, (unsigned long long)st->vram_budget,
+                 (unsigned long long)st->work_bytes, (unsigned long long)st->keys_bytes,
+                 atomic_load(&st->n_keys));
+        return CUZK_EGPUOOM;
+    }
+    struct key_entry *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(err, errlen, "key upload: out of host memory");
+        return CUZK_ENOMEM;
+    }
+    k->uid = pk->uid;
+    k->n_vars = pk->n_vars;
+    k->n_public = pk->n_public;
+    k->domain = pk->domain_size;
+    k->n_a = pk->n_a;
+    k->n_b = pk->n_b;
+    k->n_pub_rows = pk->n_pub_rows;
+    k->rows = (uint32_t)pk->cs->n_rows;
+    k->log_n = pk->log_n;
+    int rc = host ? points_from_host(st, pk, k, err, errlen)
+                  : points_from_file(st, pk, k, err, errlen);
+    if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs)))
+        failed(err, errlen, "upload of the A/B rows", MOD_G16, rc);
+    if (!rc && pk->a_wires && (rc = cuzk_gpu_idx_upload(st->device, pk->a_wires, pk->n_a, &k->a_idx)))
+        failed(err, errlen, "upload of the A wires", MOD_G16, rc);
+    if (!rc && pk->b_wires && (rc = cuzk_gpu_idx_upload(st->device, pk->b_wires, pk->n_b, &k->b_idx)))
+        failed(err, errlen, "upload of the B wires", MOD_G16, rc);
+    if (rc) {
+        key_entry_free(k);
         return rc;
     }
-    e->pk = pk;
-    e->print = *print;
-    e->bytes = cuzk_gpu_bases_vram(e->a) + cuzk_gpu_bases_vram(e->b1) + cuzk_gpu_bases_vram(e->b2) +
-               (e->c ? cuzk_gpu_bases_vram(e->c) : 0) + cuzk_gpu_bases_vram(e->h);
-    *out = e;
+    k->bytes = need;
+    k->last_used = now_ms();
+    k->next = st->keys;
+    st->keys = k;
+    st->keys_bytes += need;
+    atomic_fetch_add(&st->bases_vram, need);
+    atomic_fetch_add(&st->n_keys, 1);
+    *out = k;
     return CUZK_OK;
 }
 
-/* *out = pk's resident entry, uploading the points when they are not (or no longer) there. */
-static int key_resident(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                        struct key_entry **out, double *upload_ms, char *err) {
-    struct key_print print;
-    key_print_make(&print, pk);
-    *upload_ms = 0;
-    for (struct key_entry **l = &st->keys; *l; l = &(*l)->next) {
-        if ((*l)->pk != pk) continue;
-        if (!memcmp(&(*l)->print, &print, sizeof print)) {
-            *out = *l;
-            return CUZK_OK;
+/* ---- slots -------------------------------------------------------------------------------- */
+
+static int slot_acquire(struct cuda_state *st) {
+    pthread_mutex_lock(&st->slot_mu);
+    int s = -1;
+    for (;;) {
+        if (!st->resizing)
+            for (int i = 0; i < SLOTS && s < 0; i++)
+                if (!st->slot_busy[i]) s = i;
+        if (s >= 0) break;
+        pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    }
+    st->slot_busy[s] = 1;
+    pthread_mutex_unlock(&st->slot_mu);
+    return s;
+}
+
+static void slot_release(struct cuda_state *st, int s) {
+    pthread_mutex_lock(&st->slot_mu);
+    st->slot_busy[s] = 0;
+    pthread_cond_broadcast(&st->slot_cv);
+    pthread_mutex_unlock(&st->slot_mu);
+}
+
+/* Grows the work objects for pk when they do not fit it: no slot may be in use meanwhile (see
+ * DESIGN). Takes slot_mu and dev_mu one after the other. */
+static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
+                     size_t errlen) {
+    int log_n;
+    size_t nw, msm_n;
+    work_need(pk, &log_n, &nw, &msm_n);
+    pthread_mutex_lock(&st->dev_mu);
+    int fits = work_fits(st, log_n, nw, msm_n);
+    pthread_mutex_unlock(&st->dev_mu);
+    if (fits) return CUZK_OK;
+    pthread_mutex_lock(&st->slot_mu);
+    while (st->resizing) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    st->resizing = 1;
+    while (st->slot_busy[0] || st->slot_busy[1]) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    pthread_mutex_unlock(&st->slot_mu);
+
+    int rc = CUZK_OK;
+    pthread_mutex_lock(&st->dev_mu);
+    if (!work_fits(st, log_n, nw, msm_n)) {
+        if (st->cap_log_n > log_n) log_n = st->cap_log_n;
+        if (st->cap_w > nw) nw = st->cap_w;
+        if (st->cap_msm > msm_n) msm_n = st->cap_msm;
+        uint64_t want = work_bytes_for(log_n, nw, msm_n);
+        if (st->keys_bytes + want > st->vram_budget) {
+            snprintf(err, errlen,
+                     "work space: a domain of 2^%d with %zu witness values needs %llu bytes of "
+                     "device memory; the budget of %llu holds %llu of %zu resident keys",
+                     log_n, nw, (unsigned long long)want, (unsigned long long)st->vram_budget,
+                     (unsigned long long)st->keys_bytes, atomic_load(&st->n_keys));
+            rc = CUZK_EGPUOOM;
+        } else {
+            int old_log_n = st->cap_log_n;
+            size_t old_w = st->cap_w, old_msm = st->cap_msm;
+            work_drop(st);
+            st->broken = 0;
+            st->cap_log_n = log_n;
+            st->cap_w = nw;
+            st->cap_msm = msm_n;
+            rc = work_create(st, err, errlen);
+            if (rc) { /* the next try sizes for its own key again, not for this one */
+                st->cap_log_n = old_log_n;
+                st->cap_w = old_w;
+                st->cap_msm = old_msm;
+            }
         }
-        key_unlink(st, l); /* another key at the same address: its points are stale */
-        break;
+    }
+    pthread_mutex_unlock(&st->dev_mu);
+
+    pthread_mutex_lock(&st->slot_mu);
+    st->resizing = 0;
+    pthread_cond_broadcast(&st->slot_cv);
+    pthread_mutex_unlock(&st->slot_mu);
+    return rc;
+}
+
+/* The key's resident entry, made now when it is not (dev_mu held: key_make's caller grew the
+ * work objects before). */
+static int key_resident_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                               struct key_entry **out, double *ms, char *err, size_t errlen) {
+    *ms = 0;
+    struct key_entry *k = key_find(st, pk->uid);
+    if (k) {
+        k->last_used = now_ms();
+        *out = k;
+        return CUZK_OK;
     }
     double t0 = now_ms();
-    struct key_entry *e;
-    int rc = key_upload(st, pk, &print, &e);
-    if (rc == CUZK_EGPUOOM && st->keys) {
-        keys_clear(st);
-        rc = key_upload(st, pk, &print, &e);
+    int rc = key_make(st, pk, out, err, errlen);
+    *ms = now_ms() - t0;
+    return rc;
+}
+
+static int cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                           uint64_t *vram_bytes, char *err, size_t errlen) {
+    struct cuda_state *st = be->impl;
+    if (vram_bytes) *vram_bytes = 0;
+    if (!st || !pk) return CUZK_EINVAL;
+    if (pk->log_n > CUZK_GPU_NTT_MAX_LOG) {
+        snprintf(err, errlen, "key upload: a domain of 2^%d is above the GPU NTT's 2^%d",
+                 pk->log_n, CUZK_GPU_NTT_MAX_LOG);
+        return CUZK_EUNSUPPORTED;
     }
-    *upload_ms = now_ms() - t0;
-    if (rc) return failed(err, "key upload", rc == CUZK_ENOMEM ? MOD_HOST : MOD_MSM, rc);
-    e->next = st->keys;
-    st->keys = e;
-    atomic_fetch_add(&st->bases_vram, e->bytes);
-    atomic_fetch_add(&st->n_keys, 1);
-    *out = e;
-    return CUZK_OK;
+    int rc = work_grow(st, pk, err, errlen);
+    if (rc) return rc;
+    struct key_entry *k;
+    double ms;
+    uint64_t bytes = 0;
+    pthread_mutex_lock(&st->dev_mu);
+    rc = key_resident_locked(st, pk, &k, &ms, err, errlen);
+    if (!rc) bytes = k->bytes; /* k may be dropped once dev_mu is released */
+    pthread_mutex_unlock(&st->dev_mu);
+    if (!rc && vram_bytes) *vram_bytes = bytes;
+    if (!rc)
+        cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
+                      (unsigned long long)bytes, ms / 1e3);
+    return rc;
+}
+
+static void cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    struct cuda_state *st = be->impl;
+    if (!st || !pk) return;
+    pthread_mutex_lock(&st->dev_mu);
+    for (struct key_entry **l = &st->keys; *l; l = &(*l)->next)
+        if ((*l)->uid == pk->uid) {
+            key_unlink(st, l);
+            break;
+        }
+    pthread_mutex_unlock(&st->dev_mu);
 }
 
 /* ---- one proof ---------------------------------------------------------------------------- */
 
-/* The witness into pinned staging, in blocks on the pool. */
-#define WCOPY_BLOCK ((size_t)1 << 16)
-struct wcopy {
-    cuzk_fr *out;
-    const cuzk_fr *in;
-    size_t n;
-};
-
-static void wcopy_item(void *ctx, size_t item, unsigned worker) {
-    (void)worker;
-    const struct wcopy *c = ctx;
-    size_t lo = item * WCOPY_BLOCK, hi = lo + WCOPY_BLOCK < c->n ? lo + WCOPY_BLOCK : c->n;
-    memcpy(c->out + lo, c->in + lo, (hi - lo) * sizeof *c->out);
-}
-
-static void spmv_run(struct spmv_job *j) {
-    double t0 = now_ms();
-    struct staging *sl = j->sl;
-    j->rc = cuzk_cs_eval(j->st->pool, &j->pk->ab, j->w, sl->ab, sl->ab + sl->cap_n, NULL);
-    j->ms = now_ms() - t0;
-}
-
-static void *spmv_main(void *arg) {
-    spmv_run(arg);
-    return NULL;
-}
-
-/* Starts the SpMV on its own thread, or runs it here when no thread can be made. */
-static void spmv_start(struct spmv_job *j) {
-    if (pthread_create(&j->thread, NULL, spmv_main, j) == 0) {
-        pthread_setname_np(j->thread, "cuzk-gpu-spmv");
-        j->running = 1;
-    } else {
-        spmv_run(j);
-    }
-}
-
-/* Waits for the SpMV; its status. */
-static int spmv_join(struct spmv_job *j) {
-    if (j->running) {
-        pthread_join(j->thread, NULL);
-        j->running = 0;
-    }
-    return j->rc;
-}
-
-/* Returns from gpu_section with the stage and module recorded when call_ fails. */
+/* Returns from compute with the stage and module recorded in err when call_ fails. */
 #define STEP(stage_, mod_, call_)                                                                  \
     do {                                                                                           \
-        if ((rc = (call_))) return failed(p->err, stage_, mod_, rc);                               \
+        if ((rc = (call_))) return failed(err, errlen, stage_, mod_, rc);                          \
     } while (0)
 
-/* The GPU section of a proof (dev_mu held): see DESIGN, step 3. */
-static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, struct staging *sl,
-                       struct spmv_job *spmv) {
-    const struct cuzk_groth16_pk *pk = p->pk;
-    const struct cuzk_zkey *z = pk->zkey;
-    size_t n = z->domain_size, nv = z->n_vars, npub = z->n_public, nc = nv - npub - 1;
-    size_t rows = pk->ab.n_rows;
-    struct cuzk_cuda_timing *t = &p->timing;
-    struct cuzk_groth16_msms *m = &p->msms;
-    struct key_entry *k;
-    int rc;
-    if ((rc = work_reserve(st, pk->log_n, nv, p->err)) ||
-        (rc = key_resident(st, pk, &k, &t->key_upload_ms, p->err)))
-        return rc;
+/* The compute section (dev_mu held): see DESIGN, step 2. */
+static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
+                   struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
+                   size_t errlen) {
     struct cuzk_gpu_g16 *g = st->g16;
+    size_t n = k->domain, nv = k->n_vars, nc = nv - k->n_public - 1;
+    const unsigned char *w = cuzk_gpu_g16_vec(g, wv);
+    const void *s = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_S);
     void *vec[3] = {cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A), cuzk_gpu_g16_vec(g, CUZK_GPU_G16_B),
                     cuzk_gpu_g16_vec(g, CUZK_GPU_G16_C)};
-    const unsigned char *vw = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_W);
-    const unsigned char *w_private = vw + (npub + 1) * sizeof(cuzk_fr); /* C: wires npub + 1 .. */
-
-    /* the witness: upload, and the first two MSMs on it */
-    float up_w = 0, up_ab = 0;
-    STEP("upload", MOD_G16, cuzk_gpu_g16_begin(g));
-    STEP("upload of the witness", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, sl->ws, nv, nv));
-    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_w)); /* waits for it */
+    int rc;
     double t0 = now_ms();
-    STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, vw, nv, &m->a));
-    STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, vw, nv, &m->b1));
+    STEP("SpMV", MOD_G16, cuzk_gpu_g16_spmv(g, k->cs, wv, nv, k->n_pub_rows, n));
     double t1 = now_ms();
+    t->spmv_ms = t1 - t0;
 
-    /* a and b from the SpMV: their uploads move while the C and B2 MSMs run */
-    if ((rc = spmv_join(spmv))) return failed(p->err, "SpMV", MOD_HOST, rc);
+    /* the MSMs on the witness: A and B over their wires (gathered into S when filtered) */
+    if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
+    STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
+    if (k->b_idx) STEP("B gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->b_idx));
+    const void *sb = k->b_idx ? s : w;
+    STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, sb, k->n_b, &m->b1));
     double t2 = now_ms();
-    STEP("upload", MOD_G16, cuzk_gpu_g16_begin(g));
-    STEP("upload of a", MOD_G16, cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, sl->ab, rows, n));
-    STEP("upload of b", MOD_G16,
-         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, sl->ab + sl->cap_n, rows, n));
+    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, sb, k->n_b, &m->b2));
+    double t3 = now_ms();
     if (nc)
-        STEP("C MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w_private, nc, &m->c));
+        STEP("C MSM", MOD_MSM,
+             cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w + (k->n_public + 1) * sizeof(cuzk_fr), nc,
+                                    &m->c));
     else
         cuzk_g1_set_inf(&m->c);
-    double t3 = now_ms();
-    t->msm_ms = (t1 - t0) + (t3 - t2);
-    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, vw, nv, &m->b2));
     double t4 = now_ms();
-    t->g2_msm_ms = t4 - t3;
+    t->msm_ms = (t2 - t1) + (t4 - t3);
+    t->g2_msm_ms = t3 - t2;
 
     /* c = a o b; to coefficients, then to the odd 2n-th roots (the CPU backend's coset
      * omega_2n); h = a b - c into A */
     STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(g, n));
     cuzk_fr shift;
-    cuzk_fr_root_of_unity(&shift, pk->log_n + 1);
+    cuzk_fr_root_of_unity(&shift, k->log_n + 1);
     for (int i = 0; i < 3; i++) {
         STEP("inverse NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], pk->log_n, CUZK_GPU_NTT_INVERSE, NULL));
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE, NULL));
         STEP("coset NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], pk->log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift));
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift));
     }
     STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
     STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n));
-    STEP("upload timing", MOD_G16, cuzk_gpu_g16_upload_ms(g, &up_ab));
     double t5 = now_ms();
-    t->upload_ms = up_w + up_ab;
     t->ntt_ms = t5 - t4;
-
     STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], n, &m->h));
     t->h_msm_ms = now_ms() - t5;
     return CUZK_OK;
@@ -483,104 +545,143 @@ static int gpu_section(struct cuda_state *st, struct cuzk_prove_pending *p, stru
 
 #undef STEP
 
-static int heavy(struct cuzk_prove_pending *p) {
-    struct cuda_state *st = p->st;
-    const struct cuzk_groth16_pk *pk = p->pk;
-    size_t n = pk->zkey->domain_size, nv = pk->zkey->n_vars;
-    struct cuzk_cuda_timing *t = &p->timing;
-
-    struct staging *sl = slot_acquire(st);
-    int rc = slot_reserve(st, sl, n, nv);
-    if (rc) failed(p->err, "pinned staging", MOD_G16, rc);
-    double t0 = now_ms();
-    t->staging_ms = t0 - p->t_start;
-    struct spmv_job spmv = {.st = st, .pk = pk, .w = p->w, .sl = sl};
-    double copy_ms = 0;
-    if (!rc) {
-        struct wcopy wc = {sl->ws, p->w, nv};
-        cuzk_pool_run(st->pool, (nv + WCOPY_BLOCK - 1) / WCOPY_BLOCK, wcopy_item, &wc);
-        copy_ms = now_ms() - t0;
-        spmv_start(&spmv);
-
-        double t1 = now_ms();
-        pthread_mutex_lock(&st->dev_mu);
-        double t2 = now_ms();
-        t->lock_wait_ms = t2 - t1;
-        rc = gpu_section(st, p, sl, &spmv);
-        /* after any failure the contexts may be unusable (and uploads from the staging set may
-         * still be in flight: freeing the work area waits for them) */
-        if (rc) work_drop(st);
-        pthread_mutex_unlock(&st->dev_mu);
-        t->gpu_total_ms = now_ms() - t2;
-        spmv_join(&spmv); /* the staging set is the SpMV's until it ends */
-    }
-    t->spmv_ms = copy_ms + spmv.ms;
-    slot_release(st, sl);
-    t->total_ms = now_ms() - p->t_start;
-    return rc;
+static void stage_line(const struct cuzk_cuda_timing *t, char *out, size_t len) {
+    snprintf(out, len,
+             "slot_wait_ms=%.2f upload_ms=%.2f lock_wait_ms=%.2f key_upload_ms=%.2f spmv_ms=%.2f "
+             "msm_ms=%.2f g2_msm_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f gpu_total_ms=%.2f "
+             "total_ms=%.2f",
+             t->slot_wait_ms, t->upload_ms, t->lock_wait_ms, t->key_upload_ms, t->spmv_ms,
+             t->msm_ms, t->g2_msm_ms, t->ntt_ms, t->h_msm_ms, t->gpu_total_ms, t->total_ms);
 }
 
-static void *heavy_main(void *arg) {
-    struct cuzk_prove_pending *p = arg;
-    p->rc = heavy(p);
-    return NULL;
-}
-
-static int cuda_prove_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                            const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
-                            struct cuzk_prove_pending **out) {
+static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                      const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                      const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                      struct cuzk_prove_info *info, char *err, size_t errlen) {
+    static const struct cuzk_prove_hooks none = {0};
     struct cuda_state *st = be->impl;
-    if (!st || n_w != pk->zkey->n_vars || !cuzk_fr_is_one(&w[0]) || pk->log_n < 1)
-        return CUZK_EINVAL;
-    if (pk->log_n > CUZK_GPU_NTT_MAX_LOG) return CUZK_EUNSUPPORTED;
-    struct cuzk_prove_pending *p = calloc(1, sizeof *p);
-    if (!p) return CUZK_ENOMEM;
-    p->st = st;
-    p->pk = pk;
-    p->w = w;
-    p->r = *r;
-    p->s = *s;
-    p->t_start = now_ms();
-    if (pthread_create(&p->thread, NULL, heavy_main, p) != 0) {
-        free(p);
-        return CUZK_ENOMEM;
+    if (!hooks) hooks = &none;
+    if (info) memset(info, 0, sizeof *info);
+    struct cuzk_cuda_timing t;
+    memset(&t, 0, sizeof t);
+    double t0 = now_ms();
+    int rc = CUZK_OK;
+    if (!st || n_w != pk->n_vars || !cuzk_fr_is_one(&w[0])) {
+        snprintf(err, errlen, "cuda: the witness has %zu values%s, the key wants %u with w[0] = 1",
+                 n_w, n_w == pk->n_vars ? " and w[0] != 1" : "", pk->n_vars);
+        rc = CUZK_EINVAL;
+    } else if (pk->log_n > CUZK_GPU_NTT_MAX_LOG) {
+        snprintf(err, errlen, "cuda: a domain of 2^%d is above the GPU NTT's 2^%d", pk->log_n,
+                 CUZK_GPU_NTT_MAX_LOG);
+        rc = CUZK_EUNSUPPORTED;
     }
-    pthread_setname_np(p->thread, "cuzk-gpu-prove");
+    /* the work objects (rebuilt after a GPU failure), and a key proved before it was uploaded
+     * (tests, the CLI) made resident now */
+    if (!rc) rc = work_grow(st, pk, err, errlen);
+    if (!rc) {
+        pthread_mutex_lock(&st->dev_mu);
+        int resident = key_find(st, pk->uid) != NULL;
+        pthread_mutex_unlock(&st->dev_mu);
+        if (!resident) {
+            double tk = now_ms();
+            uint64_t v;
+            rc = cuda_key_upload(be, pk, &v, err, errlen);
+            t.key_upload_ms = now_ms() - tk;
+        }
+    }
+    if (rc) {
+        if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+        return rc;
+    }
+
+    /* 1. the witness into a free slot */
+    int slot = slot_acquire(st);
+    double t1 = now_ms();
+    t.slot_wait_ms = t1 - t0 - t.key_upload_ms;
+    enum cuzk_gpu_g16_vec wv = slot ? CUZK_GPU_G16_W1 : CUZK_GPU_G16_W;
+    float up = 0;
+    /* the work area is not resized while a slot is taken (see DESIGN) */
+    struct cuzk_gpu_g16 *g = st->g16;
+    if ((rc = cuzk_gpu_g16_upload(g, wv, w, n_w, n_w)) ||
+        (rc = cuzk_gpu_g16_upload_ms_of(g, wv, &up))) {
+        failed(err, errlen, "upload of the witness", MOD_G16, rc);
+        if (rc != CUZK_EINVAL) { /* a CUDA failure: the area is unusable (see compute's) */
+            pthread_mutex_lock(&st->dev_mu);
+            st->broken = 1;
+            pthread_mutex_unlock(&st->dev_mu);
+        }
+    }
+    t.upload_ms = up;
+    if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+
+    /* 2. the compute section */
+    struct cuzk_groth16_msms m;
+    if (!rc) {
+        double t2 = now_ms();
+        pthread_mutex_lock(&st->dev_mu);
+        double t3 = now_ms();
+        t.lock_wait_ms = t3 - t2;
+        if (hooks->device_begin) hooks->device_begin(hooks->ctx);
+        struct key_entry *k = key_find(st, pk->uid);
+        if (!k) {
+            snprintf(err, errlen, "cuda: the key was dropped from the device during the proof");
+            rc = CUZK_EINVAL;
+        } else if (st->broken) {
+            snprintf(err, errlen, "cuda: the device failed in another proof; its contexts are "
+                                  "being rebuilt");
+            rc = CUZK_EGPU;
+        } else {
+            k->last_used = now_ms();
+            rc = compute(st, k, wv, &m, &t, err, errlen);
+        }
+        /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
+         * no slot is taken (another proof may be uploading into the area now) */
+        if (rc && rc != CUZK_EINVAL) st->broken = 1;
+        if (hooks->device_end) hooks->device_end(hooks->ctx);
+        pthread_mutex_unlock(&st->dev_mu);
+        t.gpu_total_ms = now_ms() - t3;
+    }
+    slot_release(st, slot);
+    t.total_ms = now_ms() - t0;
+    if (info) {
+        info->lock_ms = t.lock_wait_ms + t.slot_wait_ms;
+        info->device_ms = t.gpu_total_ms;
+        stage_line(&t, info->stages, sizeof info->stages);
+    }
+    if (rc) return rc;
+    cuzk_groth16_assemble(pk, &m, r, s, out);
+    pthread_mutex_lock(&st->info_mu);
+    st->last = t;
+    st->have_last = 1;
+    pthread_mutex_unlock(&st->info_mu);
+    atomic_fetch_add(&st->proofs, 1);
+    return CUZK_OK;
+}
+
+static void cuda_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                     struct cuzk_backend_mem *out) {
+    (void)be;
+    (void)n_vars;
+    (void)domain;
+    /* everything a proof uses on the device is reserved at the key's upload; on the host it
+     * allocates nothing but its stack */
+    memset(out, 0, sizeof *out);
+}
+
+static int cuda_witness_alloc(const struct cuzk_backend *be, size_t n, cuzk_fr **out) {
+    struct cuda_state *st = be->impl;
+    void *p;
+    int rc = cuzk_gpu_pinned_alloc(n * sizeof(cuzk_fr), &p);
+    if (rc) return rc;
+    atomic_fetch_add(&st->pinned, n * sizeof(cuzk_fr));
     *out = p;
     return CUZK_OK;
 }
 
-static void timing_log(const struct cuzk_cuda_timing *t) {
-    const char *e = getenv("CUZK_TIMING_LOG");
-    if (!e || strcmp(e, "1")) return;
-    fprintf(stderr,
-            "CUZK_TIMING: spmv_ms=%.2f upload_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f msm_ms=%.2f "
-            "g2_msm_ms=%.2f lock_wait_ms=%.2f gpu_total_ms=%.2f key_upload_ms=%.2f "
-            "staging_ms=%.2f total_ms=%.2f\n",
-            t->spmv_ms, t->upload_ms, t->ntt_ms, t->h_msm_ms, t->msm_ms, t->g2_msm_ms,
-            t->lock_wait_ms, t->gpu_total_ms, t->key_upload_ms, t->staging_ms, t->total_ms);
-}
-
-static int cuda_prove_finish(struct cuzk_prove_pending *p, struct cuzk_snarkjs_proof *out) {
-    pthread_join(p->thread, NULL);
-    int rc = p->rc;
-    struct cuda_state *st = p->st;
-    if (!rc) {
-        cuzk_groth16_assemble(p->pk->zkey, &p->msms, &p->r, &p->s, out);
-        pthread_mutex_lock(&st->info_mu);
-        st->last = p->timing;
-        st->have_last = 1;
-        pthread_mutex_unlock(&st->info_mu);
-        atomic_fetch_add(&st->proofs, 1);
-        timing_log(&p->timing);
-    } else {
-        pthread_mutex_lock(&st->info_mu);
-        snprintf(st->last_err, sizeof st->last_err, "%s", p->err);
-        pthread_mutex_unlock(&st->info_mu);
-    }
-    memset(p, 0, sizeof *p); /* wipes r and s */
-    free(p);
-    return rc;
+static void cuda_witness_free(const struct cuzk_backend *be, cuzk_fr *w, size_t n) {
+    struct cuda_state *st = be->impl;
+    cuzk_gpu_pinned_free(w, n * sizeof(cuzk_fr));
+    atomic_fetch_sub(&st->pinned, n * sizeof(cuzk_fr));
 }
 
 /* ---- the backend -------------------------------------------------------------------------- */
@@ -595,23 +696,29 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     if (!st) return CUZK_ENOMEM;
     st->device = device;
     st->pool = pool;
+    size_t free_b = 0, total_b = 0;
+    cuzk_gpu_mem_info(device, &free_b, &total_b);
+    st->vram_budget = total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
     pthread_mutex_init(&st->slot_mu, NULL);
     pthread_cond_init(&st->slot_cv, NULL);
     pthread_mutex_init(&st->dev_mu, NULL);
     pthread_mutex_init(&st->info_mu, NULL);
     be->name = "cuda";
-    be->prove_start = cuda_prove_start;
-    be->prove_finish = cuda_prove_finish;
     be->impl = st;
+    be->prove = cuda_prove;
+    be->mem = cuda_mem;
+    be->witness_alloc = cuda_witness_alloc;
+    be->witness_free = cuda_witness_free;
+    be->key_upload = cuda_key_upload;
+    be->key_drop = cuda_key_drop;
     return CUZK_OK;
 }
 
 void cuzk_cuda_backend_free(struct cuzk_backend *be) {
     struct cuda_state *st = be->impl;
     if (!st) return;
-    keys_clear(st);
+    while (st->keys) key_unlink(st, &st->keys);
     work_drop(st);
-    for (int i = 0; i < CUZK_CUDA_STAGING_SLOTS; i++) slot_free(st, &st->slot[i]);
     pthread_mutex_destroy(&st->slot_mu);
     pthread_cond_destroy(&st->slot_cv);
     pthread_mutex_destroy(&st->dev_mu);
@@ -620,21 +727,24 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be) {
     memset(be, 0, sizeof *be);
 }
 
-int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     struct cuda_state *st = be->impl;
-    if (!st || !pk) return CUZK_EINVAL;
-    struct key_entry *k;
-    double ms;
-    char err[CUZK_CUDA_ERR_LEN];
+    if (!st) return CUZK_EINVAL;
+    size_t free_b = 0, total_b = 0;
+    cuzk_gpu_mem_info(st->device, &free_b, &total_b);
+    if (bytes > total_b) return CUZK_EINVAL;
     pthread_mutex_lock(&st->dev_mu);
-    int rc = key_resident(st, pk, &k, &ms, err);
+    st->vram_budget =
+        bytes ? bytes : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
     pthread_mutex_unlock(&st->dev_mu);
-    if (rc) {
-        pthread_mutex_lock(&st->info_mu);
-        snprintf(st->last_err, sizeof st->last_err, "%s", err);
-        pthread_mutex_unlock(&st->info_mu);
-    }
-    return rc;
+    return CUZK_OK;
+}
+
+int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,
+                              size_t errlen) {
+    char dummy[8];
+    if (!err || !errlen) err = dummy, errlen = sizeof dummy;
+    return cuda_key_upload(be, pk, NULL, err, errlen);
 }
 
 int cuzk_cuda_backend_evict(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
@@ -643,11 +753,11 @@ int cuzk_cuda_backend_evict(struct cuzk_backend *be, const struct cuzk_groth16_p
     int rc = CUZK_ENOTFOUND;
     pthread_mutex_lock(&st->dev_mu);
     if (!pk) {
-        keys_clear(st);
+        while (st->keys) key_unlink(st, &st->keys);
         rc = CUZK_OK;
     }
     for (struct key_entry **l = &st->keys; *l;) {
-        if ((*l)->pk == pk) {
+        if ((*l)->uid == pk->uid) {
             key_unlink(st, l);
             rc = CUZK_OK;
         } else {
@@ -664,8 +774,8 @@ size_t cuzk_cuda_backend_resident_bytes(struct cuzk_backend *be, const struct cu
     if (!pk) return atomic_load(&st->bases_vram);
     size_t bytes = 0;
     pthread_mutex_lock(&st->dev_mu);
-    for (struct key_entry *e = st->keys; e; e = e->next)
-        if (e->pk == pk) bytes += e->bytes;
+    struct key_entry *k = key_find(st, pk->uid);
+    if (k) bytes = k->bytes;
     pthread_mutex_unlock(&st->dev_mu);
     return bytes;
 }
@@ -678,6 +788,7 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     out->keys = atomic_load(&st->n_keys);
     out->bases_vram = atomic_load(&st->bases_vram);
     out->work_vram = atomic_load(&st->work_vram);
+    out->vram_budget = st->vram_budget;
     out->pinned = atomic_load(&st->pinned);
     out->proofs = atomic_load(&st->proofs);
 }
@@ -690,14 +801,4 @@ int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cud
     if (have) *out = st->last;
     pthread_mutex_unlock(&st->info_mu);
     return have ? CUZK_OK : CUZK_ENOTFOUND;
-}
-
-void cuzk_cuda_backend_last_error(const struct cuzk_backend *be, char *buf, size_t len) {
-    struct cuda_state *st = be->impl;
-    if (!len) return;
-    buf[0] = 0;
-    if (!st) return;
-    pthread_mutex_lock(&st->info_mu);
-    snprintf(buf, len, "%s", st->last_err);
-    pthread_mutex_unlock(&st->info_mu);
 }

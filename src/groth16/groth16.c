@@ -1,20 +1,49 @@
 #include "groth16/groth16.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "pairing/pairing.h"
+#include "util/pool.h"
+
+uint64_t cuzk_groth16_pk_uid(void) {
+    static atomic_uint_fast64_t next = 1;
+    return atomic_fetch_add(&next, 1);
+}
+
+int cuzk_groth16_domain_log(uint32_t n, int *log_n) {
+    int k = 0;
+    while (k < 31 && ((uint32_t)1 << k) < n) k++;
+    /* the odd 2n-th roots must exist: 2n <= 2^32; a proof needs n >= 2 */
+    if (n < 2 || (n & (n - 1)) || k + 1 > CUZK_FR_TWO_ADICITY) return CUZK_EFORMAT;
+    *log_n = k;
+    return CUZK_OK;
+}
 
 int cuzk_groth16_pk_prepare(struct cuzk_groth16_pk *pk, const struct cuzk_zkey *z) {
     memset(pk, 0, sizeof *pk);
-    uint32_t n = z->domain_size;
-    int log_n = 0;
-    while (log_n < 31 && ((uint32_t)1 << log_n) < n) log_n++;
-    /* the odd 2n-th roots must exist: 2n <= 2^32 */
-    if (n == 0 || (n & (n - 1)) || log_n + 1 > CUZK_FR_TWO_ADICITY) return CUZK_EFORMAT;
-    pk->zkey = z;
+    int log_n;
+    if (cuzk_groth16_domain_log(z->domain_size, &log_n)) return CUZK_EFORMAT;
+    pk->n_vars = z->n_vars;
+    pk->n_public = z->n_public;
+    pk->domain_size = z->domain_size;
     pk->log_n = log_n;
+    pk->alpha1 = z->alpha1;
+    pk->beta1 = z->beta1;
+    pk->delta1 = z->delta1;
+    pk->beta2 = z->beta2;
+    pk->gamma2 = z->gamma2;
+    pk->delta2 = z->delta2;
+    pk->ic = z->ic;
+    pk->n_a = pk->n_b = z->n_vars;
+    pk->a = z->a;
+    pk->b1 = z->b1;
+    pk->b2 = z->b2;
+    pk->c = z->c;
+    pk->h = z->h;
+    pk->uid = cuzk_groth16_pk_uid();
 
     /* order the coefficients by row (counting sort, stable), then build the CSR rows */
     size_t rows = 0;
@@ -28,17 +57,20 @@ int cuzk_groth16_pk_prepare(struct cuzk_groth16_pk *pk, const struct cuzk_zkey *
     for (size_t r = 0; r < rows; r++) start[r + 1] += start[r];
     for (uint32_t i = 0; i < z->n_coefs; i++) order[start[z->coefs[i].constraint]++] = i;
     /* start[r] now holds the end of row r */
-    if ((rc = cuzk_cs_init(&pk->ab, z->n_vars, z->n_public))) goto out;
+    if ((rc = cuzk_cs_init(&pk->own, z->n_vars, z->n_public))) goto out;
     uint32_t k = 0;
     for (size_t r = 0; r < rows && !rc; r++) {
-        rc = cuzk_cs_begin_row(&pk->ab);
+        rc = cuzk_cs_begin_row(&pk->own);
         for (; k < start[r] && !rc; k++) {
             const struct cuzk_zkey_coef *c = &z->coefs[order[k]];
-            rc = cuzk_cs_add_term(&pk->ab, c->matrix == 0 ? CUZK_CS_A : CUZK_CS_B, c->signal,
+            rc = cuzk_cs_add_term(&pk->own, c->matrix == 0 ? CUZK_CS_A : CUZK_CS_B, c->signal,
                                   &c->value);
         }
-        if (!rc) rc = cuzk_cs_end_row(&pk->ab);
+        if (!rc) rc = cuzk_cs_end_row(&pk->own);
     }
+    if (!rc) rc = cuzk_cs_finish(&pk->own);
+    if (!rc && rows > z->domain_size) rc = CUZK_EFORMAT;
+    pk->cs = &pk->own;
 out:
     free(start);
     free(order);
@@ -47,8 +79,39 @@ out:
 }
 
 void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk) {
-    cuzk_cs_free(&pk->ab);
+    cuzk_cs_free(&pk->own);
     memset(pk, 0, sizeof *pk);
+}
+
+int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk) {
+    memset(vk, 0, sizeof *vk);
+    vk->ic = malloc(((size_t)pk->n_public + 1) * sizeof *vk->ic);
+    if (!vk->ic) return CUZK_ENOMEM;
+    memcpy(vk->ic, pk->ic, ((size_t)pk->n_public + 1) * sizeof *vk->ic);
+    vk->n_public = pk->n_public;
+    vk->alpha1 = pk->alpha1;
+    vk->beta2 = pk->beta2;
+    vk->gamma2 = pk->gamma2;
+    vk->delta2 = pk->delta2;
+    cuzk_pairing(&vk->alphabeta, &pk->alpha1, &pk->beta2);
+    return CUZK_OK;
+}
+
+int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk,
+                         const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b) {
+    const struct cuzk_cs *cs = pk->cs;
+    size_t rows = cs->n_rows, n = pk->domain_size;
+    if (rows + pk->n_pub_rows > n || cs->n_cols != pk->n_vars) return CUZK_EINVAL;
+    int rc = cuzk_cs_eval(pool, cs, w, a, b, NULL);
+    if (rc) return rc;
+    for (size_t s = 0; s < pk->n_pub_rows; s++) { /* the public-input rows w_s * 0 = 0 */
+        a[rows + s] = w[s];
+        cuzk_fr_set_zero(&b[rows + s]);
+    }
+    size_t used = rows + pk->n_pub_rows;
+    memset(a + used, 0, (n - used) * sizeof *a);
+    memset(b + used, 0, (n - used) * sizeof *b);
+    return CUZK_OK;
 }
 
 int cuzk_groth16_verify(const struct cuzk_snarkjs_vk *vk, const cuzk_fr *pub, size_t n_pub,
@@ -83,7 +146,7 @@ static void g1_mul_fr(cuzk_g1 *r, const cuzk_g1 *p, const cuzk_fr *k) {
     cuzk_g1_mul_var(r, p, lim, 4);
 }
 
-void cuzk_groth16_assemble(const struct cuzk_zkey *z, const struct cuzk_groth16_msms *m,
+void cuzk_groth16_assemble(const struct cuzk_groth16_pk *z, const struct cuzk_groth16_msms *m,
                            const cuzk_fr *r, const cuzk_fr *s, struct cuzk_snarkjs_proof *out) {
     cuzk_g1 delta1, t, pi_a, b1, pi_c;
     cuzk_g2 delta2, pi_b;
@@ -122,28 +185,18 @@ void cuzk_groth16_assemble(const struct cuzk_zkey *z, const struct cuzk_groth16_
     cuzk_g1_to_affine(&out->c, &pi_c);
 }
 
-int cuzk_groth16_prove_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                             const cuzk_fr *w, size_t n_w, struct cuzk_rng *rng,
-                             struct cuzk_prove_pending **out) {
+int cuzk_groth16_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                       const cuzk_fr *w, size_t n_w, struct cuzk_rng *rng,
+                       const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                       struct cuzk_prove_info *info, char *err, size_t errlen) {
+    char dummy[8];
+    if (!err || !errlen) err = dummy, errlen = sizeof dummy;
+    err[0] = 0;
     cuzk_fr r, s;
     int rc = cuzk_fr_random(&r, rng);
     if (!rc) rc = cuzk_fr_random(&s, rng);
-    if (rc) return rc;
-    rc = be->prove_start(be, pk, w, n_w, &r, &s, out);
+    if (!rc) rc = be->prove(be, pk, w, n_w, &r, &s, hooks, out, info, err, errlen);
     memset(&r, 0, sizeof r);
     memset(&s, 0, sizeof s);
     return rc;
-}
-
-int cuzk_groth16_prove_finish(const struct cuzk_backend *be, struct cuzk_prove_pending *p,
-                              struct cuzk_snarkjs_proof *out) {
-    return be->prove_finish(p, out);
-}
-
-int cuzk_groth16_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                       const cuzk_fr *w, size_t n_w, struct cuzk_rng *rng,
-                       struct cuzk_snarkjs_proof *out) {
-    struct cuzk_prove_pending *p;
-    int rc = cuzk_groth16_prove_start(be, pk, w, n_w, rng, &p);
-    return rc ? rc : cuzk_groth16_prove_finish(be, p, out);
 }

@@ -1,20 +1,28 @@
-/* Groth16 over BLS12-381 with snarkjs keys: proving keys, proofs, the split prover
- * (prove_start / prove_finish) behind a backend vtable, and verification.
+/* Groth16 over BLS12-381 with snarkjs-compatible keys: proving keys, proofs, the prover
+ * behind a backend vtable, and verification.
  *
  * The prover follows snarkjs exactly (see the snarkjs reference, section 7): a and b from the
- * key's A/B coefficients (with the nPublic + 1 public-input rows), c = a o b, each of a, b, c
- * taken by an inverse NTT to coefficients and by a coset NTT to the odd 2n-th roots of unity,
- * h = a b - c there (no division by Z: the key's H points absorb it), then MSMs of the
- * witness with A, B1, B2, C and of h with H, and the blinding with random r and s. So every
- * snarkjs .zkey proves, and snarkjs verifies the proofs.
+ * key's A/B rows (the constraints, then one A-only row w_s per public input, ONE included),
+ * c = a o b, each of a, b, c taken by an inverse NTT to coefficients and by a coset NTT to the
+ * odd 2n-th roots of unity, h = a b - c there (no division by Z: the key's H points absorb it),
+ * then MSMs of the witness with A, B1, B2, C and of h with H, and the blinding with random r and
+ * s. So every snarkjs .zkey proves, and snarkjs verifies the proofs.
  *
- * The split: prove_start does the heavy work (SpMV, NTTs, MSMs) and returns a pending handle
- * at once, the work running in the background; prove_finish waits for it and assembles the
- * proof. A daemon overlaps one proof's finish with the next one's start. Backends (cpu here,
- * cuda later) implement the same two calls; callers use only the vtable.
+ * A proving key (struct cuzk_groth16_pk) is a view: it points at a constraint system for the
+ * A/B rows (a zkey's coefficients turned into CSR by cuzk_groth16_pk_prepare, or a Filecoin
+ * circuit's pre-compiled system, whose public-input rows are implicit), at the points of the
+ * A, B1, B2, C and H queries in host memory or, when the key lives on a device only, at the
+ * key file the device loads them from, and holds the header points. The A and B queries may
+ * be *filtered by density*: they then hold points only for the wires listed in a_wires /
+ * b_wires (the wires whose column is not empty; an absent wire's point is the identity in
+ * the unfiltered key, so every MSM, and so every proof, is unchanged).
  *
- * Thread-safety: a prepared key is read-only and may be shared by concurrent proofs; a pending
- * handle belongs to one caller. */
+ * Backends (cpu, cuda) implement one synchronous call, prove, run on the caller's thread
+ * (the engine's device worker); they report their memory model, supply the witness buffers
+ * they read fastest, say through hooks when they no longer need the witness and when they
+ * hold and release the device, and return an error sentence with their error code.
+ *
+ * Thread-safety: a proving key is read-only and may be shared by concurrent proofs. */
 #ifndef CUZK_GROTH16_GROTH16_H
 #define CUZK_GROTH16_GROTH16_H
 
@@ -30,22 +38,54 @@
 #include "util/rand.h"
 
 struct cuzk_pool;
+struct cuzk_g16key; /* formats/g16key.h: a key file opened for reading */
 
 /* Proofs and verification keys have the snarkjs shapes of formats/snarkjs_json.h (the files
  * they travel in): struct cuzk_snarkjs_proof and struct cuzk_snarkjs_vk. */
 
-/* A proving key ready for repeated proofs: the zkey (borrowed: it must outlive the pk) and its
- * A/B coefficients as CSR rows, so a and b come from a multi-threaded SpMV. */
+/* A proving key (see above). Every pointer is borrowed from the key's owner (a kind's loaded
+ * key), which keeps it valid for the pk's life. Invariants: log_n >= 1, domain_size = 2^log_n
+ * >= cs->n_rows + n_pub_rows; cs->n_cols = n_vars; n_pub_rows is 0 (the rows are in cs, as in
+ * a zkey) or n_public + 1 (row cs->n_rows + s is w_s in A, empty in B); the wire lists are
+ * strictly increasing (NULL with n_a = n_vars: every wire); every public wire (0..n_public) is
+ * in the A list (the public-input rows). */
 struct cuzk_groth16_pk {
-    const struct cuzk_zkey *zkey;
-    struct cuzk_cs ab; /* rows = the key's constraints plus the public-input rows */
-    int log_n;         /* domain_size = 2^log_n */
+    uint32_t n_vars, n_public, domain_size;
+    int log_n;
+    cuzk_g1_affine alpha1, beta1, delta1;
+    cuzk_g2_affine beta2, gamma2, delta2;
+    const cuzk_g1_affine *ic; /* n_public + 1 (the verification key's) */
+    const struct cuzk_cs *cs; /* the A and B rows (C is read only to check witnesses) */
+    uint32_t n_pub_rows;
+    uint32_t n_a, n_b;                  /* points in the A and the B1 / B2 queries */
+    const uint32_t *a_wires, *b_wires;  /* their wires; NULL = every wire */
+    /* the points in host memory, or all NULL when only a device holds them (loaded from file) */
+    const cuzk_g1_affine *a, *b1, *c, *h; /* c: wires n_public + 1 .. n_vars - 1; h: domain */
+    const cuzk_g2_affine *b2;
+    struct cuzk_g16key *file; /* where the points are stored; NULL = host memory only */
+    uint64_t uid;             /* unique among the pks of this process (cuzk_groth16_pk_uid) */
+    struct cuzk_cs own;       /* cuzk_groth16_pk_prepare's CSR of a zkey (cs points here) */
 };
 
-/* Prepares pk from z. Returns CUZK_OK, CUZK_ENOMEM or CUZK_EFORMAT (a domain size that is not a
- * power of two, or too large for the roots of unity snarkjs uses). */
+/* A fresh identifier for a pk: backends cache device-resident keys by it. */
+uint64_t cuzk_groth16_pk_uid(void);
+/* log2 of a domain size for a pk: CUZK_OK and *log_n, or CUZK_EFORMAT (not a power of two, or
+ * too large for the odd 2n-th roots of unity snarkjs uses). */
+int cuzk_groth16_domain_log(uint32_t domain_size, int *log_n);
+
+/* Prepares pk from a zkey z (borrowed: it must outlive the pk): its A/B coefficients become
+ * the CSR rows pk->own (public-input rows included, n_pub_rows = 0), dense queries, host points.
+ * Returns CUZK_OK, CUZK_ENOMEM or CUZK_EFORMAT (a domain size that is not a power of two, or too
+ * large for the roots of unity snarkjs uses). */
 int cuzk_groth16_pk_prepare(struct cuzk_groth16_pk *pk, const struct cuzk_zkey *z);
+/* Frees what the pk owns (pk->own) and zeroes it. */
 void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk);
+/* The verification key of pk (alphabeta included). CUZK_OK or CUZK_ENOMEM. */
+int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk);
+/* a = A w and b = B w over the key's rows (the public-input rows included), zeros up to
+ * domain_size, on pool: the CPU SpMV every backend's device version must equal. */
+int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk,
+                         const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b);
 
 /* Checks a proof for public inputs pub[0..n_pub): returns 1 if valid, 0 if not, CUZK_EINVAL if
  * n_pub != vk->n_public. The proof's points must already be validated (on curve, in the
@@ -53,20 +93,62 @@ void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk);
 int cuzk_groth16_verify(const struct cuzk_snarkjs_vk *vk, const cuzk_fr *pub, size_t n_pub,
                         const struct cuzk_snarkjs_proof *proof);
 
-/* ---- the split prover and its backends ---------------------------------------------------- */
+/* ---- the prover and its backends ----------------------------------------------------------- */
 
-struct cuzk_prove_pending;
+/* Told by a backend during one proof (every entry may be NULL; called on the proving thread). */
+struct cuzk_prove_hooks {
+    void *ctx;
+    /* the backend no longer reads the witness: its buffer may be reused before prove returns
+     * (a GPU backend calls it once the witness is in device memory); called exactly once per
+     * proof, on success and failure alike */
+    void (*witness_done)(void *ctx);
+    /* the device is this proof's from now on (its lock taken), and no longer; called in pairs,
+     * at most once each (not at all when the proof fails before reaching the device) */
+    void (*device_begin)(void *ctx);
+    void (*device_end)(void *ctx);
+};
+
+/* What one proof reports (times in milliseconds). */
+#define CUZK_STAGES_MAX 400
+struct cuzk_prove_info {
+    double lock_ms;   /* waiting for the device (another proof held it) */
+    double device_ms; /* device_begin .. device_end */
+    char stages[CUZK_STAGES_MAX]; /* the backend's stage times as "name_ms=X ..." ("" = none) */
+};
+
+/* What a backend holds for a key of given sizes (bytes). */
+struct cuzk_backend_mem {
+    uint64_t proof_host; /* host memory one proof holds besides its witness, until it returns */
+    uint64_t proof_vram; /* device memory one proof allocates (0: reserved once, at upload) */
+    uint64_t key_host;   /* host memory kept while such a key is in use (e.g. the CPU NTT's
+                            cached domain tables) */
+};
 
 struct cuzk_backend {
     const char *name;
-    /* Starts a proof of witness w (n_w = the key's n_vars values, w[0] = 1). r and s are the
-     * blinding factors. On success *out receives the handle that prove_finish consumes. */
-    int (*prove_start)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                       const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
-                       struct cuzk_prove_pending **out);
-    /* Waits for the work, assembles the proof and frees the handle (also on error). */
-    int (*prove_finish)(struct cuzk_prove_pending *p, struct cuzk_snarkjs_proof *out);
     void *impl; /* backend state */
+    /* Proves witness w (n_w = pk->n_vars values, w[0] = 1) with blinding factors r and s on the
+     * calling thread; hooks and info may be NULL. Returns CUZK_OK with *out, or an error code
+     * with a sentence in err (what failed, where, why). */
+    int (*prove)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
+                 size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                 const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                 struct cuzk_prove_info *info, char *err, size_t errlen);
+    /* The memory model for a key of these sizes (struct cuzk_backend_mem). Required. */
+    void (*mem)(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain_size,
+                struct cuzk_backend_mem *out);
+    /* Optional: witness buffers of n elements in the memory this backend reads fastest (pinned
+     * host memory for a GPU); NULL = aligned heap memory. free gets the size alloc was given. */
+    int (*witness_alloc)(const struct cuzk_backend *be, size_t n, cuzk_fr **out);
+    void (*witness_free)(const struct cuzk_backend *be, cuzk_fr *w, size_t n);
+    /* Optional HOT tier: makes pk resident in device memory (its points, from host memory or
+     * from pk->file, and its A/B rows), so that later proofs need none of pk's host arrays;
+     * *vram_bytes = what it takes. CUZK_EGPUOOM (with a sentence naming the sizes) when the
+     * device's memory budget cannot hold it; CUZK_EFORMAT when the key file is corrupt. */
+    int (*key_upload)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                      uint64_t *vram_bytes, char *err, size_t errlen);
+    /* Frees pk's resident copy (no proof of pk may be running). */
+    void (*key_drop)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,
@@ -79,22 +161,18 @@ struct cuzk_groth16_msms {
 /* The blinding every backend finishes with:
  *   pi_a = alpha1 + A' + r delta1, pi_b = beta2 + B2' + s delta2,
  *   pi_c = C' + H' + s pi_a + r (beta1 + B1' + s delta1) - r s delta1. */
-void cuzk_groth16_assemble(const struct cuzk_zkey *z, const struct cuzk_groth16_msms *m,
+void cuzk_groth16_assemble(const struct cuzk_groth16_pk *pk, const struct cuzk_groth16_msms *m,
                            const cuzk_fr *r, const cuzk_fr *s, struct cuzk_snarkjs_proof *out);
 
-/* The CPU backend: heavy work on a background thread that uses pool (NULL: one thread).
- * The pool must outlive every proof started. */
+/* The CPU backend: the heavy work on pool (NULL: the calling thread), which must outlive the
+ * backend. Needs pk's host points. */
 void cuzk_cpu_backend_init(struct cuzk_backend *be, struct cuzk_pool *pool);
 
-/* Blinding factors from rng (NULL: the kernel's randomness; a seeded rng is for tests). */
-int cuzk_groth16_prove_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                             const cuzk_fr *w, size_t n_w, struct cuzk_rng *rng,
-                             struct cuzk_prove_pending **out);
-int cuzk_groth16_prove_finish(const struct cuzk_backend *be, struct cuzk_prove_pending *p,
-                              struct cuzk_snarkjs_proof *out);
-/* start + finish. */
+/* A proof with blinding factors from rng (NULL: the kernel's randomness; a seeded rng is for
+ * tests); hooks, info and err may be NULL. */
 int cuzk_groth16_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
                        const cuzk_fr *w, size_t n_w, struct cuzk_rng *rng,
-                       struct cuzk_snarkjs_proof *out);
+                       const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                       struct cuzk_prove_info *info, char *err, size_t errlen);
 
 #endif
