@@ -342,19 +342,24 @@ static void test_pce(void) {
         CHECK(a.cs.m[m].nnz == b.cs.m[m].nnz);
         CHECK(!memcmp(a.cs.m[m].row_ptr, b.cs.m[m].row_ptr, (a.cs.n_rows + 1) * 8));
         CHECK(!memcmp(a.cs.m[m].col, b.cs.m[m].col, a.cs.m[m].nnz * 4));
-        CHECK(!memcmp(a.cs.m[m].val, b.cs.m[m].val, a.cs.m[m].nnz * sizeof(cuzk_fr)));
+        CHECK(!memcmp(a.cs.m[m].coef, b.cs.m[m].coef, a.cs.m[m].nnz * 4));
     }
+    CHECK(a.cs.coefs.n == b.cs.coefs.n && a.cs.coefs.n >= 2);
+    CHECK(!memcmp(a.cs.coefs.v, b.cs.coefs.v, a.cs.coefs.n * sizeof(cuzk_fr)));
     struct cuzk_builder_counts c;
     CHECK(cuzk_pce_counts(dir, &p, &c, err, sizeof err) == CUZK_OK);
     CHECK(!memcmp(&c, &a.counts, sizeof c));
-    CHECK(cuzk_pce_bytes(&c) ==
-          3 * (c.constraints + 1) * 8 + (c.nnz[0] + c.nnz[1] + c.nnz[2]) * 36);
+    CHECK(cuzk_pce_bytes(&c) == 3 * (c.constraints + 1) * 8 +
+                                    (c.nnz[0] + c.nnz[1] + c.nnz[2]) * 8 +
+                                    (uint64_t)CUZK_PCE_MAX_COEFS * 32);
+    CHECK(cuzk_cs_bytes(&a.cs) <= cuzk_pce_bytes(&c));
     cuzk_pce_free(&b);
     /* flip a byte in the payload, and one in the header: load fails, get re-records */
     char path[512];
     cuzk_pce_path(dir, p.name, path, sizeof path);
     struct stat st;
-    CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == cuzk_pce_file_bytes(&c));
+    CHECK(stat(path, &st) == 0 &&
+          (uint64_t)st.st_size == cuzk_pce_file_bytes(&c, a.cs.coefs.n));
     const long at[2] = {(long)st.st_size / 2, 100};
     for (int k = 0; k < 2; k++) {
         FILE *f = fopen(path, "r+b");
