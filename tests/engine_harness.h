@@ -16,7 +16,8 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
-#include "engine/synthetic.h"
+#include "kinds/kinds.h"
+#include "kinds/synthetic.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
 
@@ -76,23 +77,19 @@ struct wrap {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int gate_closed;
-    int in_gate; /* prove_start calls waiting at the gate */
-    /* fail prove_start (start) or prove_finish (finish) of the partition whose public s0
-     * (w[2] of the synthetic circuit) is fail_s0, fail_times times (-1: always) */
-    int fail_start, fail_finish, fail_times;
+    int in_gate; /* proofs waiting at the gate */
+    /* fail the proof of the partition whose public s0 (w[2] of the synthetic circuit) is
+     * fail_s0, fail_times times (-1: always): before the inner backend runs (fail_start), or
+     * after it (fail_finish); wrong_proof returns a wrong proof instead of an error */
+    int fail_start, fail_finish, wrong_proof, fail_times;
     uint64_t fail_s0;
     atomic_int starts, failures;
 };
 
-struct wrap_pending {
-    struct wrap *w;
-    struct cuzk_prove_pending *inner;
-    int fail;
-};
-
-static inline int wrap_prove_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
-                                   const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
-                                   struct cuzk_prove_pending **out) {
+static inline int wrap_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                             const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                             const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                             struct cuzk_prove_info *info, char *err, size_t errlen) {
     struct wrap *x = be->impl;
     pthread_mutex_lock(&x->mu);
     x->in_gate++;
@@ -100,7 +97,7 @@ static inline int wrap_prove_start(const struct cuzk_backend *be, const struct c
     while (x->gate_closed) pthread_cond_wait(&x->cv, &x->mu);
     x->in_gate--;
     int fail = 0;
-    if ((x->fail_start || x->fail_finish) && x->fail_times != 0 && n_w > 2) {
+    if ((x->fail_start || x->fail_finish || x->wrong_proof) && x->fail_times != 0 && n_w > 2) {
         cuzk_fr t;
         cuzk_fr_from_u64(&t, x->fail_s0);
         if (cuzk_fr_eq(&t, &w[2])) {
@@ -108,34 +105,31 @@ static inline int wrap_prove_start(const struct cuzk_backend *be, const struct c
             if (x->fail_times > 0) x->fail_times--;
         }
     }
+    int at_start = x->fail_start, wrong = x->wrong_proof;
     pthread_mutex_unlock(&x->mu);
     atomic_fetch_add(&x->starts, 1);
-    if (fail && x->fail_start) {
+    if (fail && at_start) {
         atomic_fetch_add(&x->failures, 1);
+        if (hooks && hooks->witness_done) hooks->witness_done(hooks->ctx);
+        snprintf(err, errlen, "wrap: an injected failure before the proof");
         return CUZK_EGPU;
     }
-    struct wrap_pending *p = calloc(1, sizeof *p);
-    if (!p) return CUZK_ENOMEM;
-    p->w = x;
-    p->fail = fail && x->fail_finish;
-    int rc = x->inner->prove_start(x->inner, pk, w, n_w, r, s, &p->inner);
-    if (rc) {
-        free(p);
-        return rc;
-    }
-    *out = (struct cuzk_prove_pending *)p;
-    return CUZK_OK;
-}
-
-static inline int wrap_prove_finish(struct cuzk_prove_pending *pp, struct cuzk_snarkjs_proof *out) {
-    struct wrap_pending *p = (struct wrap_pending *)pp;
-    int rc = p->w->inner->prove_finish(p->inner, out);
-    if (!rc && p->fail) {
-        atomic_fetch_add(&p->w->failures, 1);
+    int rc = x->inner->prove(x->inner, pk, w, n_w, r, s, hooks, out, info, err, errlen);
+    if (!rc && fail && wrong) {
+        atomic_fetch_add(&x->failures, 1);
+        out->a = pk->alpha1; /* a valid point, but not this proof's */
+    } else if (!rc && fail) {
+        atomic_fetch_add(&x->failures, 1);
+        snprintf(err, errlen, "wrap: an injected failure after the proof");
         rc = CUZK_EGPU;
     }
-    free(p);
     return rc;
+}
+
+static inline void wrap_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                            struct cuzk_backend_mem *out) {
+    const struct wrap *x = be->impl;
+    x->inner->mem(x->inner, n_vars, domain, out);
 }
 
 static inline void wrap_init(struct wrap *x, const struct cuzk_backend *inner, const char *name) {
@@ -143,9 +137,11 @@ static inline void wrap_init(struct wrap *x, const struct cuzk_backend *inner, c
     x->inner = inner;
     pthread_mutex_init(&x->mu, NULL);
     pthread_cond_init(&x->cv, NULL);
+    /* the inner backend's memory model; its witness buffers and key hooks are not wrapped (the
+     * engine tests run the CPU backend, which has none) */
     x->be.name = name;
-    x->be.prove_start = wrap_prove_start;
-    x->be.prove_finish = wrap_prove_finish;
+    x->be.prove = wrap_prove;
+    x->be.mem = wrap_mem;
     x->be.impl = x;
 }
 
@@ -173,6 +169,7 @@ static inline void wrap_fail(struct wrap *x, int at_start, uint64_t s0, int time
     pthread_mutex_lock(&x->mu);
     x->fail_start = at_start;
     x->fail_finish = !at_start;
+    x->wrong_proof = 0;
     x->fail_s0 = s0;
     x->fail_times = times;
     pthread_mutex_unlock(&x->mu);
@@ -204,12 +201,38 @@ static inline void harness_cache_remove(void) {
     }
 }
 
+/* A wrong proof (a valid point in A) for the partition of s0, `times` times. */
+static inline void wrap_wrong(struct wrap *x, uint64_t s0, int times) {
+    pthread_mutex_lock(&x->mu);
+    x->fail_start = x->fail_finish = 0;
+    x->wrong_proof = 1;
+    x->fail_s0 = s0;
+    x->fail_times = times;
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* The kinds every engine test uses (synthetic, snarkjs; no Filecoin kinds), with the private
+ * key cache: registered with e, destroyed by harness_kinds_free after the engine. */
+static inline struct cuzk_kinds *harness_kinds(struct cuzk_engine *e) {
+    struct cuzk_kinds_config kc;
+    cuzk_kinds_config_default(&kc);
+    kc.cache_dir = harness_cache_dir();
+    kc.filecoin = 0;
+    struct cuzk_kinds *ks = NULL;
+    char err[256];
+    if (cuzk_kinds_create(&ks, &kc, err, sizeof err) ||
+        cuzk_kinds_register(ks, e, err, sizeof err)) {
+        fprintf(stderr, "harness: %s\n", err);
+        exit(1);
+    }
+    return ks;
+}
+
 static inline void harness_config(struct cuzk_engine_config *c, struct trace_cap *t) {
     cuzk_engine_config_default(c);
-    c->total_budget = "1GiB";
+    c->total_budget = (uint64_t)1 << 30;
     c->cpu_threads = 2;
     c->synth_workers = 2;
-    c->cache_dir = harness_cache_dir();
     c->trace_file = NULL;
     if (t) {
         c->trace_fn = trace_cap_fn;

@@ -9,7 +9,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "ec/encode.h"
-#include "engine/synthetic.h"
+#include "kinds/synthetic.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/groth16.h"
@@ -86,6 +86,7 @@ static void test_proofs(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     CHECK(cuzk_engine_start(e) == CUZK_EINVAL);
 
@@ -112,9 +113,10 @@ static void test_proofs(void) {
     }
     CHECK(trace_find(&t, 0, "TIMELINE,", ",SYNTH_END,", "synth_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "TIMELINE,", ",GPU_END,", "worker=", "gpu_ms=", (char *)NULL) >= 0);
-    CHECK(trace_find(&t, 0, "GPU_TIMING ", "lock_wait_ms=", "prove_start_ms=", (char *)NULL) >= 0);
-    CHECK(trace_find(&t, 0, "FIN_TIMING ",
-                     "finish_ms=", "malloc_trim_ms=", "verify_ms=", (char *)NULL) >= 0);
+    CHECK(trace_find(&t, 0, "GPU_TIMING ", "lock_wait_ms=", "device_ms=", "prove_ms=",
+                     (char *)NULL) >= 0);
+    CHECK(trace_find(&t, 0, "GPU_STAGES ", info.job_id, "total_ms=", (char *)NULL) >= 0);
+    CHECK(trace_find(&t, 0, "FIN_TIMING ", "malloc_trim_ms=", "verify_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "CUZK_TIMING ", info.job_id, "state=done",
                      "gpu_ms=", "total_ms=", (char *)NULL) >= 0);
 
@@ -135,9 +137,9 @@ static void test_proofs(void) {
     snprintf(r1, sizeof r1, "%s/circuit.r1cs", dir);
     snprintf(wt, sizeof wt, "%s/circuit.wtns", dir);
     snprintf(pub, sizeof pub, "%s/public.json", dir);
-    CHECK(cuzk_engine_add_snarkjs_circuit(e, "demo", zk, r1, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_engine_add_snarkjs_circuit(e, "demo", zk, r1, err, sizeof err) == CUZK_EEXIST);
-    CHECK(cuzk_engine_add_snarkjs_circuit(e, "bad", "/nonexistent.zkey", NULL, err, sizeof err) ==
+    CHECK(cuzk_kinds_add_snarkjs(ks, "demo", zk, r1, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_kinds_add_snarkjs(ks, "demo", zk, r1, err, sizeof err) == CUZK_EEXIST);
+    CHECK(cuzk_kinds_add_snarkjs(ks, "bad", "/nonexistent.zkey", NULL, err, sizeof err) ==
           CUZK_EIO);
     struct cuzk_job_request sr = {.kind = "snarkjs",
                                   .circuit_id = "demo",
@@ -213,6 +215,8 @@ static void test_proofs(void) {
     CHECK(cuzk_engine_cancel(e, "no-such-job", &wr) == CUZK_ENOTFOUND);
 
     cuzk_engine_destroy(e);
+
+    cuzk_kinds_destroy(ks);
     trace_cap_free(&t);
 }
 
@@ -225,6 +229,7 @@ static void test_idempotency_ttl(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     /* not started yet: both submissions find the job queued */
     struct cuzk_job_request r = synth_req(SMALL "x2", 5, CUZK_PRIORITY_DEFAULT, "porep-1000-17");
     struct cuzk_submit_info a, b;
@@ -266,6 +271,7 @@ static void test_idempotency_ttl(void) {
     cuzk_job_result_free(&r1);
     cuzk_job_result_free(&r2);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
 }
 
 /* ---- cancellation and await timeouts (a gated backend holds proofs) ---- */
@@ -285,6 +291,7 @@ static void test_cancel_timeout(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
 
     /* cancel a queued job (engine not started) */
     struct cuzk_job_request r = synth_req(SMALL "x4", 1, CUZK_PRIORITY_DEFAULT, "q1");
@@ -348,6 +355,7 @@ static void test_cancel_timeout(void) {
     cuzk_engine_status_free(&st);
     CHECK(atomic_load(&wr.starts) == starts + 1);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     wrap_destroy(&wr);
     cuzk_pool_destroy(pool);
 }
@@ -378,6 +386,7 @@ static void test_priority(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_preload(e, "synthetic", SMALL, NULL, NULL, err, sizeof err) == CUZK_OK);
     struct cuzk_submit_info info;
     struct cuzk_job_request r = synth_req(SMALL "x10", 1, CUZK_PRIORITY_NORMAL, "n1");
@@ -419,6 +428,7 @@ static void test_priority(void) {
               trace_find(&t, 0, "TIMELINE,", ",SYNTH_START,n1,", b, (char *)NULL));
     }
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     trace_cap_free(&t);
 
     /* device queue: NORMAL partitions wait in the device queue while the device is held; a
@@ -436,6 +446,7 @@ static void test_priority(void) {
     c.devices = &dev;
     c.n_devices = 1;
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     r = synth_req(SMALL "x6", 4, CUZK_PRIORITY_NORMAL, "norm");
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
@@ -466,6 +477,7 @@ static void test_priority(void) {
     long n_next = trace_find(&t, (size_t)held + 1, "TIMELINE,", ",GPU_PICKUP,norm,", (char *)NULL);
     CHECK(held >= 0 && c0 > held && c1 > c0 && n_next > c1);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     trace_cap_free(&t);
     wrap_destroy(&wr);
     cuzk_pool_destroy(pool);
@@ -479,6 +491,7 @@ static void test_keys_status(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     int already = -1;
     uint64_t ms = 99, freed = 0;
@@ -496,7 +509,7 @@ static void test_keys_status(void) {
     CHECK(st.memory.by_owner[CUZK_MEM_KEY] > 0 && st.memory.by_owner[CUZK_MEM_CS] > 0);
     CHECK(st.memory.total == (uint64_t)1 << 30);
     CHECK(st.n_devices == 1 && !strcmp(st.devices[0].name, "cpu"));
-    CHECK(st.n_workers == 2 + 2); /* 2 synthesis, 2 device */
+    CHECK(st.n_workers == 2 + 2 + 2); /* 2 synthesis, 2 device, 2 key loaders */
     uint64_t key_bytes = st.srs[0].bytes;
     cuzk_engine_status_free(&st);
 
@@ -519,7 +532,7 @@ static void test_keys_status(void) {
               json_object_get(json_object_get(root, "counters"), "total_completed")) == 1);
     CHECK(json_array_size(json_object_get(root, "queues")) == 2);
     CHECK(json_array_size(json_object_get(root, "srs")) == 1);
-    CHECK(json_array_size(json_object_get(root, "workers")) == 4);
+    CHECK(json_array_size(json_object_get(root, "workers")) == 6);
     CHECK(json_is_real(json_object_get(root, "gpu_utilization")));
     json_decref(root);
     free(js);
@@ -528,13 +541,16 @@ static void test_keys_status(void) {
     CHECK(cuzk_engine_evict(e, "synthetic", "300x9", &freed) == CUZK_OK);
     CHECK(freed == key_bytes);
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
-    CHECK(st.srs[0].tier == CUZK_SRS_COLD && st.memory.by_owner[CUZK_MEM_KEY] == 0);
-    CHECK(st.memory.used == 0);
+    /* an evicted key leaves no entry; what is in use is the kept witness buffers (other) */
+    CHECK(st.n_srs == 0 && st.memory.by_owner[CUZK_MEM_KEY] == 0);
+    CHECK(st.memory.by_owner[CUZK_MEM_PARTITION] == 0 && st.memory.by_owner[CUZK_MEM_CS] == 0);
+    CHECK(st.memory.used == st.memory.by_owner[CUZK_MEM_OTHER]);
     cuzk_engine_status_free(&st);
     /* evicting a key in use is refused: a job holds it while gated */
     cuzk_engine_shutdown(e, CUZK_SHUTDOWN_FINISH);
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_ESHUTDOWN);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
 
     struct cuzk_pool *pool;
     CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
@@ -548,6 +564,7 @@ static void test_keys_status(void) {
     c.devices = &dev;
     c.n_devices = 1;
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     r.request_id = "busy";
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
@@ -565,6 +582,7 @@ static void test_keys_status(void) {
     CHECK(cuzk_engine_await(e, "busy", 60000, &res) == CUZK_OK);
     cuzk_job_result_free(&res);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     wrap_destroy(&wr);
     cuzk_pool_destroy(pool);
 }

@@ -8,7 +8,9 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "engine/budget.h"
+#include "groth16/groth16.h"
 #include "util/log.h"
+#include "util/pool.h"
 #include "engine_harness.h"
 #include "test_util.h"
 
@@ -47,25 +49,24 @@ static void test_sizes(void) {
     for (int i = 0; bad[i]; i++) CHECK(cuzk_parse_size(bad[i], &v) == CUZK_EINVAL);
     CHECK(cuzk_parse_size(NULL, &v) == CUZK_EINVAL);
     char err[256];
-    CHECK(cuzk_budget_total("12GiB", "5GiB", &v, err, sizeof err) == CUZK_OK && v == (uint64_t)12
-                                                                                         << 30);
-    CHECK(cuzk_budget_total("lots", "5GiB", &v, err, sizeof err) == CUZK_EINVAL);
-    CHECK(strstr(err, "lots") != NULL);
-    CHECK(cuzk_budget_total("0", "5GiB", &v, err, sizeof err) == CUZK_EINVAL);
-    CHECK(cuzk_budget_total("auto", "1MiB", &v, err, sizeof err) == CUZK_OK && v > 0);
-    CHECK(cuzk_budget_total("auto", "1024TiB", &v, err, sizeof err) == CUZK_EINVAL);
-    CHECK(cuzk_budget_total("auto", "x", &v, err, sizeof err) == CUZK_EINVAL);
-    /* the engine refuses a bad budget at create */
+    CHECK(cuzk_budget_total((uint64_t)12 << 30, (uint64_t)5 << 30, &v, err, sizeof err) ==
+              CUZK_OK &&
+          v == (uint64_t)12 << 30);
+    CHECK(cuzk_budget_total(0, MiB, &v, err, sizeof err) == CUZK_OK && v > 0); /* auto */
+    CHECK(cuzk_budget_total(0, (uint64_t)1 << 50, &v, err, sizeof err) == CUZK_EINVAL);
+    CHECK(strstr(err, "safety margin") != NULL);
+    /* the engine refuses a margin above the machine's memory at create */
     struct cuzk_engine_config c;
     harness_config(&c, NULL);
-    c.total_budget = "50 gigs";
+    c.total_budget = 0;
+    c.safety_margin = (uint64_t)1 << 50;
     struct cuzk_engine *e = NULL;
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_EINVAL && e == NULL);
 }
 
 struct res_thread {
     struct cuzk_budget *b;
-    uint64_t bytes;
+    uint64_t bytes, rank;
     atomic_int *abort_flag;
     int rc;
     double waited;
@@ -77,9 +78,9 @@ static int flag_abort(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
 static void *reserve_main(void *arg) {
     struct res_thread *t = arg;
-    t->rc =
-        cuzk_budget_reserve(t->b, t->bytes, CUZK_MEM_PARTITION, t->abort_flag ? flag_abort : NULL,
-                            t->abort_flag, &t->r, &t->waited);
+    t->rc = cuzk_budget_reserve(t->b, t->bytes, CUZK_MEM_PARTITION, t->rank, "a test",
+                                t->abort_flag ? flag_abort : NULL, t->abort_flag, &t->r,
+                                &t->waited);
     return NULL;
 }
 
@@ -115,7 +116,8 @@ static void *churn_main(void *arg) {
         c->seed = c->seed * 1103515245u + 12345u;
         struct cuzk_reservation r;
         uint64_t n = 1 + (c->seed >> 16) % 400;
-        if (cuzk_budget_reserve(c->b, n, CUZK_MEM_PARTITION, NULL, NULL, &r, NULL)) return NULL;
+        if (cuzk_budget_reserve(c->b, n, CUZK_MEM_PARTITION, 0, NULL, NULL, NULL, &r, NULL))
+            return NULL;
         cuzk_reservation_release(&r, n / 2);
         cuzk_reservation_release_all(&r);
     }
@@ -126,9 +128,10 @@ static void test_budget(void) {
     struct cuzk_budget *b;
     CHECK(cuzk_budget_create(&b, 1000) == CUZK_OK);
     struct cuzk_reservation r1, r2;
-    CHECK(cuzk_budget_reserve(b, 600, CUZK_MEM_KEY, NULL, NULL, &r1, NULL) == CUZK_OK);
-    CHECK(cuzk_budget_try_reserve(b, 500, CUZK_MEM_PARTITION, &r2) == CUZK_EBUSY);
-    CHECK(cuzk_budget_reserve(b, 1001, CUZK_MEM_PARTITION, NULL, NULL, &r2, NULL) == CUZK_ENOMEM);
+    CHECK(cuzk_budget_reserve(b, 600, CUZK_MEM_KEY, 0, NULL, NULL, NULL, &r1, NULL) == CUZK_OK);
+    CHECK(cuzk_budget_try_reserve(b, 500, CUZK_MEM_PARTITION, 0, &r2) == CUZK_EBUSY);
+    CHECK(cuzk_budget_reserve(b, 1001, CUZK_MEM_PARTITION, 0, NULL, NULL, NULL, &r2, NULL) ==
+          CUZK_ENOMEM);
     struct cuzk_budget_stats st;
     cuzk_budget_get_stats(b, &st);
     CHECK(st.used == 600 && st.by_owner[CUZK_MEM_KEY] == 600 && st.waiters == 0);
@@ -156,7 +159,7 @@ static void test_budget(void) {
 
     /* abort */
     atomic_int flag = 0;
-    CHECK(cuzk_budget_reserve(b, 900, CUZK_MEM_KEY, NULL, NULL, &r1, NULL) == CUZK_OK);
+    CHECK(cuzk_budget_reserve(b, 900, CUZK_MEM_KEY, 0, NULL, NULL, NULL, &r1, NULL) == CUZK_OK);
     struct res_thread ta = {.b = b, .bytes = 200, .abort_flag = &flag};
     pthread_create(&ta.th, NULL, reserve_main, &ta);
     harness_sleep_ms(30);
@@ -165,23 +168,48 @@ static void test_budget(void) {
     pthread_join(ta.th, NULL);
     CHECK(ta.rc == CUZK_ECANCELLED && ta.r.bytes == 0);
 
-    /* forced charges go over the total; reservations then wait */
-    struct cuzk_reservation f;
-    cuzk_budget_force(b, 300, CUZK_MEM_OTHER, &f);
-    cuzk_budget_get_stats(b, &st);
-    CHECK(st.used == 1200);
-    CHECK(cuzk_budget_try_reserve(b, 1, CUZK_MEM_OTHER, &r2) == CUZK_EBUSY);
-    cuzk_reservation_release_all(&f);
     cuzk_reservation_release_all(&r1);
+
+    /* ranks and claims: a claim younger than the overtake time lets others by; an aged one
+     * holds back what it needs, for requests of a larger rank only */
+    cuzk_budget_set_overtake(b, 100);
+    CHECK(cuzk_budget_reserve(b, 700, CUZK_MEM_KEY, 0, NULL, NULL, NULL, &r1, NULL) == CUZK_OK);
+    struct cuzk_budget_claim claim = {0};
+    cuzk_budget_claim_set(b, &claim, 500, 10); /* waits for 500, rank 10 */
+    CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 20, &r2) == CUZK_OK); /* young */
+    cuzk_reservation_release_all(&r2);
+    harness_sleep_ms(150);
+    CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 20, &r2) == CUZK_EBUSY); /* aged */
+    CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 5, &r2) == CUZK_OK); /* ahead */
+    cuzk_reservation_release_all(&r2);
+    /* a blocking reserve behind the aged claim waits until the claim is gone */
+    struct res_thread tr = {.b = b, .bytes = 200, .rank = 30};
+    pthread_create(&tr.th, NULL, reserve_main, &tr);
+    harness_sleep_ms(50);
+    cuzk_budget_get_stats(b, &st);
+    CHECK(st.waiters == 1);
+    cuzk_budget_claim_clear(b, &claim);
+    pthread_join(tr.th, NULL);
+    CHECK(tr.rc == CUZK_OK && tr.r.bytes == 200);
+    cuzk_reservation_release_all(&tr.r);
+    /* a claim that got what it waited for is cleared: the memory is free for all again */
+    cuzk_budget_claim_set(b, &claim, 200, 10);
+    cuzk_budget_claim_clear(b, &claim);
+    CHECK(cuzk_budget_try_reserve(b, 300, CUZK_MEM_PARTITION, 99, &r2) == CUZK_OK);
+    cuzk_reservation_release_all(&r2);
+    cuzk_reservation_release_all(&r1);
+    cuzk_budget_set_overtake(b, 2000);
 
     /* the evictor: an idle cache that may go only when the request is urgent (no partition
      * memory in use, so nothing else would ever free memory) */
     struct cache cache = {.urgent_seen = 0};
     pthread_mutex_init(&cache.mu, NULL);
-    CHECK(cuzk_budget_reserve(b, 700, CUZK_MEM_KEY, NULL, NULL, &cache.r, NULL) == CUZK_OK);
+    CHECK(cuzk_budget_reserve(b, 700, CUZK_MEM_KEY, 0, NULL, NULL, NULL, &cache.r, NULL) ==
+          CUZK_OK);
     cuzk_budget_set_evictor(b, cache_evict, &cache);
     double t0 = harness_ms();
-    CHECK(cuzk_budget_reserve(b, 500, CUZK_MEM_PARTITION, NULL, NULL, &r1, NULL) == CUZK_OK);
+    CHECK(cuzk_budget_reserve(b, 500, CUZK_MEM_PARTITION, 0, NULL, NULL, NULL, &r1, NULL) ==
+          CUZK_OK);
     CHECK(cache.urgent_seen && harness_ms() - t0 < 500);
     cuzk_reservation_release_all(&r1);
     cuzk_budget_set_evictor(b, NULL, NULL);
@@ -294,11 +322,12 @@ static void test_peak_rss(void) {
     uint64_t base = status_kib("VmRSS") * 1024;
     struct cuzk_engine_config c;
     harness_config(&c, NULL);
-    c.total_budget = SANITIZED ? "10MiB" : "20MiB";
+    c.total_budget = budget;
     c.trim_threshold = 0;
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     struct poller p = {.e = e};
     pthread_create(&p.th, NULL, poll_main, &p);
@@ -332,6 +361,98 @@ static void test_peak_rss(void) {
            reset ? "reset at start" : "process lifetime", (double)(hwm - base) / MiB);
     if (reset && !SANITIZED) CHECK(hwm <= base + budget + CUZK_ENGINE_RSS_SLACK);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+}
+
+/* ---- witness buffers under a full budget ---- */
+
+/* The CPU backend with witness buffers of its own, counted: a GPU backend's pinned buffers are
+ * slow to make and to free (each stalls the device's other work), so a stream whose budget is
+ * full must reuse them, not free and make them again. */
+struct counting {
+    struct cuzk_backend be;
+    const struct cuzk_backend *inner;
+    atomic_int allocs, frees;
+};
+
+static int counting_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                          const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                          const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                          struct cuzk_prove_info *info, char *err, size_t errlen) {
+    const struct counting *x = be->impl;
+    return x->inner->prove(x->inner, pk, w, n_w, r, s, hooks, out, info, err, errlen);
+}
+
+static void counting_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                         struct cuzk_backend_mem *out) {
+    const struct counting *x = be->impl;
+    x->inner->mem(x->inner, n_vars, domain, out);
+}
+
+static int counting_alloc(const struct cuzk_backend *be, size_t n, cuzk_fr **out) {
+    struct counting *x = be->impl;
+    *out = aligned_alloc(64, (n * sizeof(cuzk_fr) + 63) & ~(size_t)63);
+    if (!*out) return CUZK_ENOMEM;
+    atomic_fetch_add(&x->allocs, 1);
+    return CUZK_OK;
+}
+
+static void counting_free(const struct cuzk_backend *be, cuzk_fr *w, size_t n) {
+    struct counting *x = be->impl;
+    (void)n;
+    free(w);
+    atomic_fetch_add(&x->frees, 1);
+}
+
+static void test_witness_reuse(void) {
+    struct cuzk_pool *pool;
+    CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
+    struct cuzk_backend cpu;
+    cuzk_cpu_backend_init(&cpu, pool);
+    struct counting x = {.inner = &cpu};
+    x.be.name = "counting";
+    x.be.impl = &x;
+    x.be.prove = counting_prove;
+    x.be.mem = counting_mem;
+    x.be.witness_alloc = counting_alloc;
+    x.be.witness_free = counting_free;
+    struct cuzk_engine_device dev = {.backend = &x.be, .workers = 2};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.devices = &dev;
+    c.n_devices = 1;
+    /* a budget the key and about three partitions fill: every later partition waits for the
+     * memory an earlier one gives back */
+    c.total_budget = (SANITIZED ? 10 : 16) * MiB;
+    struct cuzk_engine *e;
+    char err[256];
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    struct poller p = {.e = e};
+    pthread_create(&p.th, NULL, poll_main, &p);
+    struct cuzk_job_request r = {.kind = "synthetic",
+                                 .circuit_id = SANITIZED ? "1024x24" : "2048x24",
+                                 .priority = CUZK_PRIORITY_DEFAULT,
+                                 .seed = 5};
+    struct cuzk_submit_info info;
+    struct cuzk_job_result res;
+    CHECK(cuzk_engine_prove(e, &r, 600000, &info, &res, err, sizeof err) == CUZK_OK);
+    CHECK(res.state == CUZK_JOB_DONE && res.n_partitions == 24);
+    cuzk_job_result_free(&res);
+    atomic_store(&p.stop, 1);
+    pthread_join(p.th, NULL);
+    CHECK(p.max_waiters >= 1); /* the budget did hold partitions back */
+    /* at most one buffer per synthesis and device worker was ever made (2 + 2), whatever the
+     * budget: 24 partitions reused them */
+    int allocs = atomic_load(&x.allocs);
+    printf("test_engine_budget: 24 partitions in a full budget: %d witness buffers made, %d freed\n", allocs, atomic_load(&x.frees));
+    CHECK(allocs >= 1 && allocs <= 4);
+    CHECK(atomic_load(&x.frees) <= allocs);
+    cuzk_engine_destroy(e);
+    CHECK(atomic_load(&x.frees) == allocs); /* every kept buffer is freed with the engine */
+    cuzk_kinds_destroy(ks);
+    cuzk_pool_destroy(pool);
 }
 
 int main(void) {
@@ -341,6 +462,7 @@ int main(void) {
     test_budget();
     test_log();
     test_peak_rss();
+    test_witness_reuse();
     harness_cache_remove();
     return test_finish();
 }

@@ -1,6 +1,6 @@
 /* The proving engine when things go wrong: a partition whose backend fails twice fails its job
  * at once and frees its siblings' memory, a single failure is retried (on the same device, on
- * another device, on the fallback backend, at prove_start and at prove_finish), and shutdown
+ * another device, on the fallback backend, before and after the inner proof), and shutdown
  * answers every waiter (cancelling or finishing the jobs). Backends are the CPU backend behind
  * a wrapper that holds proofs at a gate and fails chosen partitions. */
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
-#include "engine/synthetic.h"
+#include "kinds/synthetic.h"
 #include "util/log.h"
 #include "engine_harness.h"
 #include "test_util.h"
@@ -57,6 +57,7 @@ static void test_failure(int at_start) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
 
     /* partition 3 of 5 fails twice: the job fails, naming it; the rest is dropped */
@@ -64,10 +65,12 @@ static void test_failure(int at_start) {
     struct cuzk_job_request r = req("256x5", 11, "bad-job");
     struct cuzk_submit_info info;
     struct cuzk_job_result res;
-    CHECK(cuzk_engine_prove(e, &r, 60000, &info, &res, err, sizeof err) == CUZK_EGPU);
+    int prc = cuzk_engine_prove(e, &r, 60000, &info, &res, err, sizeof err);
+    CHECK(prc == CUZK_EGPU);
     CHECK(res.state == CUZK_JOB_FAILED && res.err == CUZK_EGPU && res.proof == NULL);
     CHECK(strstr(res.error, "partition 3 GPU prove failed") != NULL);
-    CHECK(strstr(res.error, at_start ? "prove_start" : "prove_finish") != NULL);
+    CHECK(strstr(res.error, at_start ? "failure before the proof" : "failure after the proof") !=
+          NULL);
     CHECK(res.timings.retries == 1);
     CHECK(atomic_load(&wr.failures) == 2);
     cuzk_job_result_free(&res);
@@ -97,6 +100,7 @@ static void test_failure(int at_start) {
     cuzk_job_result_free(&res);
     CHECK(wait_partitions_freed(e));
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     trace_cap_free(&t);
     wrap_destroy(&wr);
 }
@@ -116,6 +120,7 @@ static void test_retry_elsewhere(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     /* both devices always fail partition 0: its two attempts ran on different devices (the
      * retry avoids the device that failed), then the job fails */
@@ -140,6 +145,7 @@ static void test_retry_elsewhere(void) {
     CHECK(st.n_devices == 2 && st.devices[0].proofs + st.devices[1].proofs >= 4);
     cuzk_engine_status_free(&st);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
 
     /* a fallback backend: the primary always fails partition 1, the fallback proves it */
     struct cuzk_engine_device fdev = {.backend = &fb.be, .name = "cpu-fallback"};
@@ -148,6 +154,7 @@ static void test_retry_elsewhere(void) {
     c.n_devices = 1;
     c.fallback = &fdev;
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     atomic_store(&a.failures, 0);
     wrap_fail(&a, 0, cuzk_synth_partition_seed(22, 1), -1);
@@ -161,6 +168,7 @@ static void test_retry_elsewhere(void) {
     CHECK(st.devices[0].errors == 1 && !strcmp(st.devices[1].name, "cpu-fallback"));
     cuzk_engine_status_free(&st);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     wrap_destroy(&a);
     wrap_destroy(&b);
     wrap_destroy(&fb);
@@ -206,6 +214,7 @@ static void test_shutdown(enum cuzk_shutdown_mode mode) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     enum { NJ = 4, NW = 8 };
     for (int i = 0; i < NJ; i++) {
@@ -251,6 +260,7 @@ static void test_shutdown(enum cuzk_shutdown_mode mode) {
     CHECK(partition_bytes(e) == 0);
     cuzk_engine_shutdown(e, mode); /* idempotent */
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     wrap_destroy(&wr);
 }
 
@@ -261,6 +271,7 @@ static void test_shutdown_unstarted(void) {
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     struct cuzk_job_request r = req("256x2", 1, "never");
     struct cuzk_submit_info info;
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
@@ -272,6 +283,7 @@ static void test_shutdown_unstarted(void) {
     CHECK(w.rc == CUZK_ESHUTDOWN && w.res.state == CUZK_JOB_CANCELLED);
     cuzk_job_result_free(&w.res);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
 }
 
 int main(void) {

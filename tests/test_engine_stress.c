@@ -26,27 +26,23 @@ struct sub {
 
 static pthread_barrier_t start;
 
-/* A backend that proves nothing: prove_finish returns the generators. */
-struct fake_pending {
-    int dummy;
-};
-
-static int fake_start(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+/* A backend that proves nothing: it returns the generators at once. */
+static int fake_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
                       const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
-                      struct cuzk_prove_pending **out) {
-    (void)be, (void)pk, (void)w, (void)n_w, (void)r, (void)s;
-    struct fake_pending *p = malloc(sizeof *p);
-    if (!p) return CUZK_ENOMEM;
-    *out = (struct cuzk_prove_pending *)p;
-    return CUZK_OK;
-}
-
-static int fake_finish(struct cuzk_prove_pending *p, struct cuzk_snarkjs_proof *out) {
-    free(p);
+                      const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                      struct cuzk_prove_info *info, char *err, size_t errlen) {
+    (void)be, (void)pk, (void)w, (void)n_w, (void)r, (void)s, (void)info, (void)err, (void)errlen;
+    if (hooks && hooks->witness_done) hooks->witness_done(hooks->ctx);
     cuzk_g1_generator(&out->a);
     cuzk_g2_generator(&out->b);
     cuzk_g1_generator(&out->c);
     return CUZK_OK;
+}
+
+static void fake_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                     struct cuzk_backend_mem *out) {
+    (void)be, (void)n_vars, (void)domain;
+    memset(out, 0, sizeof *out);
 }
 
 static void *submitter(void *arg) {
@@ -109,14 +105,14 @@ int main(void) {
     struct cuzk_engine_config c;
     harness_config(&c, &t);
     c.self_verify = 0;
-    struct cuzk_backend fake = {
-        .name = "fake", .prove_start = fake_start, .prove_finish = fake_finish};
+    struct cuzk_backend fake = {.name = "fake", .prove = fake_prove, .mem = fake_mem};
     struct cuzk_engine_device dev = {.backend = &fake};
     c.devices = &dev;
     c.n_devices = 1;
     struct cuzk_engine *e;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     static struct sub subs[THREADS];
     pthread_t th[THREADS];
@@ -160,6 +156,7 @@ int main(void) {
     printf("test_engine_stress: %llu jobs, %llu partitions in %.0f ms\n", (unsigned long long)jobs,
            (unsigned long long)parts, ms);
     cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
     trace_cap_free(&t);
     harness_cache_remove();
     return test_finish();

@@ -12,24 +12,30 @@
  * those profiles through the daemon instead (tests/daemon/fc_e2e.sh, CTest daemon_fc).
  * CUZK_TEST_FC_CACHE=DIR keeps the keys in DIR between runs. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "circuits/filecoin.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "ec/encode.h"
-#include "engine/fc_kind.h"
 #include "engine/kind.h"
+#include "formats/g16key.h"
+#include "groth16/setup.h"
+#include "kinds/fc_kind.h"
+#include "kinds/kinds.h"
 #include "filecoin/sector.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/groth16.h"
 #include "test_util.h"
+#include "util/log.h"
 
 static char cache[512] = "/tmp/cuzk-test-fc-XXXXXX";
 static int full;
@@ -41,32 +47,32 @@ static double now_ms(void) {
 }
 
 struct kinds {
-    struct cuzk_kind *k[4];
+    struct cuzk_kinds *set;
 };
 
 static struct cuzk_engine *engine_new(struct kinds *ks) {
     struct cuzk_engine_config c;
     cuzk_engine_config_default(&c);
-    c.total_budget = "8GiB";
+    c.total_budget = (uint64_t)8 << 30;
     c.cpu_threads = 2;
     c.synth_workers = 2;
-    c.builtin_kinds = 0;
-    c.cache_dir = cache;
     c.trace_file = NULL;
     struct cuzk_engine *e = NULL;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    for (int i = 0; i < 4; i++) {
-        CHECK(cuzk_kind_fc_create(&ks->k[i], (enum cuzk_fc_kind)i, cache, 1) == CUZK_OK);
-        CHECK(cuzk_engine_register_kind(e, ks->k[i]) == CUZK_OK);
-    }
+    struct cuzk_kinds_config kc;
+    cuzk_kinds_config_default(&kc);
+    kc.cache_dir = cache;
+    kc.filecoin_check = 1;
+    CHECK(cuzk_kinds_create(&ks->set, &kc, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_kinds_register(ks->set, e, err, sizeof err) == CUZK_OK);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     return e;
 }
 
 static void engine_del(struct cuzk_engine *e, struct kinds *ks) {
     cuzk_engine_destroy(e);
-    for (int i = 0; i < 4; i++) ks->k[i]->destroy(ks->k[i]);
+    cuzk_kinds_destroy(ks->set);
 }
 
 /* The file of a generated sector. */
@@ -95,12 +101,13 @@ static void check_result(const struct cuzk_job_result *r, const struct cuzk_vani
     }
     CHECK(r->n_partitions == v->n_parts && !strcmp(r->kind, cuzk_kind_fc_name(v->profile.kind)));
     char path[600], err[256];
-    CHECK(cuzk_kind_fc_zkey_path(cache, v->profile.name, path, sizeof path) == CUZK_OK);
-    struct cuzk_zkey z = {0};
+    CHECK(cuzk_kind_fc_key_path(cache, v->profile.name, path, sizeof path) == CUZK_OK);
+    struct cuzk_g16key *kf = NULL;
+    struct cuzk_groth16_keydata kd = {0};
     struct cuzk_snarkjs_vk vk = {0};
-    struct cuzk_zkey_opts opts = {.subgroup = CUZK_ZKEY_SUBGROUP_SKIP}; /* our own file */
-    CHECK(cuzk_zkey_load(&z, path, &opts, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
+    CHECK(cuzk_g16key_open(&kf, path, err, sizeof err) == CUZK_OK);
+    CHECK(kf && cuzk_groth16_keydata_load(&kd, kf, NULL, 0, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_from_keydata(&vk, &kd) == CUZK_OK);
     /* the public inputs the circuit defines, from the vanilla values (filecoin/vanilla.h) */
     const size_t cap = cuzk_vanilla_public_count(&v->profile);
     CHECK(cap == vk.n_public);
@@ -129,7 +136,8 @@ static void check_result(const struct cuzk_job_result *r, const struct cuzk_vani
     free(want);
     free(got);
     cuzk_snarkjs_vk_free(&vk);
-    cuzk_zkey_free(&z);
+    cuzk_groth16_keydata_free(&kd);
+    cuzk_g16key_close(kf);
 }
 
 /* One job of a generated sector; returns its wall time. */
@@ -243,6 +251,62 @@ static void test_bad_job_alone(struct cuzk_engine *e, const char *profile, const
     free(good);
 }
 
+static char seen[8192]; /* the log lines of one case */
+static void log_keep(void *ctx, int level, const char *line) {
+    (void)ctx;
+    (void)level;
+    size_t n = strlen(seen);
+    snprintf(seen + n, sizeof seen - n, "%s\n", line);
+}
+
+/* A corrupt or truncated cached key file is found and made again: a point flipped deep in the
+ * file (found by the load's chunk checksums: the kind removes the file, the SRS manager loads
+ * once more) and a truncated file (refused at open: set up again under the lock). Either way
+ * the job proves and the file is whole again. */
+static void corrupt_and_prove(const char *profile, const char *damage, uint64_t seed) {
+    char path[600], err[256];
+    CHECK(cuzk_kind_fc_key_path(cache, profile, path, sizeof path) == CUZK_OK);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    const off_t size = st.st_size;
+    if (!strcmp(damage, "flip")) {
+        int fd = open(path, O_RDWR);
+        uint8_t b = 0;
+        const off_t at = size - 4096 - 7; /* inside the last point section (H) */
+        CHECK(fd >= 0 && pread(fd, &b, 1, at) == 1);
+        b ^= 0x5a;
+        CHECK(pwrite(fd, &b, 1, at) == 1);
+        close(fd);
+    } else {
+        CHECK(truncate(path, size / 2) == 0);
+    }
+    struct cuzk_g16key *kf = NULL;
+    CHECK(cuzk_g16key_open(&kf, path, err, sizeof err) != CUZK_OK || !strcmp(damage, "flip"));
+    cuzk_g16key_close(kf);
+    seen[0] = 0;
+    cuzk_log_set_sink(log_keep, NULL);
+    struct kinds ks;
+    struct cuzk_engine *e = engine_new(&ks);
+    int already = -1;
+    CHECK(cuzk_engine_preload(e, cuzk_kind_fc_name(CUZK_FC_WINNING), profile, &already, NULL, err,
+                              sizeof err) == CUZK_OK);
+    CHECK(already == 0);
+    prove_one(e, profile, 1, seed);
+    engine_del(e, &ks);
+    cuzk_log_set_sink(NULL, NULL);
+    /* the damage was found and logged, and the file made again, whole */
+    CHECK(strstr(seen, !strcmp(damage, "flip") ? "is corrupt: removed" : "is unusable") != NULL);
+    CHECK(strstr(seen, "set up and saved") != NULL);
+    CHECK(stat(path, &st) == 0 && st.st_size == size);
+    kf = NULL;
+    CHECK(cuzk_g16key_open(&kf, path, err, sizeof err) == CUZK_OK);
+    struct cuzk_groth16_keydata kd = {0};
+    CHECK(kf && cuzk_groth16_keydata_load(&kd, kf, NULL, 1, err, sizeof err) == CUZK_OK);
+    cuzk_groth16_keydata_free(&kd);
+    cuzk_g16key_close(kf);
+    printf("  %s key file (%s): found, made again, proved\n", profile, damage);
+}
+
 int main(void) {
     test_init("test_fc_kind");
     /* CUZK_TEST_FC_CACHE=DIR keeps keys between runs (the full set's setups take minutes) */
@@ -258,8 +322,9 @@ int main(void) {
     const int prio[4] = {CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_HIGH,
                          CUZK_PRIORITY_CRITICAL};
     for (int i = 0; i < 4; i++) {
-        CHECK(!strcmp(ks.k[i]->name, cuzk_kind_fc_name((enum cuzk_fc_kind)i)));
-        CHECK(ks.k[i]->default_priority == prio[i]);
+        const struct cuzk_kind *k = cuzk_kinds_get(ks.set, cuzk_kind_fc_name((enum cuzk_fc_kind)i));
+        CHECK(k && k == cuzk_engine_kind(e, k->name));
+        CHECK(k && k->default_priority == prio[i] && k->proof_kind == i + 1);
     }
     printf("first engine (keys set up):\n");
     prove_one(e, "wpost-s2-k2-r2", 2, 1);
@@ -293,6 +358,10 @@ int main(void) {
     prove_one(e, "winning-s4-r3", 1, 7);
     prove_one(e, "wpost-s2-k2-r2", 1, 8);
     engine_del(e, &ks);
+
+    printf("damaged key files:\n");
+    corrupt_and_prove("winning-s4-r3", "flip", 9);
+    corrupt_and_prove("winning-s4-r3", "truncate", 10);
 
     if (!(keep && *keep)) {
         char cmd[600];

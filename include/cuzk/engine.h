@@ -21,8 +21,14 @@
  *     device queue alike; within one priority older jobs go first, and within a job lower
  *     partition indices. Every queued item has a unique key: nothing is replaced or lost.
  *   - Memory: every partition reserves its host memory from one byte budget before it is
- *     synthesized; keys and constraint systems are charged to the same budget. See
+ *     synthesized; keys and constraint systems are charged to the same budget, and a key the
+ *     devices hold is charged only for what stays in host memory. A job that could never fit
+ *     (its key + its largest partition + its inputs above the budget) is refused at submit;
+ *     inputs are charged when they fit, else the submit fails with CUZK_ENOMEM. See
  *     docs/engine.md for the rules and the documented peak-RSS constant.
+ *   - Nothing blocks the dispatcher: keys load on loader threads, and a partition whose key or
+ *     memory is not ready does not hold back one whose key and memory are (a partition
+ *     waiting for memory keeps that right for mem_overtake_ms, then memory is held for it).
  *   - Proofs: each partition's proof is verified against the key's verification key before
  *     the job is DONE (unless self_verify is off). The job's proof bytes are the partitions'
  *     proofs in partition order, each CUZK_PROOF_BYTES long: the zcash compressed encodings of
@@ -48,8 +54,7 @@ extern "C" {
 #endif
 
 struct cuzk_engine;
-struct cuzk_backend;    /* groth16/groth16.h: the prover vtable (prove_start / prove_finish) */
-struct cuzk_groth16_pk; /* groth16/groth16.h: a prepared proving key */
+struct cuzk_backend;    /* groth16/groth16.h: the prover vtable (prove, memory model, keys) */
 struct cuzk_kind;       /* engine/kind.h: a proof kind (vtable) */
 
 #define CUZK_PROOF_BYTES 192 /* one partition's proof: A (48) | B (96) | C (48), compressed */
@@ -119,13 +124,15 @@ struct cuzk_submit_info {
 };
 
 /* Times in milliseconds. Exact definitions (docs/engine.md "Timings"):
- *   queue_ms   submit -> the dispatcher takes the job's first partition from the queue;
- *   srs_ms     time the dispatcher spent getting the job's key (0 when it was loaded);
- *   mem_ms     sum over partitions of the time spent waiting for budget;
+ *   queue_ms   submit -> the dispatcher hands the job's first partition to synthesis;
+ *   srs_ms     the longest wait of one partition for the key (0 when it was loaded): every
+ *              partition waits for the same key, so this is the job's key set-up wait;
+ *   mem_ms     sum over partitions of the time from key ready to a synthesis worker (budget
+ *              and a free worker);
  *   synth_ms   sum over partitions of the synthesis call (SYNTH_START..SYNTH_END);
- *   gpu_ms     sum over partitions of device time: from prove_start's entry (device lock
- *              already held, so lock waits are excluded) to prove_finish's return;
- *   lock_ms    sum over partitions of device-lock waits;
+ *   gpu_ms     sum over partitions of device time: while the backend held the device
+ *              (GPU_START..the device's release; lock waits excluded);
+ *   lock_ms    sum over partitions of the waits for the device (another proof held it);
  *   verify_ms  sum over partitions of the self-verification;
  *   total_ms   submit -> the result is delivered (wall clock, not a sum).
  * A failed or cancelled job reports what had been measured when it ended. */
@@ -163,56 +170,41 @@ char *cuzk_job_result_public_json(const struct cuzk_job_result *r, uint32_t part
 
 /* ---- configuration ---------------------------------------------------------------------- */
 
-/* A proving device: a backend and how the engine should treat it. */
+/* A proving device: a backend (which brings its memory model, its witness buffers and, for a
+ * GPU, its key residency: groth16/groth16.h) and how many workers prove on it. */
 struct cuzk_engine_device {
     const struct cuzk_backend *backend; /* required; must outlive the engine */
     const char *name;                   /* for status and logs; NULL = backend->name */
-    unsigned workers;                   /* device workers; 0 = gpu_workers_per_device */
-    unsigned max_in_flight; /* proofs started and not yet finished on this device; a worker
-                               waits for a slot before taking a partition. 0 = workers */
-    /* 1 when the backend has copied what it needs from the witness when prove_start returns
-     * (a GPU backend that uploads it): the engine then frees the witness and its budget at
-     * once. 0 (the CPU backend) keeps the witness until prove_finish. */
-    int frees_witness_at_start;
-    /* Host bytes one proof holds inside the backend: *at_start is freed when prove_start
-     * returns, *until_finish when prove_finish returns. NULL = the CPU backend's model
-     * (docs/engine.md "Memory"). */
-    void (*host_bytes)(void *ctx, uint32_t n_vars, uint32_t domain_size, uint64_t *at_start,
-                       uint64_t *until_finish);
-    /* Optional HOT tier: makes a key resident on the device (key_upload; *vram_bytes its
-     * size) and drops it again. NULL = keys stay WARM (host memory). */
-    int (*key_upload)(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk,
-                      uint64_t *vram_bytes);
-    void (*key_drop)(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk);
-    void *ctx; /* for the callbacks above */
+    unsigned workers; /* device workers, each proving one partition at a time through the
+                         backend's synchronous prove; 0 = gpu_workers_per_device */
 };
 
 /* Receives one trace line (TIMELINE / *_TIMING, no newline) at a time, in emission order, on
  * the emitting thread. Must not call back into the engine. */
 typedef void (*cuzk_engine_trace_fn)(void *ctx, const char *line);
 
-/* One table of settings; cuzk_engine_config_default gives every default. Strings are copied
- * at create. */
+/* The engine's settings; cuzk_engine_config_default gives every default (the one place the
+ * defaults are written: the daemon's configuration table binds its keys to these fields).
+ * Sizes are bytes, durations milliseconds. */
 struct cuzk_engine_config {
     /* memory */
-    const char *total_budget;      /* "auto" (MemTotal - safety_margin) or a size:
-                                      "<n>[B|KiB|MiB|GiB|TiB]"; default "auto" */
-    const char *safety_margin;     /* size; default "5GiB" */
+    uint64_t total_budget;         /* host bytes; 0 = auto: MemTotal - safety_margin (default) */
+    uint64_t safety_margin;        /* default 5 GiB */
     uint64_t eviction_min_idle_ms; /* an unused key may be evicted under pressure after this;
                                       default 300000 (5 min) */
     uint64_t srs_idle_evict_ms;    /* evict keys unused this long even without pressure;
                                       0 (default) = never */
     uint64_t trim_threshold;       /* malloc_trim(0) after freeing at least this many bytes at
                                       once; default 64 MiB; 0 = always */
+    uint64_t mem_overtake_ms;      /* partitions that fit may go before one waiting for memory
+                                      for this long; then memory is held for it; default 2000 */
     /* pipeline */
     unsigned synth_workers;          /* concurrent syntheses (before the budget's limit);
                                         0 = max(2, CPUs / 2); default 0 */
     unsigned gpu_workers_per_device; /* default 2 */
     unsigned cpu_threads;            /* threads of the engine's CPU pool (CPU backend, key
                                         setup/loading, synthesis helpers); 0 = all CPUs */
-    unsigned max_batch_size;         /* accepted for configuration compatibility; partial: see
-                                        docs/engine.md (default 1 = no batching) */
-    uint64_t max_batch_wait_ms;      /* default 10000 */
+    unsigned key_loaders;            /* threads loading or setting up keys; default 2 */
     uint64_t result_ttl_ms;          /* keep final results this long; default 1800000 (30 min) */
     int self_verify;                 /* verify every partition's proof; default 1 */
     /* devices: NULL / 0 = one CPU backend on the engine's pool */
@@ -221,13 +213,6 @@ struct cuzk_engine_config {
     /* optional: the backend a partition's second attempt uses after a backend error; NULL =
      * retry on another device (or the same one when there is only one) */
     const struct cuzk_engine_device *fallback;
-    /* kinds */
-    int builtin_kinds;             /* register "synthetic" and "snarkjs"; default 1 */
-    const char *cache_dir;         /* synthetic keys (.zkey) are cached here; NULL = none
-                                      (keys made in memory each time); default NULL */
-    unsigned synthetic_partitions; /* default partitions per synthetic job; default 10 */
-    int synthetic_check;           /* synthetic synthesis also evaluates A w, B w, C w and
-                                      checks every constraint; default 1 */
     /* instrumentation: trace lines go to trace_fn when set, else to trace_file (NULL = off) */
     FILE *trace_file; /* default stderr */
     cuzk_engine_trace_fn trace_fn;
@@ -244,9 +229,9 @@ int cuzk_parse_size(const char *s, uint64_t *out);
 
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
-/* Creates an engine (no thread runs yet). Returns CUZK_OK, CUZK_EINVAL (a bad setting: the
- * sentence in err), CUZK_ENOMEM. Kinds may be registered and jobs submitted before start;
- * they wait in the queues. */
+/* Creates an engine (no thread runs yet) with no kinds (kinds/kinds.h registers them).
+ * Returns CUZK_OK, CUZK_EINVAL (a bad setting: the sentence in err), CUZK_ENOMEM. Kinds may be
+ * registered and jobs submitted before start; they wait in the queues. */
 int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config *cfg, char *err,
                        size_t errlen);
 /* Starts the threads. Returns CUZK_OK, CUZK_EINVAL (started already), CUZK_ENOMEM. */
@@ -270,13 +255,8 @@ void cuzk_engine_destroy(struct cuzk_engine *e);
  * CUZK_EEXIST (the name is taken), CUZK_EINVAL (incomplete vtable). */
 int cuzk_engine_register_kind(struct cuzk_engine *e, const struct cuzk_kind *kind);
 
-/* Makes a snarkjs circuit available to the "snarkjs" kind under circuit_id: its .zkey and
- * optionally its .r1cs (then every witness is checked against the constraints before it is
- * proved). The files are read when the key is first needed. Returns CUZK_OK, CUZK_EEXIST,
- * CUZK_EINVAL, CUZK_ENOTFOUND (no snarkjs kind), CUZK_EIO / CUZK_EFORMAT (the zkey header). */
-int cuzk_engine_add_snarkjs_circuit(struct cuzk_engine *e, const char *circuit_id,
-                                    const char *zkey_path, const char *r1cs_path, char *err,
-                                    size_t errlen);
+/* The registered kind of that name (NULL if none): for kind-specific set-up calls. */
+const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name);
 
 /* ---- jobs ------------------------------------------------------------------------------- */
 
@@ -323,7 +303,8 @@ enum cuzk_srs_tier {
     CUZK_SRS_COLD = 2, /* known, not loaded (or loading) */
 };
 
-/* Loads the proving key of (kind, circuit_id) if it is not loaded (blocking; budget-gated).
+/* Loads the proving key of (kind, circuit_id) if it is not loaded (blocking the caller only;
+ * budget-gated; the devices that can hold it get it resident).
  * *already_loaded and *load_ms (may be NULL) report what happened. Returns CUZK_OK, or the
  * load's error with a sentence in err. */
 int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *circuit_id,
@@ -357,7 +338,7 @@ struct cuzk_status_device {
     uint32_t index;
     char name[CUZK_NAME_MAX];
     uint32_t workers;
-    uint32_t in_flight;   /* proofs between prove_start and prove_finish's return */
+    uint32_t in_flight;   /* proofs holding the device now (0 or 1 for a GPU) */
     double utilization;   /* busy / wall over the last util_window_ms, 0..1 */
     double busy_ms_total; /* since start */
     uint64_t proofs, errors;
@@ -366,7 +347,8 @@ struct cuzk_status_device {
 
 struct cuzk_status_worker {
     uint32_t id;
-    int device; /* device index; -1 for a synthesis worker */
+    int device; /* device index; -1 for a synthesis worker, -2 for a key loader (job_id: the
+                   key it loads) */
     int busy;
     char job_id[CUZK_JOB_ID_MAX]; /* "" when idle */
     int32_t partition;            /* -1 when idle */

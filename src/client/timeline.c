@@ -11,17 +11,7 @@
 /* ---------------------------------------------------------------------------------------------
  * Parsing */
 
-static const struct {
-    const char *name;
-    enum cuzk_tl_event ev;
-} event_names[] = {
-    {"SYNTH_START", CUZK_TL_SYNTH_START}, {"SYNTH_END", CUZK_TL_SYNTH_END},
-    {"GPU_QUEUE", CUZK_TL_GPU_QUEUE},     {"GPU_PICKUP", CUZK_TL_GPU_PICKUP},
-    {"GPU_START", CUZK_TL_GPU_START},     {"GPU_END", CUZK_TL_GPU_END},
-    {"FIN_START", CUZK_TL_FIN_START},     {"FIN_END", CUZK_TL_FIN_END},
-};
-
-static const char marker[] = "TIMELINE,";
+static const char marker[] = CUZK_TRACE_TIMELINE ",";
 
 /* A non-negative decimal number: digits with at most one '.', at least one digit. */
 static int parse_number(const char *s, size_t n, double *out) {
@@ -114,10 +104,10 @@ int cuzk_tl_parse_line(const char *line, size_t len, struct cuzk_tl_record *rec)
     rec->job = fields[2];
     rec->job_len = flen[2];
     if (parse_detail(p, (size_t)(end - p), rec)) return CUZK_EFORMAT;
-    for (size_t i = 0; i < sizeof event_names / sizeof event_names[0]; i++) {
-        if (strlen(event_names[i].name) == flen[1] &&
-            memcmp(event_names[i].name, fields[1], flen[1]) == 0) {
-            rec->event = event_names[i].ev;
+    for (int i = 0; i < CUZK_TRACE_N_EVENTS; i++) {
+        const char *name = cuzk_trace_event_name((enum cuzk_trace_event)i);
+        if (strlen(name) == flen[1] && memcmp(name, fields[1], flen[1]) == 0) {
+            rec->event = (enum cuzk_tl_event)i;
             return 1;
         }
     }

@@ -47,15 +47,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine/trace.h"
+
+/* The events of the engine's trace contract (engine/trace.h), under the chart's names. */
 enum cuzk_tl_event {
-    CUZK_TL_SYNTH_START,
-    CUZK_TL_SYNTH_END,
-    CUZK_TL_GPU_QUEUE,
-    CUZK_TL_GPU_PICKUP,
-    CUZK_TL_GPU_START,
-    CUZK_TL_GPU_END,
-    CUZK_TL_FIN_START,
-    CUZK_TL_FIN_END,
+    CUZK_TL_SYNTH_START = CUZK_TRACE_SYNTH_START,
+    CUZK_TL_SYNTH_END = CUZK_TRACE_SYNTH_END,
+    CUZK_TL_GPU_QUEUE = CUZK_TRACE_GPU_QUEUE,
+    CUZK_TL_GPU_PICKUP = CUZK_TRACE_GPU_PICKUP,
+    CUZK_TL_GPU_START = CUZK_TRACE_GPU_START,
+    CUZK_TL_GPU_END = CUZK_TRACE_GPU_END,
+    CUZK_TL_FIN_START = CUZK_TRACE_FIN_START,
+    CUZK_TL_FIN_END = CUZK_TRACE_FIN_END,
 };
 
 /* One parsed TIMELINE line. job points into the parsed line (not NUL-terminated). */

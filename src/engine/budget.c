@@ -1,9 +1,10 @@
-/* DESIGN: one mutex guards the counters; one condition variable carries every "memory came
- * back" event. reserve tests the fit and waits under that mutex, release changes the counters
- * and broadcasts under it, so a release can never fall between a failed test and the wait.
- * The evictor runs with the mutex dropped (it takes the SRS manager's lock and calls release,
- * which takes this one): never two locks at once. Waits are timed (1 s) so that caches that
- * become idle enough while a request waits are offered to the evictor again. */
+/* DESIGN: one mutex guards the counters and the list of claims; one condition variable carries
+ * every "memory came back" event. reserve tests the fit and waits under that mutex, release
+ * changes the counters and broadcasts under it, so a release can never fall between a failed
+ * test and the wait. The evictor and the listener run with the mutex dropped (they take the
+ * SRS manager's and the engine's locks and call release, which takes this one): never two
+ * locks at once. Waits are timed (1 s) so that caches that become idle enough while a request
+ * waits are offered to the evictor again, and so that a claim's ageing is seen. */
 #define _GNU_SOURCE
 #include "engine/budget.h"
 
@@ -17,6 +18,7 @@
 #include <time.h>
 
 #include "cuzk/error.h"
+#include "util/log.h"
 
 #define BUDGET_RETRY_MS 1000 /* evictor retry period while a reservation waits */
 
@@ -26,8 +28,12 @@ struct cuzk_budget {
     uint64_t total, used, peak;
     uint64_t by_owner[CUZK_MEM_OWNERS];
     uint32_t waiters;
+    uint64_t overtake_ms;
+    struct cuzk_budget_claim *claims;
     cuzk_budget_evictor evict;
     void *evict_ctx;
+    cuzk_budget_listener listen;
+    void *listen_ctx;
 };
 
 static double now_ms(void) {
@@ -64,22 +70,11 @@ int cuzk_parse_size(const char *s, uint64_t *out) {
     return CUZK_EINVAL;
 }
 
-int cuzk_budget_total(const char *total_spec, const char *margin, uint64_t *out, char *err,
+int cuzk_budget_total(uint64_t total_bytes, uint64_t m, uint64_t *out, char *err,
                       size_t errlen) {
-    if (total_spec && strcmp(total_spec, "auto") != 0) {
-        if (cuzk_parse_size(total_spec, out) || *out == 0) {
-            snprintf(err, errlen,
-                     "memory budget \"%s\" is not a size (a number with B, KiB, MiB, GiB or "
-                     "TiB, or \"auto\")",
-                     total_spec);
-            return CUZK_EINVAL;
-        }
+    if (total_bytes) {
+        *out = total_bytes;
         return CUZK_OK;
-    }
-    uint64_t m = 0;
-    if (margin && cuzk_parse_size(margin, &m)) {
-        snprintf(err, errlen, "safety margin \"%s\" is not a size", margin);
-        return CUZK_EINVAL;
     }
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) {
@@ -97,8 +92,9 @@ int cuzk_budget_total(const char *total_spec, const char *margin, uint64_t *out,
     }
     uint64_t total = (uint64_t)kb * 1024;
     if (m >= total) {
-        snprintf(err, errlen, "safety margin %s is not below the machine's memory (%llu bytes)",
-                 margin, (unsigned long long)total);
+        snprintf(err, errlen,
+                 "safety margin %llu bytes is not below the machine's memory (%llu bytes)",
+                 (unsigned long long)m, (unsigned long long)total);
         return CUZK_EINVAL;
     }
     *out = total - m;
@@ -115,6 +111,7 @@ int cuzk_budget_create(struct cuzk_budget **out, uint64_t total) {
     pthread_cond_init(&b->cv, &ca);
     pthread_condattr_destroy(&ca);
     b->total = total;
+    b->overtake_ms = 2000;
     *out = b;
     return CUZK_OK;
 }
@@ -133,6 +130,94 @@ void cuzk_budget_set_evictor(struct cuzk_budget *b, cuzk_budget_evictor fn, void
     pthread_mutex_unlock(&b->mu);
 }
 
+void cuzk_budget_set_listener(struct cuzk_budget *b, cuzk_budget_listener fn, void *ctx) {
+    pthread_mutex_lock(&b->mu);
+    b->listen = fn;
+    b->listen_ctx = ctx;
+    pthread_mutex_unlock(&b->mu);
+}
+
+void cuzk_budget_set_overtake(struct cuzk_budget *b, uint64_t ms) {
+    pthread_mutex_lock(&b->mu);
+    b->overtake_ms = ms;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* Bytes held back for aged claims that go before rank (under b->mu). */
+static uint64_t held_for(const struct cuzk_budget *b, uint64_t rank, double now) {
+    uint64_t held = 0;
+    for (const struct cuzk_budget_claim *c = b->claims; c; c = c->next)
+        if (c->rank < rank && now - c->since >= (double)b->overtake_ms) held += c->bytes;
+    return held;
+}
+
+/* Whether bytes of a request of this rank fit now (under b->mu). */
+static int fits(const struct cuzk_budget *b, uint64_t bytes, uint64_t rank, double now) {
+    if (b->used > b->total || bytes > b->total - b->used) return 0;
+    uint64_t held = held_for(b, rank, now);
+    return held <= b->total - b->used - bytes;
+}
+
+static void claim_link(struct cuzk_budget *b, struct cuzk_budget_claim *c, uint64_t bytes,
+                       uint64_t rank, double now) {
+    c->bytes = bytes;
+    c->rank = rank;
+    if (!c->active) {
+        c->since = now;
+        c->active = 1;
+        c->next = b->claims;
+        b->claims = c;
+    }
+}
+
+static void claim_unlink(struct cuzk_budget *b, struct cuzk_budget_claim *c) {
+    if (!c->active) return;
+    for (struct cuzk_budget_claim **l = &b->claims; *l; l = &(*l)->next)
+        if (*l == c) {
+            *l = c->next;
+            break;
+        }
+    c->active = 0;
+    c->next = NULL;
+    pthread_cond_broadcast(&b->cv); /* what it held back is free for others again */
+}
+
+void cuzk_budget_claim_set(struct cuzk_budget *b, struct cuzk_budget_claim *c, uint64_t bytes,
+                           uint64_t rank) {
+    pthread_mutex_lock(&b->mu);
+    claim_link(b, c, bytes, rank, now_ms());
+    pthread_mutex_unlock(&b->mu);
+}
+
+void cuzk_budget_claim_clear(struct cuzk_budget *b, struct cuzk_budget_claim *c) {
+    pthread_mutex_lock(&b->mu);
+    claim_unlink(b, c);
+    pthread_mutex_unlock(&b->mu);
+}
+
+uint64_t cuzk_budget_evict(struct cuzk_budget *b, uint64_t need) {
+    pthread_mutex_lock(&b->mu);
+    cuzk_budget_evictor ev = b->evict;
+    void *ev_ctx = b->evict_ctx;
+    int urgent = b->by_owner[CUZK_MEM_PARTITION] == 0;
+    pthread_mutex_unlock(&b->mu);
+    return ev ? ev(ev_ctx, need, urgent) : 0;
+}
+
+static void log_wait(const struct cuzk_budget *b, const char *what, uint64_t bytes, double waited) {
+    cuzk_log_warn("budget",
+                  "%s has waited %.0f s for %llu bytes: %llu of %llu in use (partitions %llu, "
+                  "keys %llu, constraint systems %llu, other %llu), %llu held for older "
+                  "requests",
+                  what ? what : "a reservation", waited / 1e3, (unsigned long long)bytes,
+                  (unsigned long long)b->used, (unsigned long long)b->total,
+                  (unsigned long long)b->by_owner[CUZK_MEM_PARTITION],
+                  (unsigned long long)b->by_owner[CUZK_MEM_KEY],
+                  (unsigned long long)b->by_owner[CUZK_MEM_CS],
+                  (unsigned long long)b->by_owner[CUZK_MEM_OTHER],
+                  (unsigned long long)held_for(b, UINT64_MAX, now_ms()));
+}
+
 /* under b->mu */
 static void take(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
                  struct cuzk_reservation *r) {
@@ -145,12 +230,13 @@ static void take(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owne
 }
 
 int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
-                        cuzk_budget_abort abort, void *abort_ctx, struct cuzk_reservation *r,
-                        double *waited_ms) {
+                        uint64_t rank, const char *what, cuzk_budget_abort abort, void *abort_ctx,
+                        struct cuzk_reservation *r, double *waited_ms) {
     memset(r, 0, sizeof *r);
     if (waited_ms) *waited_ms = 0;
     if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
-    double t0 = now_ms();
+    double t0 = now_ms(), logged = t0;
+    struct cuzk_budget_claim claim = {0};
     pthread_mutex_lock(&b->mu);
     if (bytes > b->total) {
         pthread_mutex_unlock(&b->mu);
@@ -162,14 +248,20 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
             rc = CUZK_ECANCELLED;
             break;
         }
-        if (b->used <= b->total && bytes <= b->total - b->used) {
+        double t = now_ms();
+        if (fits(b, bytes, rank, t)) {
             take(b, bytes, owner, r);
             break;
+        }
+        claim_link(b, &claim, bytes, rank, t);
+        if (t - logged >= CUZK_BUDGET_LOG_MS) {
+            log_wait(b, what, bytes, t - t0);
+            logged = t;
         }
         /* ask the caches first, without the lock */
         cuzk_budget_evictor ev = b->evict;
         void *ev_ctx = b->evict_ctx;
-        uint64_t need = b->used + bytes - b->total;
+        uint64_t need = b->used + bytes > b->total ? b->used + bytes - b->total : bytes;
         int urgent = b->by_owner[CUZK_MEM_PARTITION] == 0;
         if (ev) {
             pthread_mutex_unlock(&b->mu);
@@ -180,7 +272,7 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
                 rc = CUZK_ECANCELLED;
                 break;
             }
-            if (b->used <= b->total && bytes <= b->total - b->used) {
+            if (fits(b, bytes, rank, now_ms())) {
                 take(b, bytes, owner, r);
                 break;
             }
@@ -192,32 +284,24 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
         pthread_cond_timedwait(&b->cv, &b->mu, &ts);
         b->waiters--;
     }
+    claim_unlink(b, &claim);
     pthread_mutex_unlock(&b->mu);
     if (waited_ms) *waited_ms = now_ms() - t0;
     return rc;
 }
 
 int cuzk_budget_try_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
-                            struct cuzk_reservation *r) {
+                            uint64_t rank, struct cuzk_reservation *r) {
     memset(r, 0, sizeof *r);
     if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
     int rc = CUZK_EBUSY;
     pthread_mutex_lock(&b->mu);
-    if (b->used <= b->total && bytes <= b->total - b->used) {
+    if (fits(b, bytes, rank, now_ms())) {
         take(b, bytes, owner, r);
         rc = CUZK_OK;
     }
     pthread_mutex_unlock(&b->mu);
     return rc;
-}
-
-void cuzk_budget_force(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_owner owner,
-                       struct cuzk_reservation *r) {
-    memset(r, 0, sizeof *r);
-    if ((unsigned)owner >= CUZK_MEM_OWNERS) owner = CUZK_MEM_OTHER;
-    pthread_mutex_lock(&b->mu);
-    take(b, bytes, owner, r);
-    pthread_mutex_unlock(&b->mu);
 }
 
 void cuzk_reservation_release(struct cuzk_reservation *r, uint64_t bytes) {
@@ -229,8 +313,31 @@ void cuzk_reservation_release(struct cuzk_reservation *r, uint64_t bytes) {
     b->used -= bytes;
     b->by_owner[r->owner] -= bytes;
     pthread_cond_broadcast(&b->cv);
+    cuzk_budget_listener fn = b->listen;
+    void *ctx = b->listen_ctx;
     pthread_mutex_unlock(&b->mu);
     r->bytes -= bytes;
+    if (fn) fn(ctx);
+}
+
+uint64_t cuzk_reservation_move(struct cuzk_reservation *from, uint64_t bytes,
+                               enum cuzk_mem_owner owner, struct cuzk_reservation *to) {
+    struct cuzk_budget *b = from->budget;
+    if (!b || (to->budget && (to->budget != b || to->owner != owner))) return 0;
+    if (bytes > from->bytes) bytes = from->bytes;
+    if (!bytes) return 0;
+    pthread_mutex_lock(&b->mu);
+    b->by_owner[from->owner] -= bytes;
+    b->by_owner[owner] += bytes;
+    pthread_mutex_unlock(&b->mu);
+    from->bytes -= bytes;
+    if (!to->budget) {
+        to->budget = b;
+        to->owner = owner;
+        to->bytes = 0;
+    }
+    to->bytes += bytes;
+    return bytes;
 }
 
 void cuzk_reservation_release_all(struct cuzk_reservation *r) {

@@ -14,9 +14,17 @@
  *   - key_sizes must not load the key (a header read at most; results may be cached) and must
  *     be exact or an over-estimate: the engine charges these bytes to the memory budget before
  *     key_load runs. The per-partition memory estimate is derived from them (docs/engine.md).
- *   - key_load fills a struct cuzk_kind_key: a zkey, its prepared proving key (pk.zkey points
- *     at key->zkey) and its verification key; priv for anything else the kind keeps (e.g. a
- *     constraint system, charged as cs_bytes). key_free releases all of it.
+ *   - key_load fills a struct cuzk_kind_key: its proving key (a view, groth16.h), its
+ *     verification key, and what they point at (a zkey, or priv for anything else the kind
+ *     keeps: a constraint system, a key file). When opts->host_points is 0 every device will
+ *     hold the key (the HOT tier) and the points may stay in the key file (pk.file) instead of
+ *     host memory. key_free releases all of it.
+ *   - key_trim (optional) is called once the devices hold the key: it frees what no device
+ *     reads from host memory any more (points loaded in host memory, the constraint system
+ *     unless a check needs it), leaving the pk's header, vk and whatever key_free still needs.
+ *   - key_corrupt (optional) is called when a device found the key's stored form corrupt
+ *     (a checksum of the key file): the kind removes it, so that the next key_load makes it
+ *     again.
  *   - synthesize writes the whole witness w[0 .. n_vars) of partition `part` (w[0] = 1, the
  *     public inputs w[1 .. n_public]); it may run concurrently for different partitions and
  *     jobs, on several threads, and may use the pool (shared: cuzk_pool_run serialises).
@@ -39,22 +47,33 @@
 
 struct cuzk_pool;
 
-/* A circuit's sizes, known before its key is loaded. */
+/* A circuit's sizes, known before its key is loaded. Two residency plans: WARM (the points in
+ * host memory: a CPU backend proves) and HOT (every device holds the key: host memory keeps
+ * only what key_trim leaves). */
 struct cuzk_kind_sizes {
     uint32_t n_vars;        /* witness length, the constant one included */
     uint32_t n_public;      /* public inputs per partition */
     uint32_t domain_size;   /* the key's evaluation domain */
-    uint64_t key_bytes;     /* host bytes of the loaded key: zkey arrays, prepared pk, vk */
-    uint64_t cs_bytes;      /* host bytes of the kind's private key data (priv); 0 if none */
-    uint64_t load_scratch;  /* transient bytes key_load needs besides the above (a mapped
+    uint64_t key_bytes;     /* WARM: host bytes of the loaded key (points, prepared rows, vk) */
+    uint64_t cs_bytes;      /* WARM: host bytes of the kind's private key data (priv); 0 if none */
+    uint64_t load_scratch;  /* WARM: transient bytes key_load needs besides the above (a mapped
                                file, a setup's tables); charged during the load only */
+    uint64_t hot_load;      /* HOT: host bytes from key_load until key_trim returns (what is
+                               loaded and the transient bytes), the upload included */
+    uint64_t hot_keep;      /* HOT: host bytes kept after key_trim */
     uint64_t synth_scratch; /* transient bytes one synthesize call allocates besides w */
+};
+
+/* How a key is loaded. */
+struct cuzk_kind_load_opts {
+    int host_points; /* 1: the points in host memory (a CPU backend proves); 0: the devices
+                        load them (from pk.file when there is one) */
 };
 
 /* A loaded key, owned by the SRS manager between key_load and key_free. */
 struct cuzk_kind_key {
-    struct cuzk_zkey zkey;
-    struct cuzk_groth16_pk pk; /* pk.zkey = &zkey */
+    struct cuzk_zkey zkey;     /* zkey-based kinds (pk views it); unused otherwise */
+    struct cuzk_groth16_pk pk; /* the prover's view */
     struct cuzk_snarkjs_vk vk;
     void *priv;
 };
@@ -62,6 +81,7 @@ struct cuzk_kind_key {
 struct cuzk_kind {
     const char *name;     /* the request's kind string, < CUZK_NAME_MAX characters */
     int default_priority; /* enum cuzk_priority */
+    int proof_kind;       /* the cuzk.v1 ProofKind that selects it (0: none; requested by name) */
     void *ctx;            /* the kind's own state */
 
     int (*job_open)(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
@@ -75,8 +95,11 @@ struct cuzk_kind {
     int (*key_sizes)(const struct cuzk_kind *k, const char *key_id, struct cuzk_kind_sizes *out,
                      char *err, size_t errlen);
     int (*key_load)(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
-                    struct cuzk_kind_key *out, char *err, size_t errlen);
+                    const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out, char *err,
+                    size_t errlen);
     void (*key_free)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
+    void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key);     /* optional */
+    void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id);        /* optional */
 
     int (*synthesize)(const struct cuzk_kind *k, void *job, const struct cuzk_kind_key *key,
                       uint32_t part, struct cuzk_pool *pool, cuzk_fr *w, char *err, size_t errlen);
@@ -85,22 +108,11 @@ struct cuzk_kind {
                   uint32_t part, const cuzk_fr *pub, size_t n_pub,
                   const struct cuzk_snarkjs_proof *proof);
 
-    /* Called by cuzk_engine_destroy for kinds the engine created (the built-in ones); NULL
-     * for kinds registered from outside, which their owner frees after the engine. */
+    /* Frees the kind (its owner calls it after destroying every engine it was registered
+     * with; kinds/kinds.h does so for the kinds it makes). */
     void (*destroy)(struct cuzk_kind *k);
 };
 
-/* Host bytes of a loaded zkey of these sizes (the arrays struct cuzk_zkey holds), its
- * prepared pk (CSR of the A/B coefficients) and vk: what key_sizes reports for a zkey. */
-uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
-                              uint64_t n_coefs);
-
-/* Fills key->pk and key->vk from key->zkey (already loaded). Returns CUZK_OK or CUZK_ENOMEM /
- * CUZK_EFORMAT (from cuzk_groth16_pk_prepare), freeing nothing on error but what it made. */
-int cuzk_kind_key_prepare(struct cuzk_kind_key *key);
-/* Frees zkey, pk and vk (not priv) and zeroes them. */
-void cuzk_kind_key_release(struct cuzk_kind_key *key);
-
-/* The built-in kinds live in engine/synthetic.h and engine/snarkjs_kind.h. */
+/* The kinds themselves live in src/kinds/ (kinds/kinds.h registers them). */
 
 #endif

@@ -1,3 +1,4 @@
+/* The SRS manager (contract and DESIGN: srs.h). */
 #define _GNU_SOURCE
 #include "engine/srs.h"
 
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "cuzk/error.h"
+#include "groth16/groth16.h"
 #include "util/log.h"
 
 enum entry_state { ENTRY_COLD = 0, ENTRY_LOADING, ENTRY_LOADED };
@@ -16,8 +18,9 @@ struct cuzk_srs_entry {
     const struct cuzk_kind *kind;
     char key_id[CUZK_NAME_MAX];
     enum entry_state state;
-    int hot; /* uploaded to at least one device */
-    uint32_t refs;
+    int hot;     /* resident on at least one device */
+    int trimmed; /* HOT only: the host copy was freed */
+    uint32_t refs, waiting;
     double last_used, load_ms;
     struct cuzk_kind_key *key;
     struct cuzk_reservation key_res, cs_res;
@@ -29,8 +32,9 @@ struct cuzk_srs {
     pthread_cond_t loaded; /* broadcast at the end of every load */
     struct cuzk_budget *budget;
     struct cuzk_pool *pool;
-    const struct cuzk_engine_device *devs;
-    size_t n_devs;
+    const struct cuzk_backend *const *be;
+    size_t n_be;
+    int hot_only;
     uint64_t min_idle_ms;
     uint64_t (*extra)(void *ctx, const struct cuzk_kind_sizes *sz);
     void *extra_ctx;
@@ -45,7 +49,7 @@ static double now_ms(void) {
 }
 
 int cuzk_srs_create(struct cuzk_srs **out, struct cuzk_budget *budget, struct cuzk_pool *pool,
-                    const struct cuzk_engine_device *devs, size_t n_devs, uint64_t min_idle_ms,
+                    const struct cuzk_backend *const *backends, size_t n, uint64_t min_idle_ms,
                     uint64_t (*extra)(void *ctx, const struct cuzk_kind_sizes *sz),
                     void *extra_ctx) {
     struct cuzk_srs *s = calloc(1, sizeof *s);
@@ -54,8 +58,11 @@ int cuzk_srs_create(struct cuzk_srs **out, struct cuzk_budget *budget, struct cu
     pthread_cond_init(&s->loaded, NULL);
     s->budget = budget;
     s->pool = pool;
-    s->devs = devs;
-    s->n_devs = n_devs;
+    s->be = backends;
+    s->n_be = n;
+    s->hot_only = n > 0;
+    for (size_t i = 0; i < n; i++)
+        if (!backends[i]->key_upload) s->hot_only = 0;
     s->min_idle_ms = min_idle_ms;
     s->extra = extra;
     s->extra_ctx = extra_ctx;
@@ -63,13 +70,35 @@ int cuzk_srs_create(struct cuzk_srs **out, struct cuzk_budget *budget, struct cu
     return CUZK_OK;
 }
 
-/* Frees a detached key and returns its budget (no lock held). */
-static void free_key(struct cuzk_srs *s, const struct cuzk_kind *kind, const char *key_id,
-                     struct cuzk_kind_key *key, int hot, struct cuzk_reservation *key_res,
-                     struct cuzk_reservation *cs_res) {
+int cuzk_srs_hot_only(const struct cuzk_srs *s) { return s->hot_only; }
+
+/* The charges of a load of these sizes: steady key and cs bytes, and the transient extra. */
+static void charges(const struct cuzk_srs *s, const struct cuzk_kind_sizes *sz, uint64_t *key,
+                    uint64_t *cs, uint64_t *transient) {
+    uint64_t extra = s->extra ? s->extra(s->extra_ctx, sz) : 0;
+    if (s->hot_only) {
+        *key = sz->hot_keep + extra;
+        *cs = 0;
+        *transient = sz->hot_load > sz->hot_keep ? sz->hot_load - sz->hot_keep : 0;
+    } else {
+        *key = sz->key_bytes + extra;
+        *cs = sz->cs_bytes;
+        *transient = sz->load_scratch;
+    }
+}
+
+uint64_t cuzk_srs_key_charge(const struct cuzk_srs *s, const struct cuzk_kind_sizes *sz) {
+    uint64_t key, cs, transient;
+    charges(s, sz, &key, &cs, &transient);
+    return key + cs;
+}
+
+/* Drops a detached key from the devices, frees it and returns its budget (no lock held). */
+static void free_key(struct cuzk_srs *s, const struct cuzk_kind *kind, struct cuzk_kind_key *key,
+                     int hot, struct cuzk_reservation *key_res, struct cuzk_reservation *cs_res) {
     if (hot && key)
-        for (size_t d = 0; d < s->n_devs; d++)
-            if (s->devs[d].key_drop) s->devs[d].key_drop(s->devs[d].ctx, key_id, &key->pk);
+        for (size_t d = 0; d < s->n_be; d++)
+            if (s->be[d]->key_drop) s->be[d]->key_drop(s->be[d], &key->pk);
     if (key) {
         kind->key_free(kind, key);
         free(key);
@@ -84,8 +113,7 @@ void cuzk_srs_destroy(struct cuzk_srs *s) {
     if (!s) return;
     for (size_t i = 0; i < s->n; i++) {
         struct cuzk_srs_entry *e = s->e[i];
-        if (e->state == ENTRY_LOADED)
-            free_key(s, e->kind, e->key_id, e->key, e->hot, &e->key_res, &e->cs_res);
+        if (e->state == ENTRY_LOADED) free_key(s, e->kind, e->key, e->hot, &e->key_res, &e->cs_res);
         free(e);
     }
     free(s->e);
@@ -101,9 +129,191 @@ static struct cuzk_srs_entry *find(struct cuzk_srs *s, const char *kind, const c
     return NULL;
 }
 
+/* Removes a cold entry nobody waits for from the table (under s->mu): failed loads and
+ * evicted keys leave nothing behind. */
+static void forget(struct cuzk_srs *s, struct cuzk_srs_entry *e) {
+    if (e->state != ENTRY_COLD || e->refs || e->waiting) return;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i] == e) {
+            s->e[i] = s->e[--s->n];
+            free(e);
+            return;
+        }
+}
+
+/* Detaches a loaded, unreferenced entry's key (under s->mu) into *d. */
+struct detached {
+    const struct cuzk_kind *kind;
+    char key_id[CUZK_NAME_MAX];
+    struct cuzk_kind_key *key;
+    int hot;
+    struct cuzk_reservation key_res, cs_res;
+};
+
+static uint64_t detach(struct cuzk_srs *s, struct cuzk_srs_entry *e, struct detached *d) {
+    d->kind = e->kind;
+    strcpy(d->key_id, e->key_id);
+    d->key = e->key;
+    d->hot = e->hot;
+    d->key_res = e->key_res;
+    d->cs_res = e->cs_res;
+    uint64_t bytes = e->key_res.bytes + e->cs_res.bytes;
+    e->key = NULL;
+    memset(&e->key_res, 0, sizeof e->key_res);
+    memset(&e->cs_res, 0, sizeof e->cs_res);
+    e->hot = e->trimmed = 0;
+    e->vram_bytes = 0;
+    e->state = ENTRY_COLD;
+    forget(s, e);
+    return bytes;
+}
+
+/* Drops the least recently used idle HOT keys other than `keep` from the devices (they become
+ * COLD) until one went (1) or none could (0), for a device out of memory. No lock held. */
+static int evict_one_hot(struct cuzk_srs *s, const struct cuzk_srs_entry *keep) {
+    struct detached d;
+    pthread_mutex_lock(&s->mu);
+    struct cuzk_srs_entry *victim = NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        struct cuzk_srs_entry *e = s->e[i];
+        if (e == keep || e->state != ENTRY_LOADED || e->refs || !e->hot) continue;
+        if (!victim || e->last_used < victim->last_used) victim = e;
+    }
+    uint64_t bytes = victim ? detach(s, victim, &d) : 0;
+    pthread_mutex_unlock(&s->mu);
+    if (!victim) return 0;
+    cuzk_log_info("srs", "key %s/%s evicted to make room on a device: %llu host bytes",
+                  d.kind->name, d.key_id, (unsigned long long)bytes);
+    free_key(s, d.kind, d.key, d.hot, &d.key_res, &d.cs_res);
+    return 1;
+}
+
+/* Uploads key to every device that can hold it. *hot / *vram: what took. Returns CUZK_OK, or
+ * for a HOT-only plan the first upload error (EFORMAT: the key file is corrupt). */
+static int upload_all(struct cuzk_srs *s, const struct cuzk_srs_entry *e, struct cuzk_kind_key *key,
+                      int *hot, uint64_t *vram, char *err, size_t errlen) {
+    *hot = 0;
+    *vram = 0;
+    for (size_t d = 0; d < s->n_be; d++) {
+        const struct cuzk_backend *be = s->be[d];
+        if (!be->key_upload) continue;
+        uint64_t v = 0;
+        char uerr[512] = "";
+        int rc;
+        /* a device out of memory gets the idle keys dropped, one at a time, before giving up */
+        while ((rc = be->key_upload(be, &key->pk, &v, uerr, sizeof uerr)) == CUZK_EGPUOOM &&
+               evict_one_hot(s, e))
+            uerr[0] = 0;
+        if (!rc) {
+            *hot = 1;
+            *vram += v;
+            continue;
+        }
+        if (s->hot_only) {
+            snprintf(err, errlen, "key %s/%s: %s: %s", e->kind->name, e->key_id, be->name,
+                     uerr[0] ? uerr : cuzk_strerror(rc));
+            return rc;
+        }
+        cuzk_log_warn("srs", "key %s/%s: upload to %s failed: %s (stays in host memory)",
+                      e->kind->name, e->key_id, be->name, uerr[0] ? uerr : cuzk_strerror(rc));
+    }
+    return CUZK_OK;
+}
+
+/* Loads e (state LOADING, no lock held). On success fills the entry's key and charges. */
+static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
+                cuzk_budget_abort abort, void *abort_ctx, char *err, size_t errlen) {
+    const struct cuzk_kind *kind = e->kind;
+    struct cuzk_kind_sizes sz;
+    struct cuzk_reservation key_res = {0}, cs_res = {0}, scratch_res = {0};
+    struct cuzk_kind_key *key = NULL;
+    int rc = kind->key_sizes(kind, e->key_id, &sz, err, errlen);
+    uint64_t kb = 0, cb = 0, tb = 0;
+    if (!rc) {
+        charges(s, &sz, &kb, &cb, &tb);
+        struct cuzk_budget_stats st;
+        cuzk_budget_get_stats(s->budget, &st);
+        char what[2 * CUZK_NAME_MAX + 16];
+        snprintf(what, sizeof what, "key %s/%s", kind->name, e->key_id);
+        /* the three charges are taken one after the other: together they must fit */
+        if (kb + cb + tb > st.total) rc = CUZK_ENOMEM;
+        if (!rc)
+            rc = cuzk_budget_reserve(s->budget, kb, CUZK_MEM_KEY, rank, what, abort, abort_ctx,
+                                     &key_res, NULL);
+        if (!rc)
+            rc = cuzk_budget_reserve(s->budget, cb, CUZK_MEM_CS, rank, what, abort, abort_ctx,
+                                     &cs_res, NULL);
+        if (!rc)
+            rc = cuzk_budget_reserve(s->budget, tb, CUZK_MEM_OTHER, rank, what, abort, abort_ctx,
+                                     &scratch_res, NULL);
+        if (rc == CUZK_ENOMEM)
+            snprintf(err, errlen, "key %s/%s needs %llu bytes, more than the memory budget (%llu)",
+                     kind->name, e->key_id, (unsigned long long)(kb + cb + tb),
+                     (unsigned long long)st.total);
+        else if (rc)
+            snprintf(err, errlen, "loading key %s/%s: %s", kind->name, e->key_id,
+                     cuzk_strerror(rc));
+    }
+    double tl = now_ms();
+    int hot = 0;
+    uint64_t vram = 0;
+    for (int attempt = 0; !rc; attempt++) {
+        struct cuzk_kind_load_opts lo = {.host_points = !s->hot_only};
+        key = calloc(1, sizeof *key);
+        rc = key ? kind->key_load(kind, e->key_id, s->pool, &lo, key, err, errlen) : CUZK_ENOMEM;
+        if (rc) {
+            free(key);
+            key = NULL;
+        } else {
+            rc = upload_all(s, e, key, &hot, &vram, err, errlen);
+            if (!rc) break;
+            /* a HOT-only load whose devices could not take the key */
+            if (hot)
+                for (size_t d = 0; d < s->n_be; d++)
+                    if (s->be[d]->key_drop) s->be[d]->key_drop(s->be[d], &key->pk);
+            kind->key_free(kind, key);
+            free(key);
+            key = NULL;
+            hot = 0;
+        }
+        /* a corrupt key file (found by the kind's load or by a device's upload): the kind
+         * removes it and the load starts over once */
+        if (rc != CUZK_EFORMAT || attempt > 0 || !kind->key_corrupt) break;
+        cuzk_log_warn("srs", "%s: making the key again", err);
+        kind->key_corrupt(kind, e->key_id);
+        err[0] = 0;
+        rc = CUZK_OK;
+    }
+    if (!rc && s->hot_only && kind->key_trim) {
+        kind->key_trim(kind, key);
+        e->trimmed = 1;
+    }
+    uint64_t scratch = scratch_res.bytes;
+    cuzk_reservation_release_all(&scratch_res);
+    cuzk_budget_trim(scratch, 0);
+    if (rc) {
+        cuzk_reservation_release_all(&key_res);
+        cuzk_reservation_release_all(&cs_res);
+        return rc;
+    }
+    e->key = key;
+    e->key_res = key_res;
+    e->cs_res = cs_res;
+    e->hot = hot;
+    e->vram_bytes = vram;
+    e->load_ms = now_ms() - tl;
+    cuzk_log_info("srs", "key %s/%s loaded: %.1f ms, %llu host bytes (key %llu, cs %llu)%s%s",
+                  kind->name, e->key_id, e->load_ms,
+                  (unsigned long long)(key_res.bytes + cs_res.bytes),
+                  (unsigned long long)key_res.bytes, (unsigned long long)cs_res.bytes,
+                  hot ? ", resident on the devices" : "", e->trimmed ? " only" : "");
+    return CUZK_OK;
+}
+
 int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const char *key_id,
-                     cuzk_budget_abort abort, void *abort_ctx, struct cuzk_srs_entry **out,
-                     int *loaded_now, double *wait_ms, char *err, size_t errlen) {
+                     uint64_t rank, cuzk_budget_abort abort, void *abort_ctx,
+                     struct cuzk_srs_entry **out, int *loaded_now, double *wait_ms, char *err,
+                     size_t errlen) {
     double t0 = now_ms();
     if (loaded_now) *loaded_now = 0;
     if (wait_ms) *wait_ms = 0;
@@ -112,28 +322,28 @@ int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const cha
         return CUZK_EINVAL;
     }
     pthread_mutex_lock(&s->mu);
-    struct cuzk_srs_entry *e = find(s, kind->name, key_id);
-    if (!e) {
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 8;
-            struct cuzk_srs_entry **ne = realloc(s->e, cap * sizeof *ne);
-            if (!ne) {
+    struct cuzk_srs_entry *e;
+    for (;;) {
+        e = find(s, kind->name, key_id);
+        if (!e) {
+            if (s->n == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 8;
+                struct cuzk_srs_entry **ne = realloc(s->e, cap * sizeof *ne);
+                if (!ne) {
+                    pthread_mutex_unlock(&s->mu);
+                    return CUZK_ENOMEM;
+                }
+                s->e = ne;
+                s->cap = cap;
+            }
+            if (!(e = calloc(1, sizeof *e))) {
                 pthread_mutex_unlock(&s->mu);
                 return CUZK_ENOMEM;
             }
-            s->e = ne;
-            s->cap = cap;
+            e->kind = kind;
+            strcpy(e->key_id, key_id);
+            s->e[s->n++] = e;
         }
-        e = calloc(1, sizeof *e);
-        if (!e) {
-            pthread_mutex_unlock(&s->mu);
-            return CUZK_ENOMEM;
-        }
-        e->kind = kind;
-        strcpy(e->key_id, key_id);
-        s->e[s->n++] = e;
-    }
-    for (;;) {
         if (e->state == ENTRY_LOADED) {
             e->refs++;
             e->last_used = now_ms();
@@ -143,95 +353,48 @@ int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const cha
             return CUZK_OK;
         }
         if (e->state == ENTRY_COLD) break;
+        /* another thread loads it: wait, then look again (a failed load left no entry) */
+        e->waiting++;
         pthread_cond_wait(&s->loaded, &s->mu);
+        e->waiting--;
+        forget(s, e);
     }
     e->state = ENTRY_LOADING;
     pthread_mutex_unlock(&s->mu);
 
-    /* load without the lock: budget first, then the kind */
-    struct cuzk_kind_sizes sz;
-    struct cuzk_reservation key_res = {0}, cs_res = {0}, scratch_res = {0};
-    struct cuzk_kind_key *key = NULL;
-    uint64_t vram = 0;
-    int hot = 0;
-    int rc = kind->key_sizes(kind, key_id, &sz, err, errlen);
-    if (!rc && s->extra) sz.key_bytes += s->extra(s->extra_ctx, &sz);
-    if (!rc) {
-        struct cuzk_budget_stats st;
-        cuzk_budget_get_stats(s->budget, &st);
-        /* the three charges are taken one after the other: together they must fit */
-        if (sz.key_bytes + sz.cs_bytes + sz.load_scratch > st.total) rc = CUZK_ENOMEM;
-        if (!rc)
-            rc = cuzk_budget_reserve(s->budget, sz.key_bytes, CUZK_MEM_KEY, abort, abort_ctx,
-                                     &key_res, NULL);
-        if (!rc)
-            rc = cuzk_budget_reserve(s->budget, sz.cs_bytes, CUZK_MEM_CS, abort, abort_ctx, &cs_res,
-                                     NULL);
-        if (!rc)
-            rc = cuzk_budget_reserve(s->budget, sz.load_scratch, CUZK_MEM_OTHER, abort, abort_ctx,
-                                     &scratch_res, NULL);
-        if (rc == CUZK_ENOMEM)
-            snprintf(err, errlen, "key %s/%s needs %llu bytes, more than the memory budget",
-                     kind->name, key_id,
-                     (unsigned long long)(sz.key_bytes + sz.cs_bytes + sz.load_scratch));
-        else if (rc)
-            snprintf(err, errlen, "loading key %s/%s: %s", kind->name, key_id, cuzk_strerror(rc));
-    }
-    double tl = now_ms();
-    if (!rc) {
-        key = calloc(1, sizeof *key);
-        rc = key ? kind->key_load(kind, key_id, s->pool, key, err, errlen) : CUZK_ENOMEM;
-        if (rc && key) {
-            free(key);
-            key = NULL;
-        }
-    }
-    if (!rc) {
-        for (size_t d = 0; d < s->n_devs; d++) {
-            uint64_t v = 0;
-            if (!s->devs[d].key_upload) continue;
-            int urc = s->devs[d].key_upload(s->devs[d].ctx, key_id, &key->pk, &v);
-            if (urc)
-                cuzk_log_warn("srs", "key %s/%s: upload to device %zu failed: %s (stays warm)",
-                              kind->name, key_id, d, cuzk_strerror(urc));
-            else
-                hot = 1, vram += v;
-        }
-    }
-    double load_ms = now_ms() - tl;
-    uint64_t scratch = scratch_res.bytes;
-    cuzk_reservation_release_all(&scratch_res);
-    cuzk_budget_trim(scratch, 0);
-    if (rc) {
-        cuzk_reservation_release_all(&key_res);
-        cuzk_reservation_release_all(&cs_res);
-    }
+    int rc = load(s, e, rank, abort, abort_ctx, err, errlen);
 
     pthread_mutex_lock(&s->mu);
     if (rc) {
         e->state = ENTRY_COLD;
+        forget(s, e);
     } else {
         e->state = ENTRY_LOADED;
-        e->key = key;
-        e->key_res = key_res;
-        e->cs_res = cs_res;
-        e->hot = hot;
-        e->vram_bytes = vram;
-        e->load_ms = load_ms;
         e->refs++;
         e->last_used = now_ms();
     }
     pthread_cond_broadcast(&s->loaded);
     pthread_mutex_unlock(&s->mu);
     if (rc) return rc;
-    cuzk_log_info("srs", "key %s/%s loaded: %.1f ms, %llu bytes (key %llu, cs %llu)%s", kind->name,
-                  key_id, load_ms, (unsigned long long)(key_res.bytes + cs_res.bytes),
-                  (unsigned long long)key_res.bytes, (unsigned long long)cs_res.bytes,
-                  hot ? ", resident on the devices" : "");
     if (loaded_now) *loaded_now = 1;
     if (wait_ms) *wait_ms = now_ms() - t0;
     *out = e;
     return CUZK_OK;
+}
+
+int cuzk_srs_try_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const char *key_id,
+                         struct cuzk_srs_entry **out) {
+    pthread_mutex_lock(&s->mu);
+    struct cuzk_srs_entry *e = find(s, kind->name, key_id);
+    int rc = CUZK_EAGAIN;
+    if (e && e->state == ENTRY_LOADED) {
+        e->refs++;
+        e->last_used = now_ms();
+        *out = e;
+        rc = CUZK_OK;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }
 
 const struct cuzk_kind_key *cuzk_srs_key(const struct cuzk_srs_entry *e) { return e->key; }
@@ -244,32 +407,6 @@ void cuzk_srs_release(struct cuzk_srs *s, struct cuzk_srs_entry *e) {
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Detaches a loaded, unreferenced entry's key (under s->mu) into *d. */
-struct detached {
-    const struct cuzk_kind *kind;
-    char key_id[CUZK_NAME_MAX];
-    struct cuzk_kind_key *key;
-    int hot;
-    struct cuzk_reservation key_res, cs_res;
-};
-
-static uint64_t detach(struct cuzk_srs_entry *e, struct detached *d) {
-    d->kind = e->kind;
-    strcpy(d->key_id, e->key_id);
-    d->key = e->key;
-    d->hot = e->hot;
-    d->key_res = e->key_res;
-    d->cs_res = e->cs_res;
-    uint64_t bytes = e->key_res.bytes + e->cs_res.bytes;
-    e->key = NULL;
-    memset(&e->key_res, 0, sizeof e->key_res);
-    memset(&e->cs_res, 0, sizeof e->cs_res);
-    e->hot = 0;
-    e->vram_bytes = 0;
-    e->state = ENTRY_COLD;
-    return bytes;
-}
-
 int cuzk_srs_evict(struct cuzk_srs *s, const char *kind, const char *key_id, uint64_t *freed) {
     if (freed) *freed = 0;
     struct detached d;
@@ -280,10 +417,10 @@ int cuzk_srs_evict(struct cuzk_srs *s, const char *kind, const char *key_id, uin
         rc = CUZK_ENOTFOUND;
     else if (e->state == ENTRY_LOADING || e->refs)
         rc = CUZK_EBUSY;
-    uint64_t bytes = rc ? 0 : detach(e, &d);
+    uint64_t bytes = rc ? 0 : detach(s, e, &d);
     pthread_mutex_unlock(&s->mu);
     if (rc) return rc;
-    free_key(s, d.kind, d.key_id, d.key, d.hot, &d.key_res, &d.cs_res);
+    free_key(s, d.kind, d.key, d.hot, &d.key_res, &d.cs_res);
     cuzk_log_info("srs", "key %s/%s evicted (explicit): %llu bytes", kind, key_id,
                   (unsigned long long)bytes);
     if (freed) *freed = bytes;
@@ -304,11 +441,11 @@ uint64_t cuzk_srs_evict_idle(struct cuzk_srs *s, uint64_t need, uint64_t min_idl
             if (!urgent && now - e->last_used < (double)min_idle_ms) continue;
             if (!victim || e->last_used < victim->last_used) victim = e;
         }
-        uint64_t bytes = victim ? detach(victim, &d) : 0;
         double idle = victim ? now - victim->last_used : 0;
+        uint64_t bytes = victim ? detach(s, victim, &d) : 0;
         pthread_mutex_unlock(&s->mu);
         if (!victim) break;
-        free_key(s, d.kind, d.key_id, d.key, d.hot, &d.key_res, &d.cs_res);
+        free_key(s, d.kind, d.key, d.hot, &d.key_res, &d.cs_res);
         cuzk_log_info("srs", "key %s/%s evicted (idle %.0f ms%s): %llu bytes", d.kind->name,
                       d.key_id, idle, urgent ? ", memory pressure" : "", (unsigned long long)bytes);
         total += bytes;

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "engine/snarkjs_kind.h"
+#include "kinds/snarkjs_kind.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cuzk/error.h"
+#include "kinds/zkey_key.h"
 #include "formats/binfile.h"
 #include "formats/fmt.h"
 #include "formats/r1cs.h"
@@ -143,6 +144,21 @@ static int sj_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
         snprintf(err, errlen, "snarkjs: a job needs a witness: .wtns bytes or a path, not both");
         return CUZK_EINVAL;
     }
+    /* the witness's shape is checked now, so that a wrong file never waits for a key or for
+     * memory (its values are checked in synthesis) */
+    uint32_t n_w = 0;
+    char werr[200];
+    int rc = cuzk_wtns_peek(req->witness, req->witness_len, req->witness_path, &n_w, werr,
+                            sizeof werr);
+    if (rc) {
+        snprintf(err, errlen, "snarkjs: %s", werr);
+        return rc;
+    }
+    if (n_w != c.n_vars) {
+        snprintf(err, errlen, "snarkjs: the witness has %u values, circuit %s has %u wires", n_w,
+                 c.id, c.n_vars);
+        return CUZK_EINVAL;
+    }
     struct snarkjs_job *j = calloc(1, sizeof *j);
     if (!j) return CUZK_ENOMEM;
     if (req->witness) {
@@ -188,13 +204,17 @@ static int sj_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
     out->cs_bytes = 2 * c.r1cs_file;
     /* the mapped zkey, and the mapped r1cs with its parsed arrays */
     out->load_scratch = c.zkey_file + 3 * c.r1cs_file;
+    out->hot_load = out->key_bytes + out->cs_bytes + out->load_scratch;
+    out->hot_keep = cuzk_kind_zkey_hot_bytes(c.n_public) + out->cs_bytes;
     /* the parsed witness (32 bytes a value) and, for a path, its mapped file */
     out->synth_scratch = 2 * (uint64_t)c.n_vars * sizeof(cuzk_fr) + 4096;
     return CUZK_OK;
 }
 
 static int sj_key_load(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
-                       struct cuzk_kind_key *out, char *err, size_t errlen) {
+                       const struct cuzk_kind_load_opts *lopts, struct cuzk_kind_key *out,
+                       char *err, size_t errlen) {
+    (void)lopts; /* the zkey is read whole; key_trim frees the points once the devices hold it */
     struct circuit c;
     if (lookup(k->ctx, key_id, &c)) {
         snprintf(err, errlen, "snarkjs: unknown circuit \"%s\"", key_id);
@@ -229,6 +249,11 @@ static int sj_key_load(const struct cuzk_kind *k, const char *key_id, struct cuz
     }
     out->priv = pv;
     return CUZK_OK;
+}
+
+static void sj_key_trim(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
+    (void)k;
+    cuzk_kind_key_trim_zkey(key);
 }
 
 static void sj_key_free(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
@@ -297,6 +322,7 @@ int cuzk_kind_snarkjs_create(struct cuzk_kind **out) {
         .key_sizes = sj_key_sizes,
         .key_load = sj_key_load,
         .key_free = sj_key_free,
+        .key_trim = sj_key_trim,
         .synthesize = sj_synthesize,
         .verify = NULL,
         .destroy = sj_destroy,

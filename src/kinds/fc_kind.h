@@ -17,12 +17,19 @@
  *               verification), then the witness-only builder writes the whole witness into the
  *               engine's buffer; with `check`, the witness is also checked row by row against
  *               the profile's recorded constraint system;
- *   key         the development setup (groth16/setup.h) of the profile's recorded constraint
- *               system (filecoin/pce.h), cached as <cache_dir>/fc-<profile>-<checksum>.zkey
- *               next to the PCE file pce-<profile>.bin, named by that file's payload checksum
- *               so that a key of a stale system is never used; loaded when present (a lock
- *               file makes concurrent processes create it once). With `check` the constraint
- *               system stays in memory with the key (charged as cs_bytes, evicted with it).
+ *   key         the development setup (groth16/setup.h, cuzk_groth16_keygen) of the profile's
+ *               recorded constraint system (filecoin/pce.h): points only, the A and B queries
+ *               filtered by density, in a key file (formats/g16key.h; compressed points when
+ *               the devices load it, uncompressed when a CPU backend reads it) cached as
+ *               <cache_dir>/fc-<profile>-<checksum>.key next to the PCE file pce-<profile>.bin,
+ *               named by that file's payload checksum so that a key of a stale system is never
+ *               used; opened when present (a lock file makes concurrent processes create it
+ *               once; an unusable file is set up again, and a file a device found corrupt is
+ *               removed by key_corrupt). The pk's A/B rows are the PCE's. When a CPU backend
+ *               proves (WARM) the points are read into host memory; when every device holds
+ *               the key (HOT) they are not, and key_trim frees the system too (unless
+ *               `check` keeps it for the witness check). Without a cache directory the key is
+ *               made in host memory at every load and stays there.
  *   sizes       from the profile's counts (PCE header, else a COUNT run, cached per profile).
  *   priorities  winning CRITICAL, wpost HIGH, porep and snap NORMAL (cuzk's defaults).
  * Public inputs per partition are the witness's input part, in the circuit's allocation order
@@ -44,8 +51,9 @@ const char *cuzk_kind_fc_name(enum cuzk_fc_kind kind);
 int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const char *cache_dir,
                         int check);
 
-/* The path of the cached key of a profile for its current PCE file, into out[cap]. Returns
- * CUZK_OK, or CUZK_ENOTFOUND when there is no valid PCE file (no cache, not recorded yet). */
-int cuzk_kind_fc_zkey_path(const char *cache_dir, const char *profile, char *out, size_t cap);
+/* The path of the cached key file of a profile for its current PCE file, into out[cap].
+ * Returns CUZK_OK, or CUZK_ENOTFOUND when there is no valid PCE file (no cache, not recorded
+ * yet). */
+int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out, size_t cap);
 
 #endif

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "engine/synthetic.h"
+#include "kinds/synthetic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "kinds/zkey_key.h"
 #include "formats/zkey.h"
 #include "groth16/setup.h"
 #include "r1cs/cs.h"
@@ -319,6 +320,13 @@ static uint64_t r1cs_bytes(const struct cuzk_synth_shape *s) {
     return (3 * (uint64_t)s->n_constraints + 1) * 8 + terms * (4 + sizeof(cuzk_fr));
 }
 
+/* The compact system of the shape (cs.h): its distinct coefficients are one constant per round
+ * and fewer than 256 others (powers of two, 2, -1, 1). */
+static uint64_t cs_bytes(const struct cuzk_synth_shape *s) {
+    return cuzk_cs_bytes_for(s->n_constraints, s->nnz[0], s->nnz[1], s->nnz[2],
+                             (uint64_t)s->rounds + 256);
+}
+
 static void cache_path(const struct synth_kind *sk, const char *key_id, char *out, size_t cap) {
     snprintf(out, cap, "%s/synthetic-%s.zkey", sk->cache_dir, key_id);
 }
@@ -337,9 +345,7 @@ static int synth_key_sizes(const struct cuzk_kind *k, const char *key_id,
     out->domain_size = s.domain_size;
     out->key_bytes = cuzk_kind_zkey_bytes(s.n_vars, s.n_public, s.domain_size,
                                           s.nnz[0] + s.nnz[1] + s.n_public + 1);
-    uint64_t cs = 0;
-    if (sk->check) /* exact CSR: cuzk_r1cs_to_cs reserves the counts */
-        cs = 3 * ((uint64_t)n + 1) * 8 + (s.nnz[0] + s.nnz[1] + s.nnz[2]) * (4 + sizeof(cuzk_fr));
+    uint64_t cs = sk->check ? cs_bytes(&s) : 0;
     out->cs_bytes = cs;
     /* the r1cs while the key and cs are made, and either the mapped cache file or the setup's
      * tables: the Lagrange evaluations (32 n), the QAP columns (96 n_vars) and the
@@ -352,7 +358,11 @@ static int synth_key_sizes(const struct cuzk_kind *k, const char *key_id,
     else
         scratch += 32 * (uint64_t)s.domain_size + 96 * (uint64_t)s.n_vars + (4u << 20) +
                    (uint64_t)cuzk_cpu_count() * (1u << 20);
+    /* the setup converts the r1cs into a compact system too */
+    if (!(sk->cache_dir && !stat(path, &st))) scratch += cs_bytes(&s);
     out->load_scratch = scratch;
+    out->hot_load = out->key_bytes + out->cs_bytes + out->load_scratch;
+    out->hot_keep = cuzk_kind_zkey_hot_bytes(s.n_public) + out->cs_bytes;
     out->synth_scratch = 0; /* the check reads w in place */
     return CUZK_OK;
 }
@@ -407,7 +417,9 @@ static int load_or_setup(const struct synth_kind *sk, const char *key_id, const 
 }
 
 static int synth_key_load(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
-                          struct cuzk_kind_key *out, char *err, size_t errlen) {
+                          const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out,
+                          char *err, size_t errlen) {
+    (void)opts; /* the zkey is read whole; key_trim frees the points once the devices hold it */
     const struct synth_kind *sk = (const struct synth_kind *)k;
     uint32_t n, p;
     int rc = parse_circuit(sk, key_id, &n, &p, err, errlen);
@@ -437,6 +449,11 @@ fail:
     if (!err[0] || rc == CUZK_ENOMEM)
         snprintf(err, errlen, "synthetic: key %s: %s", key_id, cuzk_strerror(rc));
     return rc;
+}
+
+static void synth_key_trim(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
+    (void)k;
+    cuzk_kind_key_trim_zkey(key);
 }
 
 static void synth_key_free(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
@@ -495,6 +512,7 @@ int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
         .key_sizes = synth_key_sizes,
         .key_load = synth_key_load,
         .key_free = synth_key_free,
+        .key_trim = synth_key_trim,
         .synthesize = synth_synthesize,
         .verify = NULL,
         .destroy = synth_destroy,

@@ -1,9 +1,9 @@
 /* DESIGN: a job owns its parsed vanilla proofs (struct cuzk_vanilla, decoded at submit); a key
- * owns the zkey, the prepared pk and vk and, when checking, the recorded constraint system. The
+ * owns its constraint system, its key file and what is loaded of it (struct fc_priv). The
  * kind's only shared state is the counts cache (profile name -> counts) under its mutex, so
  * that key_sizes, called at every submission, runs a profile's COUNT pass at most once. */
 #define _GNU_SOURCE
-#include "engine/fc_kind.h"
+#include "kinds/fc_kind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +13,13 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuzk/error.h"
 #include "filecoin/pce.h"
 #include "filecoin/vanilla.h"
-#include "formats/zkey.h"
+#include "formats/g16key.h"
 #include "groth16/setup.h"
 #include "util/log.h"
 #include "util/pool.h"
@@ -42,9 +43,14 @@ struct fc_job {
     struct cuzk_vanilla v;
 };
 
+/* A loaded key: the constraint system (the pk's A/B rows; dropped by the trim unless
+ * checking), the key file (NULL when made in memory) and its header, IC, wire lists and, when
+ * in host memory, its points. */
 struct fc_priv {
-    struct cuzk_pce pce; /* when checking */
+    struct cuzk_pce pce;
     int has_pce;
+    struct cuzk_g16key *file;
+    struct cuzk_groth16_keydata kd;
 };
 
 static const char *const names[4] = {"porep", "snap", "wpost", "winning"};
@@ -98,13 +104,6 @@ static int counts_of(struct fc_kind *fk, const struct cuzk_fc_profile *p,
     }
     pthread_mutex_unlock(&fk->mu);
     return CUZK_OK;
-}
-
-static uint32_t domain_of(const struct cuzk_builder_counts *c) {
-    /* the development setup's domain: 2^(floor(log2(constraints + nPublic)) + 1) */
-    uint64_t d = 1, need = c->constraints + (c->n_inputs - 1);
-    while (d <= need) d <<= 1;
-    return d > UINT32_MAX ? 0 : (uint32_t)d;
 }
 
 /* ---- jobs ------------------------------------------------------------------------------- */
@@ -211,25 +210,38 @@ static int fc_key_of(const struct cuzk_kind *k, const char *circuit_id, char key
 
 /* ---- keys ------------------------------------------------------------------------------- */
 
-int cuzk_kind_fc_zkey_path(const char *cache_dir, const char *profile, char *out, size_t cap) {
+static double mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out, size_t cap) {
     char path[4096], lerr[256];
     struct cuzk_builder_counts c;
     uint64_t sum;
     if (!cache_dir) return CUZK_ENOTFOUND;
     cuzk_pce_path(cache_dir, profile, path, sizeof path);
     if (cuzk_pce_read_counts(path, profile, &c, &sum, lerr, sizeof lerr)) return CUZK_ENOTFOUND;
-    snprintf(out, cap, "%s/fc-%s-%016llx.zkey", cache_dir, profile, (unsigned long long)sum);
+    snprintf(out, cap, "%s/fc-%s-%016llx.key", cache_dir, profile, (unsigned long long)sum);
     return CUZK_OK;
 }
 
-/* The size of the cached key of a profile, when there is one for its current system. */
-static int zkey_cached(const struct fc_kind *fk, const char *profile, uint64_t *size) {
-    char path[4096];
-    struct stat st;
-    if (cuzk_kind_fc_zkey_path(fk->cache_dir, profile, path, sizeof path) || stat(path, &st))
-        return 0;
-    *size = (uint64_t)st.st_size;
-    return 1;
+/* The info of the cached key file of a profile, when there is a valid one for its current
+ * system (header checks only). */
+static int key_cached(const struct fc_kind *fk, const char *profile,
+                      struct cuzk_g16key_info *info) {
+    char path[4096], lerr[256];
+    return !cuzk_kind_fc_key_path(fk->cache_dir, profile, path, sizeof path) &&
+           !cuzk_g16key_peek(path, info, lerr, sizeof lerr);
+}
+
+/* The setup's host memory besides the system: the Lagrange basis, the QAP columns, the
+ * density bitmaps and lists, one chunk of scalars and points, the writer's buffers. */
+static uint64_t setup_scratch(uint64_t n_vars, uint64_t domain) {
+    return 32 * domain + 96 * n_vars + 10 * n_vars +
+           (uint64_t)CUZK_KEYGEN_CHUNK * (sizeof(cuzk_fr) + sizeof(cuzk_g2_affine) + 192) +
+           (16u << 20);
 }
 
 static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cuzk_kind_sizes *out,
@@ -242,7 +254,7 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
     if (rc) return rc;
     memset(out, 0, sizeof *out);
     uint64_t n_vars = c.n_inputs + c.n_aux;
-    uint32_t domain = domain_of(&c);
+    uint32_t domain = cuzk_groth16_domain_for(c.constraints, c.n_inputs - 1);
     if (n_vars > UINT32_MAX || !domain) {
         snprintf(err, errlen, "%s: %s is too large for a key", k->name, p.name);
         return CUZK_ERANGE;
@@ -250,111 +262,103 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
     out->n_vars = (uint32_t)n_vars;
     out->n_public = (uint32_t)(c.n_inputs - 1);
     out->domain_size = domain;
-    out->key_bytes =
-        cuzk_kind_zkey_bytes(out->n_vars, out->n_public, domain, c.nnz[0] + c.nnz[1] + c.n_inputs);
+    /* the query sizes come from the key file; before it exists, every wire (an over-estimate) */
+    struct cuzk_g16key_info info;
+    int cached = key_cached(fk, p.name, &info);
+    uint32_t n_a = cached ? info.n_a : out->n_vars, n_b = cached ? info.n_b : out->n_vars;
+    const uint64_t vk = ((uint64_t)out->n_public + 1) * sizeof(cuzk_g1_affine) + 1024;
     const uint64_t pce = cuzk_pce_bytes(&c);
-    out->cs_bytes = fk->check ? pce : 0;
-    /* a cached key is read from its file; otherwise the constraint system is loaded or
-     * recorded (its recording needs about its own size again), copied into an r1cs, and the
-     * setup allocates its tables: the Lagrange evaluations (32 n), the QAP columns (96 n_vars)
-     * and the fixed-base tables */
-    uint64_t zsize;
-    if (zkey_cached(fk, p.name, &zsize))
-        out->load_scratch = zsize + (fk->check ? pce : 0);
-    else
-        out->load_scratch = (fk->check ? 2 : 3) * pce + 32 * (uint64_t)domain + 96 * n_vars +
-                            (4u << 20) + (uint64_t)cuzk_cpu_count() * (1u << 20);
+    const uint64_t head =
+        cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 0) + vk;
+    const uint64_t full =
+        cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 1) + vk;
+    const uint64_t make = cached ? 0 : setup_scratch(n_vars, domain);
+    /* WARM: points and system in host memory */
+    out->key_bytes = full;
+    out->cs_bytes = pce;
+    out->load_scratch = make;
+    /* HOT: the system until the upload (unless a check keeps it), points only when the key is
+     * made in memory (no cache directory to load it from again), and the upload's staging */
+    out->hot_load = pce + (fk->cache_dir ? head : full) + make + (256u << 20);
+    out->hot_keep = (fk->cache_dir ? head : full) + (fk->check ? pce : 0);
     /* the builder's boolean bitmap and its small per-gadget buffers */
     out->synth_scratch = c.n_aux / 8 + (1u << 20);
     return CUZK_OK;
 }
 
-/* Under the key's lock file: the cached zkey at path if present, else the setup of pce (saved
- * to path). path NULL = no cache. */
-static int zkey_locked(struct fc_kind *fk, const struct cuzk_fc_profile *p, const char *path,
-                       const struct cuzk_pce *pce, struct cuzk_pool *pool, struct cuzk_zkey *z,
-                       char *err, size_t errlen) {
+/* Opens path and checks that it is the key of this system. */
+static int key_open_checked(const struct fc_kind *fk, const struct cuzk_fc_profile *p,
+                            const struct cuzk_pce *pce, const char *path, struct cuzk_g16key **out,
+                            char *err, size_t errlen) {
+    int rc = cuzk_g16key_open(out, path, err, errlen);
+    if (rc) return rc;
+    const struct cuzk_g16key_info *i = cuzk_g16key_get_info(*out);
+    const struct cuzk_cs *cs = &pce->cs;
+    if (i->n_vars != cs->n_cols || i->n_public != cs->n_public ||
+        i->domain_size != cuzk_groth16_domain_for(cs->n_rows, cs->n_public) ||
+        i->cs_checksum != pce->checksum) {
+        snprintf(err, errlen, "%s: %s is not the key of %s's current constraint system",
+                 fk->k.name, path, p->name);
+        cuzk_g16key_close(*out);
+        *out = NULL;
+        return CUZK_EFORMAT;
+    }
+    return CUZK_OK;
+}
+
+/* Under the key's lock file: the cached key file at path if usable, else a new setup of pce
+ * written to it (a temporary name renamed into place). */
+static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
+                        const struct cuzk_pce *pce, const char *path, int compressed,
+                        struct cuzk_pool *pool, struct cuzk_g16key **out, char *err,
+                        size_t errlen) {
     char lock[4200], tmp[4300], lerr[256] = "";
-    int rc, fd = -1;
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open %s: %s", fk->k.name, lock, strerror(errno));
+        return CUZK_EIO;
+    }
+    while (flock(fd, LOCK_EX) && errno == EINTR) {
+    }
     struct stat st;
-    if (path) {
-        snprintf(lock, sizeof lock, "%s.lock", path);
-        fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            snprintf(err, errlen, "%s: cannot open %s: %s", fk->k.name, lock, strerror(errno));
-            return CUZK_EIO;
+    int rc = CUZK_ENOTFOUND;
+    if (!stat(path, &st)) {
+        rc = key_open_checked(fk, p, pce, path, out, lerr, sizeof lerr);
+        if (rc) cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
+    }
+    if (rc) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+        struct cuzk_keygen_opts ko = {.compressed = compressed, .cs_checksum = pce->checksum};
+        double t0 = mono_ms();
+        rc = cuzk_groth16_keygen_file(pool, &pce->cs, &ko, tmp, err, errlen);
+        if (!rc && rename(tmp, path)) {
+            snprintf(err, errlen, "%s: cannot rename %s: %s", fk->k.name, tmp, strerror(errno));
+            unlink(tmp);
+            rc = CUZK_EIO;
         }
-        while (flock(fd, LOCK_EX) && errno == EINTR) {
-        }
-        if (!stat(path, &st)) {
-            /* our own file: curve checks, no subgroup checks */
-            struct cuzk_zkey_opts opts = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_SKIP};
-            rc = cuzk_zkey_load(z, path, &opts, lerr, sizeof lerr);
-            if (!rc) goto done;
-            if (!pce) { /* set it up again once the caller has the system */
-                rc = CUZK_ENOTFOUND;
-                goto done;
-            }
-            cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
+        if (!rc) {
+            cuzk_log_info("fc", "key for %s set up and saved to %s in %.1f s", p->name, path,
+                          (mono_ms() - t0) / 1e3);
+            rc = key_open_checked(fk, p, pce, path, out, err, errlen);
         }
     }
-    rc = CUZK_ENOTFOUND; /* the caller brings the system and asks again */
-    if (!pce) goto done;
-    struct cuzk_r1cs r;
-    if ((rc = cuzk_pce_to_r1cs(pce, &r))) {
-        snprintf(err, errlen, "%s: %s: %s", fk->k.name, p->name, cuzk_strerror(rc));
-        goto done;
-    }
-    rc = cuzk_groth16_setup(pool, &r, NULL, z, err, errlen);
-    cuzk_r1cs_free(&r);
-    if (rc || !path) goto done;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int wrc = cuzk_zkey_save(tmp, z, lerr, sizeof lerr);
-    if (!wrc && rename(tmp, path)) wrc = CUZK_EIO, unlink(tmp);
-    if (wrc)
-        cuzk_log_warn("fc", "cannot cache key %s: %s", path, lerr);
-    else
-        cuzk_log_info("fc", "key for %s saved to %s", p->name, path);
-done:
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-        if (rc == CUZK_ENOTFOUND && !pce) err[0] = 0;
-    }
+    flock(fd, LOCK_UN);
+    close(fd);
     return rc;
 }
 
-/* The profile's key: the cached one made from the current constraint system (named by its
- * checksum, so a key of a stale system is never used), or a new setup. The system is loaded
- * or recorded only when needed (*have_pce then says so). */
-static int zkey_get(struct fc_kind *fk, const struct cuzk_fc_profile *p, struct cuzk_pce *pce,
-                    int *have_pce, struct cuzk_pool *pool, struct cuzk_zkey *z, char *err,
-                    size_t errlen) {
-    char path[4096];
-    if (fk->cache_dir && mkdir(fk->cache_dir, 0755) && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot create the key cache %s: %s", fk->k.name, fk->cache_dir,
-                 strerror(errno));
-        return CUZK_EIO;
-    }
-    if (!*have_pce && !cuzk_kind_fc_zkey_path(fk->cache_dir, p->name, path, sizeof path)) {
-        int rc = zkey_locked(fk, p, path, NULL, pool, z, err, errlen);
-        if (rc != CUZK_ENOTFOUND) return rc;
-    }
-    if (!*have_pce) {
-        int rc = cuzk_pce_get(fk->cache_dir, p, pce, NULL, err, errlen);
-        if (rc) return rc;
-        *have_pce = 1;
-    }
-    /* no cache, or the system could not be saved: a key in memory only */
-    int cached = fk->cache_dir && pce->checksum;
-    if (cached)
-        snprintf(path, sizeof path, "%s/fc-%s-%016llx.zkey", fk->cache_dir, p->name,
-                 (unsigned long long)pce->checksum);
-    return zkey_locked(fk, p, cached ? path : NULL, pce, pool, z, err, errlen);
+static void fc_priv_free(struct fc_priv *pv) {
+    if (!pv) return;
+    if (pv->has_pce) cuzk_pce_free(&pv->pce);
+    if (pv->file) cuzk_g16key_close(pv->file);
+    cuzk_groth16_keydata_free(&pv->kd);
+    free(pv);
 }
 
 static int fc_key_load(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
-                       struct cuzk_kind_key *out, char *err, size_t errlen) {
+                       const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out,
+                       char *err, size_t errlen) {
     struct fc_kind *fk = k->ctx;
     struct cuzk_fc_profile p;
     struct cuzk_builder_counts c;
@@ -364,45 +368,84 @@ static int fc_key_load(const struct cuzk_kind *k, const char *key_id, struct cuz
     struct fc_priv *pv = calloc(1, sizeof *pv);
     if (!pv) return CUZK_ENOMEM;
     memset(out, 0, sizeof *out);
-    if (fk->check && (rc = cuzk_pce_get(fk->cache_dir, &p, &pv->pce, NULL, err, errlen))) goto fail;
-    pv->has_pce = fk->check;
-    rc = zkey_get(fk, &p, &pv->pce, &pv->has_pce, pool, &out->zkey, err, errlen);
-    if (rc) goto fail;
-    if (out->zkey.n_vars != c.n_inputs + c.n_aux || out->zkey.n_public != c.n_inputs - 1) {
-        snprintf(err, errlen,
-                 "%s: the key of %s has %u variables / %u public inputs, the circuit %llu / "
-                 "%llu (a stale cache?)",
-                 k->name, p.name, out->zkey.n_vars, out->zkey.n_public,
-                 (unsigned long long)(c.n_inputs + c.n_aux), (unsigned long long)(c.n_inputs - 1));
-        cuzk_zkey_free(&out->zkey);
+    int host_points = !opts || opts->host_points;
+    if (fk->cache_dir && mkdir(fk->cache_dir, 0755) && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create the key cache %s: %s", k->name, fk->cache_dir,
+                 strerror(errno));
+        rc = CUZK_EIO;
+        goto fail;
+    }
+    if ((rc = cuzk_pce_get(fk->cache_dir, &p, &pv->pce, NULL, err, errlen))) goto fail;
+    pv->has_pce = 1;
+    if (pv->pce.cs.n_cols != c.n_inputs + c.n_aux || pv->pce.cs.n_public != c.n_inputs - 1) {
+        snprintf(err, errlen, "%s: the constraint system of %s does not have the counted shape",
+                 k->name, p.name);
         rc = CUZK_EFORMAT;
         goto fail;
     }
-    if ((rc = cuzk_kind_key_prepare(out))) {
-        cuzk_zkey_free(&out->zkey);
+    if (fk->cache_dir && pv->pce.checksum) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fc-%s-%016llx.key", fk->cache_dir, p.name,
+                 (unsigned long long)pv->pce.checksum);
+        /* a key the devices decode is compressed (half the disk and the read); one read into
+         * host memory is stored as it is used (decompressing on the CPU costs minutes) */
+        if ((rc = key_file_get(fk, &p, &pv->pce, path, !host_points, pool, &pv->file, err,
+                               errlen)))
+            goto fail;
+        rc = cuzk_groth16_keydata_load(&pv->kd, pv->file, pool, host_points, err, errlen);
+    } else {
+        /* no cache (or the system could not be saved): a key in memory only */
+        struct cuzk_keygen_opts ko = {.cs_checksum = pv->pce.checksum};
+        rc = cuzk_groth16_keygen_mem(pool, &pv->pce.cs, &ko, &pv->kd, err, errlen);
+    }
+    if (rc) goto fail;
+    if ((rc = cuzk_groth16_pk_from_keydata(&out->pk, &pv->kd, &pv->pce.cs, pv->file))) {
+        snprintf(err, errlen, "%s: the key of %s does not fit its constraint system", k->name,
+                 p.name);
         goto fail;
     }
-    if (!fk->check && pv->has_pce) { /* only needed for the setup */
-        cuzk_pce_free(&pv->pce);
-        pv->has_pce = 0;
-    }
+    if ((rc = cuzk_groth16_vk_from_pk(&out->vk, &out->pk))) goto fail;
     out->priv = pv;
     return CUZK_OK;
 fail:
-    if (pv->has_pce) cuzk_pce_free(&pv->pce);
-    free(pv);
+    fc_priv_free(pv);
+    memset(out, 0, sizeof *out);
     if (!err[0] || rc == CUZK_ENOMEM)
         snprintf(err, errlen, "%s: key %s: %s", k->name, key_id, cuzk_strerror(rc));
     return rc;
 }
 
+static void fc_key_trim(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
+    const struct fc_kind *fk = k->ctx;
+    struct fc_priv *pv = key->priv;
+    if (!pv) return;
+    if (pv->file) { /* loaded again from the file when evicted; a key made in memory stays */
+        cuzk_groth16_keydata_drop_points(&pv->kd);
+        key->pk.a = key->pk.b1 = key->pk.c = key->pk.h = NULL;
+        key->pk.b2 = NULL;
+    }
+    if (!fk->check && pv->has_pce) { /* the devices hold the rows */
+        cuzk_pce_free(&pv->pce);
+        pv->has_pce = 0;
+        key->pk.cs = NULL;
+    }
+}
+
+static void fc_key_corrupt(const struct cuzk_kind *k, const char *key_id) {
+    const struct fc_kind *fk = k->ctx;
+    char path[4096];
+    if (cuzk_kind_fc_key_path(fk->cache_dir, key_id, path, sizeof path)) return;
+    if (!unlink(path))
+        cuzk_log_warn("fc", "key file %s is corrupt: removed, the next load sets it up again",
+                      path);
+}
+
 static void fc_key_free(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
     (void)k;
-    struct fc_priv *pv = key->priv;
-    if (pv && pv->has_pce) cuzk_pce_free(&pv->pce);
-    free(pv);
+    fc_priv_free(key->priv);
     key->priv = NULL;
-    cuzk_kind_key_release(key);
+    cuzk_snarkjs_vk_free(&key->vk);
+    memset(&key->pk, 0, sizeof key->pk);
 }
 
 /* ---- synthesis -------------------------------------------------------------------------- */
@@ -415,7 +458,7 @@ static int fc_synthesize(const struct cuzk_kind *k, void *job, const struct cuzk
     if (part >= j->v.n_parts) return CUZK_EINVAL;
     int rc = cuzk_vanilla_check_part(&j->v, part, err, errlen);
     if (rc) return rc;
-    const size_t n_vars = key->zkey.n_vars, n_inputs = (size_t)key->zkey.n_public + 1;
+    const size_t n_vars = key->pk.n_vars, n_inputs = (size_t)key->pk.n_public + 1;
     struct cuzk_builder b;
     cuzk_fr *wo = NULL;
     size_t wl = 0;
@@ -470,6 +513,7 @@ int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const ch
     fk->k = (struct cuzk_kind){
         .name = names[kind],
         .default_priority = prio[kind],
+        .proof_kind = (int)kind + 1, /* POREP_SEAL_COMMIT .. WINNING_POST */
         .ctx = fk,
         .job_open = fc_job_open,
         .job_free = fc_job_free,
@@ -477,6 +521,8 @@ int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const ch
         .key_sizes = fc_key_sizes,
         .key_load = fc_key_load,
         .key_free = fc_key_free,
+        .key_trim = fc_key_trim,
+        .key_corrupt = fc_key_corrupt,
         .synthesize = fc_synthesize,
         .verify = NULL,
         .destroy = fc_destroy,

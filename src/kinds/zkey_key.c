@@ -1,6 +1,7 @@
-/* Helpers shared by the kinds: the host size of a zkey-based key and its preparation. */
-#include "engine/kind.h"
+/* Keys from .zkey files (contract: zkey_key.h). */
+#include "kinds/zkey_key.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
@@ -21,12 +22,37 @@ uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domai
     return zkey + pk + vk;
 }
 
+uint64_t cuzk_kind_zkey_hot_bytes(uint32_t n_public) {
+    return 2 * ((uint64_t)n_public + 1) * sizeof(cuzk_g1_affine) + 1024;
+}
+
 int cuzk_kind_key_prepare(struct cuzk_kind_key *key) {
     int rc = cuzk_groth16_pk_prepare(&key->pk, &key->zkey);
     if (rc) return rc;
-    rc = cuzk_snarkjs_vk_from_zkey(&key->vk, &key->zkey);
+    rc = cuzk_groth16_vk_from_pk(&key->vk, &key->pk);
     if (rc) cuzk_groth16_pk_free(&key->pk);
     return rc;
+}
+
+void cuzk_kind_key_trim_zkey(struct cuzk_kind_key *key) {
+    struct cuzk_zkey *z = &key->zkey;
+    struct cuzk_groth16_pk *pk = &key->pk;
+    free(z->a);
+    free(z->b1);
+    free(z->b2);
+    free(z->c);
+    free(z->h);
+    free(z->coefs);
+    z->a = z->b1 = z->c = z->h = NULL;
+    z->b2 = NULL;
+    z->coefs = NULL;
+    z->n_coefs = 0;
+    pk->a = pk->b1 = pk->c = pk->h = NULL;
+    pk->b2 = NULL;
+    /* the rows stay described (sizes) but hold no terms any more: nothing reads them on the
+     * host once the devices hold them */
+    cuzk_cs_free(&pk->own);
+    pk->cs = NULL;
 }
 
 void cuzk_kind_key_release(struct cuzk_kind_key *key) {

@@ -1,0 +1,560 @@
+/* Jobs (engine_impl.h): submission, waiting, cancellation, states, final results and the
+ * resources of partitions. */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "ec/encode.h"
+#include "engine/engine_impl.h"
+#include "util/log.h"
+#include "util/rand.h"
+
+void job_free_mem(struct job *j) {
+    pthread_cond_destroy(&j->cv);
+    if (j->parts)
+        for (uint32_t i = 0; i < j->n_parts; i++) free(j->parts[i].prove_err);
+    free(j->parts);
+    free(j->proof);
+    free(j->pub);
+    free(j);
+}
+
+void job_maybe_free(struct cuzk_engine *e, struct job *j) {
+    if (j->in_table || !j->drained || j->waiters || (j->final && !j->answered)) return;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        e->jobs_head = j->next;
+    if (j->next) j->next->prev = j->prev;
+    job_free_mem(j);
+}
+
+/* ---- job state --------------------------------------------------------------------------- */
+
+enum cuzk_job_state job_state(const struct job *j) {
+    if (j->final) return j->final;
+    uint32_t fin = 0, dev = 0, syn = 0, done = 0;
+    for (uint32_t i = 0; i < j->n_parts; i++) switch (j->parts[i].state) {
+        case CUZK_PART_FINALIZING: fin++; break;
+        case CUZK_PART_GPU_QUEUED:
+        case CUZK_PART_PROVING: dev++; break;
+        case CUZK_PART_SYNTHESIZING: syn++; break;
+        case CUZK_PART_DONE: done++; break;
+        default: break;
+        }
+    if (fin && fin + done == j->n_parts) return CUZK_JOB_FINALIZING;
+    if (fin || dev || done) return CUZK_JOB_PROVING;
+    if (syn) return CUZK_JOB_SYNTHESIZING;
+    return CUZK_JOB_QUEUED;
+}
+
+uint32_t queue_position(const struct cuzk_engine *e, const struct job *j) {
+    const struct part *first = NULL;
+    for (uint32_t i = 0; i < j->n_parts && !first; i++)
+        if (j->parts[i].where == IN_SYNTHQ) first = &j->parts[i];
+    if (!first) return 0;
+    uint32_t n = 0;
+    for (size_t i = 0; i < e->synthq.n; i++)
+        if (part_before(e->synthq.a[i], first)) n++;
+    return n;
+}
+
+uint64_t part_rank(const struct part *p) {
+    return cuzk_budget_rank(p->job->priority, p->job->seq, p->idx);
+}
+
+void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st, int err,
+                      const char *msg, struct part **grave) {
+    if (j->final) return;
+    j->final = st;
+    j->err = err;
+    snprintf(j->errmsg, sizeof j->errmsg, "%s", msg ? msg : "");
+    j->t_final = eng_now(e);
+    j->tm.total_ms = j->t_final - j->t_submit;
+    if (st != CUZK_JOB_DONE) atomic_store(&j->dead, 1);
+    if (st == CUZK_JOB_DONE)
+        e->completed++, j->kr->completed++, j->kr->total_ms_sum += j->tm.total_ms;
+    else if (st == CUZK_JOB_FAILED)
+        e->failed++, j->kr->failed++;
+    else
+        e->cancelled++, j->kr->cancelled++;
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        struct part *p = &j->parts[i];
+        switch (p->where) {
+        case IN_SYNTHQ: heap_remove(&e->synthq, p->heap_idx); break;
+        case IN_GPUQ: heap_remove(&e->gpuq, p->heap_idx); break;
+        case IN_RETRY: fifo_remove(&e->retry_head, &e->retry_tail, p); break;
+        default: continue; /* held by a thread, or in the ready / finalizer lists */
+        }
+        if (p == e->mem_head) e->mem_head = NULL; /* its key reference goes with it */
+        p->where = IN_NONE;
+        p->next = *grave;
+        *grave = p;
+    }
+    dispatch_poke_locked(e);
+}
+
+void job_answer(struct cuzk_engine *e, struct job *j) {
+    pthread_mutex_lock(&e->mu);
+    j->answered = 1;
+    pthread_cond_broadcast(&j->cv);
+    job_maybe_free(e, j);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void final_report_take(const struct job *j, struct final_report *r) {
+    memcpy(r->id, j->id, sizeof r->id);
+    memcpy(r->circuit, j->circuit, sizeof r->circuit);
+    memcpy(r->errmsg, j->errmsg, sizeof r->errmsg);
+    r->kind = j->kr->k->name;
+    r->state = j->final;
+    r->n_parts = j->n_parts;
+    r->tm = j->tm;
+}
+
+void final_report_emit(struct cuzk_engine *e, const struct final_report *r) {
+    if (r->state == CUZK_JOB_FAILED)
+        cuzk_log_warn("engine", "job %s failed: %s", r->id, r->errmsg);
+    else if (r->state == CUZK_JOB_CANCELLED)
+        cuzk_log_info("engine", "job %s cancelled: %s", r->id, r->errmsg);
+    else
+        cuzk_log_debug("engine", "job %s done in %.1f ms", r->id, r->tm.total_ms);
+    const struct cuzk_job_timings *t = &r->tm;
+    eng_trace(e,
+              CUZK_TRACE_JOB " job=%s kind=%s circuit=%s state=%s partitions=%u queue_ms=%.3f "
+                             "srs_ms=%.3f mem_ms=%.3f synth_ms=%.3f gpu_ms=%.3f lock_ms=%.3f "
+                             "verify_ms=%.3f total_ms=%.3f retries=%u",
+              r->id, r->kind, r->circuit, cuzk_job_state_name(r->state), r->n_parts, t->queue_ms,
+              t->srs_ms, t->mem_ms, t->synth_ms, t->gpu_ms, t->lock_ms, t->verify_ms, t->total_ms,
+              t->retries);
+}
+
+/* ---- partition resources ------------------------------------------------------------------- */
+
+uint64_t part_release(struct cuzk_engine *e, struct part *p) {
+    uint64_t freed = p->res.bytes;
+    if (p->w) witness_put(e, p->w, p->w_cap, &p->res);
+    p->w = NULL;
+    cuzk_reservation_release_all(&p->res);
+    if (p->key) cuzk_srs_release(e->srs, p->key);
+    p->key = NULL;
+    return freed;
+}
+
+void job_drain(struct cuzk_engine *e, struct job *j) {
+    j->kr->k->job_free(j->kr->k, j->kstate);
+    j->kstate = NULL;
+    cuzk_reservation_release_all(&j->input_res);
+    pthread_mutex_lock(&e->mu);
+    j->drained = 1;
+    job_maybe_free(e, j);
+    pthread_mutex_unlock(&e->mu);
+}
+
+int part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
+    if (p->terminal) return 0;
+    p->terminal = 1;
+    p->state = st;
+    p->where = IN_NONE;
+    struct job *j = p->job;
+    j->parts_live--;
+    if (--e->live_parts == 0) pthread_cond_broadcast(&e->drain_cv);
+    return j->parts_live == 0;
+}
+
+void part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
+    uint64_t freed = part_release(e, p);
+    cuzk_budget_trim(freed, e->trim_threshold);
+    pthread_mutex_lock(&e->mu);
+    struct job *j = p->job;
+    int drained = part_terminal_locked(e, p, st);
+    pthread_mutex_unlock(&e->mu);
+    if (drained) job_drain(e, j);
+}
+
+void grave_release(struct cuzk_engine *e, struct part *grave) {
+    if (grave) cuzk_budget_wake(e->budget);
+    while (grave) {
+        struct part *p = grave;
+        grave = p->next;
+        p->next = NULL;
+        part_discard(e, p, CUZK_PART_CANCELLED);
+    }
+}
+
+void part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg) {
+    struct part *grave = NULL;
+    struct job *j = p->job;
+    struct final_report rep;
+    pthread_mutex_lock(&e->mu);
+    int was_live = !j->final;
+    job_final_locked(e, j, CUZK_JOB_FAILED, err, msg, &grave);
+    if (was_live) final_report_take(j, &rep);
+    pthread_mutex_unlock(&e->mu);
+    if (was_live) {
+        final_report_emit(e, &rep);
+        job_answer(e, j);
+    }
+    grave_release(e, grave);
+    part_discard(e, p, CUZK_PART_FAILED);
+}
+
+int job_dead(void *ctx) { return atomic_load(&((struct job *)ctx)->dead); }
+
+void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id, int rc,
+                   const char *msg) {
+    for (;;) {
+        struct part *grave = NULL;
+        struct final_report rep;
+        struct job *found = NULL;
+        pthread_mutex_lock(&e->mu);
+        for (struct job *j = e->jobs_head; j && !found; j = j->next) {
+            if (j->final || j->kr != kr || strcmp(j->key_id, key_id)) continue;
+            /* only jobs still waiting for the key: none of their partitions went further */
+            int waiting = 1;
+            for (uint32_t i = 0; i < j->n_parts && waiting; i++)
+                if (j->parts[i].where != IN_SYNTHQ && j->parts[i].where != IN_DISPATCH &&
+                    !j->parts[i].terminal)
+                    waiting = 0;
+            if (!waiting) continue;
+            char m[CUZK_ERRMSG_MAX];
+            snprintf(m, sizeof m, "the key could not be loaded: %s", msg);
+            job_final_locked(e, j, CUZK_JOB_FAILED, rc, m, &grave);
+            final_report_take(j, &rep);
+            found = j;
+        }
+        pthread_mutex_unlock(&e->mu);
+        if (!found) return;
+        final_report_emit(e, &rep);
+        job_answer(e, found);
+        grave_release(e, grave);
+    }
+}
+
+/* ---- submit ---------------------------------------------------------------------------------- */
+
+/* Printable ASCII without commas: Curio's ids hold spaces and brackets ("wdpost-1-0-[1 2]"),
+ * and ids appear as one field of comma-separated trace lines. */
+static int valid_request_id(const char *s) {
+    size_t n = strlen(s);
+    if (!n || n >= CUZK_JOB_ID_MAX) return 0;
+    for (; *s; s++)
+        if (*s < 0x20 || *s > 0x7e || *s == ',') return 0;
+    return 1;
+}
+
+static int make_uuid(char out[CUZK_JOB_ID_MAX]) {
+    uint8_t b[16];
+    int rc = cuzk_rand_bytes(b, sizeof b);
+    if (rc) return rc;
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+    snprintf(out, CUZK_JOB_ID_MAX,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+             b[15]);
+    return CUZK_OK;
+}
+
+static void fill_info(struct cuzk_engine *e, struct job *j, struct cuzk_submit_info *info,
+                      int attached) {
+    if (!info) return;
+    snprintf(info->job_id, sizeof info->job_id, "%s", j->id);
+    info->attached = attached;
+    info->state = job_state(j);
+    info->queue_position = queue_position(e, j);
+}
+
+/* The memory a partition needs, and whether the job could ever fit the budget. */
+static int size_job(struct cuzk_engine *e, struct job *j, size_t input_len, char *err,
+                    size_t errlen) {
+    const struct cuzk_kind *k = j->kr->k;
+    uint64_t proof;
+    engine_proof_mem(e, &j->sizes, &proof);
+    j->w_bytes = (uint64_t)j->sizes.n_vars * sizeof(cuzk_fr);
+    j->after_syn = j->w_bytes + proof;
+    j->full = j->w_bytes + (j->sizes.synth_scratch > proof ? j->sizes.synth_scratch : proof);
+    struct cuzk_budget_stats st;
+    cuzk_budget_get_stats(e->budget, &st);
+    uint64_t key = cuzk_srs_key_charge(e->srs, &j->sizes);
+    /* the key stays charged while a partition runs, next to the request's inputs: if the three
+     * together exceed the budget, the job could never run (and would hold up everything
+     * behind it), so it is refused now */
+    if (j->full > st.total || key + j->full + input_len > st.total) {
+        snprintf(err, errlen,
+                 "%s/%s needs %llu bytes: key %llu + one partition %llu + inputs %llu, more "
+                 "than the memory budget of %llu bytes",
+                 k->name, j->key_id, (unsigned long long)(key + j->full + input_len),
+                 (unsigned long long)key, (unsigned long long)j->full,
+                 (unsigned long long)input_len, (unsigned long long)st.total);
+        return CUZK_ENOMEM;
+    }
+    return CUZK_OK;
+}
+
+int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req,
+                       struct cuzk_submit_info *info, char *err, size_t errlen) {
+    char dummy[8];
+    if (!err || !errlen) err = dummy, errlen = sizeof dummy;
+    err[0] = 0;
+    if (info) memset(info, 0, sizeof *info);
+    if (!req || !req->kind) {
+        snprintf(err, errlen, "a request needs a kind");
+        return CUZK_EINVAL;
+    }
+    const char *rid = req->request_id && *req->request_id ? req->request_id : NULL;
+    if (rid && !valid_request_id(rid)) {
+        snprintf(err, errlen, "request id must be 1..%d printable ASCII characters other than ','",
+                 CUZK_JOB_ID_MAX - 1);
+        return CUZK_EINVAL;
+    }
+    int prio = req->priority;
+    if (prio != CUZK_PRIORITY_DEFAULT &&
+        (prio < CUZK_PRIORITY_LOW || prio > CUZK_PRIORITY_CRITICAL)) {
+        snprintf(err, errlen, "priority %d is not one of the four levels", prio);
+        return CUZK_EINVAL;
+    }
+    struct kindreg *kr = find_kind(e, req->kind);
+    if (!kr) {
+        snprintf(err, errlen, "unknown proof kind \"%s\"", req->kind);
+        return CUZK_EINVAL;
+    }
+    const struct cuzk_kind *k = kr->k;
+
+    /* a live or DONE job with this id: attach without doing any work */
+    pthread_mutex_lock(&e->mu);
+    if (!e->accepting) {
+        pthread_mutex_unlock(&e->mu);
+        snprintf(err, errlen, "the engine is shutting down");
+        return CUZK_ESHUTDOWN;
+    }
+    if (rid) {
+        struct job *old = table_find(e, rid);
+        if (old && (!old->final || old->final == CUZK_JOB_DONE)) {
+            fill_info(e, old, info, 1);
+            pthread_mutex_unlock(&e->mu);
+            return CUZK_OK;
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+
+    /* prepare the job without the lock: the kind's parsing, the key's sizes */
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) return CUZK_ENOMEM;
+    pthread_cond_init(&j->cv, NULL);
+    j->kr = kr;
+    j->priority = prio == CUZK_PRIORITY_DEFAULT ? k->default_priority : prio;
+    snprintf(j->circuit, sizeof j->circuit, "%s", req->circuit_id ? req->circuit_id : "");
+    int rc = k->job_open(k, req, &j->kstate, &j->n_parts, j->key_id, err, errlen);
+    if (!rc && (j->n_parts == 0 || j->n_parts > (1u << 16))) {
+        snprintf(err, errlen, "%s: %u partitions", k->name, j->n_parts);
+        k->job_free(k, j->kstate);
+        rc = CUZK_EINVAL;
+    }
+    if (rc) {
+        pthread_cond_destroy(&j->cv);
+        free(j);
+        return rc;
+    }
+    if (!(rc = k->key_sizes(k, j->key_id, &j->sizes, err, errlen)))
+        rc = size_job(e, j, req->witness ? req->witness_len : 0, err, errlen);
+    if (!rc) {
+        j->parts = calloc(j->n_parts, sizeof *j->parts);
+        j->proof = calloc(j->n_parts, CUZK_PROOF_BYTES);
+        j->pub = calloc((size_t)j->n_parts * (j->sizes.n_public ? j->sizes.n_public : 1), 32);
+        if (!j->parts || !j->proof || !j->pub) rc = CUZK_ENOMEM;
+    }
+    if (!rc) {
+        if (rid)
+            snprintf(j->id, sizeof j->id, "%s", rid);
+        else
+            rc = make_uuid(j->id);
+    }
+    /* the request's inputs are in memory already: charged when they fit, refused otherwise
+     * (charging them past the total would hold every other job up until they are gone) */
+    if (!rc && req->witness && req->witness_len &&
+        cuzk_budget_try_reserve(e->budget, req->witness_len, CUZK_MEM_OTHER, 0, &j->input_res)) {
+        struct cuzk_budget_stats st;
+        cuzk_budget_get_stats(e->budget, &st);
+        snprintf(err, errlen,
+                 "the request's %zu input bytes do not fit the memory budget now (%llu of %llu "
+                 "bytes in use)",
+                 req->witness_len, (unsigned long long)st.used, (unsigned long long)st.total);
+        rc = CUZK_ENOMEM;
+    }
+    if (rc) {
+        k->job_free(k, j->kstate);
+        job_free_mem(j);
+        return rc;
+    }
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        struct part *p = &j->parts[i];
+        p->job = j;
+        p->idx = i;
+        p->avoid_device = p->device = p->worker = -1;
+        p->synth_ms = p->gpu_ms = -1;
+    }
+    j->parts_live = j->n_parts;
+
+    pthread_mutex_lock(&e->mu);
+    struct job *old = rid ? table_find(e, rid) : NULL;
+    int attach = old && (!old->final || old->final == CUZK_JOB_DONE);
+    if (!e->accepting || attach || heap_reserve(&e->synthq, e->live_parts + j->n_parts) ||
+        heap_reserve(&e->gpuq, e->live_parts + j->n_parts)) {
+        /* shut down, or another submit of the same id won the race, or no memory */
+        rc = !e->accepting ? CUZK_ESHUTDOWN : attach ? CUZK_OK : CUZK_ENOMEM;
+        if (attach && e->accepting) fill_info(e, old, info, 1);
+        pthread_mutex_unlock(&e->mu);
+        if (rc == CUZK_ESHUTDOWN) snprintf(err, errlen, "the engine is shutting down");
+        k->job_free(k, j->kstate);
+        cuzk_reservation_release_all(&j->input_res);
+        job_free_mem(j);
+        return rc;
+    }
+    if (old) { /* a FAILED or CANCELLED job of this id: the new one replaces it */
+        table_remove(e, old);
+        job_maybe_free(e, old);
+    }
+    j->seq = e->job_seq++;
+    j->t_submit = eng_now(e);
+    table_insert(e, j);
+    j->next = e->jobs_head;
+    if (e->jobs_head) e->jobs_head->prev = j;
+    e->jobs_head = j;
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        struct part *p = &j->parts[i];
+        p->state = CUZK_PART_QUEUED;
+        p->where = IN_SYNTHQ;
+        p->seq = e->item_seq++;
+        heap_push(&e->synthq, p);
+    }
+    e->live_parts += j->n_parts;
+    fill_info(e, j, info, 0);
+    dispatch_poke_locked(e);
+    pthread_mutex_unlock(&e->mu);
+    cuzk_log_debug("engine", "job %s queued: %s/%s, %u partitions, priority %s", j->id, k->name,
+                   j->circuit, j->n_parts, cuzk_priority_name(j->priority));
+    return CUZK_OK;
+}
+
+/* ---- await / cancel / state ------------------------------------------------------------------ */
+
+/* Copies a final job's answer (under e->mu). */
+static int copy_result(const struct job *j, struct cuzk_job_result *out) {
+    memset(out, 0, sizeof *out);
+    out->state = j->final;
+    out->err = j->err;
+    snprintf(out->error, sizeof out->error, "%s", j->errmsg);
+    snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
+    snprintf(out->kind, sizeof out->kind, "%s", j->kr->k->name);
+    snprintf(out->circuit_id, sizeof out->circuit_id, "%s", j->circuit);
+    out->n_partitions = j->n_parts;
+    out->n_public = j->sizes.n_public;
+    out->timings = j->tm;
+    if (j->final != CUZK_JOB_DONE) return j->err ? j->err : CUZK_EINVAL;
+    out->proof_len = (size_t)j->n_parts * CUZK_PROOF_BYTES;
+    out->public_len = (size_t)j->n_parts * j->sizes.n_public * 32;
+    out->proof = malloc(out->proof_len);
+    out->public_inputs = malloc(out->public_len ? out->public_len : 1);
+    if (!out->proof || !out->public_inputs) {
+        free(out->proof);
+        free(out->public_inputs);
+        out->proof = out->public_inputs = NULL;
+        out->proof_len = out->public_len = 0;
+        out->state = CUZK_JOB_NONE;
+        return CUZK_ENOMEM;
+    }
+    memcpy(out->proof, j->proof, out->proof_len);
+    memcpy(out->public_inputs, j->pub, out->public_len);
+    return CUZK_OK;
+}
+
+int cuzk_engine_await(struct cuzk_engine *e, const char *job_id, int64_t timeout_ms,
+                      struct cuzk_job_result *out) {
+    memset(out, 0, sizeof *out);
+    if (!job_id) return CUZK_EINVAL;
+    struct timespec dl;
+    if (timeout_ms > 0) {
+        clock_gettime(CLOCK_REALTIME, &dl);
+        long long ns = dl.tv_nsec + (timeout_ms % 1000) * 1000000LL;
+        dl.tv_sec += timeout_ms / 1000 + ns / 1000000000;
+        dl.tv_nsec = ns % 1000000000;
+    }
+    pthread_mutex_lock(&e->mu);
+    struct job *j = table_find(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return CUZK_ENOTFOUND;
+    }
+    j->waiters++;
+    int timed_out = 0;
+    while (!j->answered && !timed_out) {
+        if (timeout_ms == 0)
+            timed_out = 1;
+        else if (timeout_ms < 0)
+            pthread_cond_wait(&j->cv, &e->mu);
+        else
+            timed_out = pthread_cond_timedwait(&j->cv, &e->mu, &dl) != 0 && !j->answered;
+    }
+    int rc = j->answered ? copy_result(j, out) : CUZK_ETIMEOUT;
+    j->waiters--;
+    job_maybe_free(e, j);
+    pthread_mutex_unlock(&e->mu);
+    return rc;
+}
+
+int cuzk_engine_prove(struct cuzk_engine *e, const struct cuzk_job_request *req, int64_t timeout_ms,
+                      struct cuzk_submit_info *info, struct cuzk_job_result *out, char *err,
+                      size_t errlen) {
+    struct cuzk_submit_info local;
+    if (!info) info = &local;
+    memset(out, 0, sizeof *out);
+    int rc = cuzk_engine_submit(e, req, info, err, errlen);
+    if (rc) return rc;
+    rc = cuzk_engine_await(e, info->job_id, timeout_ms, out);
+    if (out->state != CUZK_JOB_NONE && out->err && err && errlen)
+        snprintf(err, errlen, "%s", out->error);
+    return rc;
+}
+
+int cuzk_engine_cancel(struct cuzk_engine *e, const char *job_id, int *was_running) {
+    if (was_running) *was_running = 0;
+    if (!job_id) return CUZK_EINVAL;
+    struct part *grave = NULL;
+    pthread_mutex_lock(&e->mu);
+    struct job *j = table_find(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return CUZK_ENOTFOUND;
+    }
+    if (j->final) {
+        pthread_mutex_unlock(&e->mu);
+        return CUZK_EINVAL;
+    }
+    if (was_running) *was_running = j->started;
+    job_final_locked(e, j, CUZK_JOB_CANCELLED, CUZK_ECANCELLED, "cancelled by request", &grave);
+    struct final_report rep;
+    final_report_take(j, &rep);
+    pthread_mutex_unlock(&e->mu);
+    final_report_emit(e, &rep);
+    job_answer(e, j);
+    grave_release(e, grave);
+    cuzk_budget_wake(e->budget);
+    return CUZK_OK;
+}
+
+int cuzk_engine_job_state(struct cuzk_engine *e, const char *job_id, enum cuzk_job_state *state,
+                          uint32_t *queue_pos) {
+    if (!job_id) return CUZK_EINVAL;
+    pthread_mutex_lock(&e->mu);
+    struct job *j = table_find(e, job_id);
+    if (j) {
+        if (state) *state = job_state(j);
+        if (queue_pos) *queue_pos = queue_position(e, j);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return j ? CUZK_OK : CUZK_ENOTFOUND;
+}

@@ -1,0 +1,140 @@
+/* The cache of witness buffers (engine_impl.h).
+ *
+ * A partition's witness lives in a buffer of the kind the device backend reads fastest (pinned
+ * host memory for a GPU: synthesis writes straight into what the copy engine reads), from the
+ * backend's witness_alloc. Such buffers are slow to make (a GPU driver pins every page), so a
+ * buffer given back is kept for the next partition, up to one per synthesis and device worker.
+ * A kept buffer is charged to the budget (CUZK_MEM_OTHER) like the partition that had it;
+ * when the budget cannot take that charge it is freed at once, and under memory pressure the
+ * budget's evictor frees kept buffers first (witness_evict). A buffer changes hands with its
+ * charge (cuzk_reservation_move): a partition that gives its witness back hands its charge to
+ * the cache, and a partition the dispatcher cannot otherwise fit adopts a kept buffer with its
+ * charge (witness_adopt), so that a stream under a full budget reuses its pinned buffers
+ * instead of freeing and pinning 4 GB buffers again (both stall a GPU's other work for
+ * seconds). DESIGN: e->wmu guards the list only; allocations, frees and budget calls run
+ * without it. */
+#include <stdlib.h>
+
+#include "cuzk/error.h"
+#include "engine/engine_impl.h"
+
+static void buf_free(struct cuzk_engine *e, cuzk_fr *w, size_t cap) {
+    const struct cuzk_backend *be = e->wbackend;
+    if (be && be->witness_free)
+        be->witness_free(be, w, cap);
+    else
+        free(w);
+}
+
+int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
+    struct wbuf *got = NULL;
+    pthread_mutex_lock(&e->wmu);
+    struct wbuf **best = NULL;
+    for (struct wbuf **l = &e->wfree; *l; l = &(*l)->next)
+        if ((*l)->cap >= n && (!best || (*l)->cap < (*best)->cap)) best = l;
+    if (best) {
+        got = *best;
+        *best = got->next;
+        e->wfree_n--;
+    }
+    pthread_mutex_unlock(&e->wmu);
+    if (got) { /* the partition's own reservation covers it from now on */
+        *w = got->w;
+        *cap = got->cap;
+        cuzk_reservation_release_all(&got->res);
+        free(got);
+        return CUZK_OK;
+    }
+    const struct cuzk_backend *be = e->wbackend;
+    int rc = CUZK_OK;
+    if (be && be->witness_alloc) {
+        rc = be->witness_alloc(be, n, w);
+    } else {
+        *w = aligned_alloc(64, (n * sizeof(cuzk_fr) + 63) & ~(size_t)63);
+        if (!*w) rc = CUZK_ENOMEM;
+    }
+    if (!rc) *cap = n;
+    return rc;
+}
+
+uint64_t witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap, struct cuzk_reservation *from) {
+    if (!w) return 0;
+    struct wbuf *b = calloc(1, sizeof *b);
+    if (!b) {
+        buf_free(e, w, cap);
+        return 0;
+    }
+    /* the partition's charge for the buffer becomes the cache's: no window in which another
+     * reservation could take the bytes and leave the buffer to be freed (and pinned again) */
+    const uint64_t need = cap * sizeof(cuzk_fr);
+    uint64_t moved = from ? cuzk_reservation_move(from, need, CUZK_MEM_OTHER, &b->res) : 0;
+    if (moved < need) {
+        struct cuzk_reservation extra = {0};
+        if (cuzk_budget_try_reserve(e->budget, need - moved, CUZK_MEM_OTHER, UINT64_MAX, &extra)) {
+            cuzk_reservation_release_all(&b->res);
+            free(b);
+            buf_free(e, w, cap);
+            return moved;
+        }
+        cuzk_reservation_move(&extra, extra.bytes, CUZK_MEM_OTHER, &b->res);
+    }
+    b->w = w;
+    b->cap = cap;
+    pthread_mutex_lock(&e->wmu);
+    int keep = e->wfree_n < e->wfree_max;
+    if (keep) {
+        b->next = e->wfree;
+        e->wfree = b;
+        e->wfree_n++;
+    }
+    pthread_mutex_unlock(&e->wmu);
+    if (!keep) {
+        cuzk_reservation_release_all(&b->res);
+        buf_free(e, w, cap);
+        free(b);
+    }
+    return moved;
+}
+
+int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, cuzk_fr **w,
+                  size_t *cap) {
+    struct wbuf *got = NULL;
+    pthread_mutex_lock(&e->wmu);
+    struct wbuf **best = NULL;
+    for (struct wbuf **l = &e->wfree; *l; l = &(*l)->next)
+        if ((*l)->cap >= n && (!best || (*l)->cap < (*best)->cap)) best = l;
+    if (best) {
+        got = *best;
+        *best = got->next;
+        e->wfree_n--;
+    }
+    pthread_mutex_unlock(&e->wmu);
+    if (!got) return CUZK_ENOTFOUND;
+    cuzk_reservation_move(&got->res, got->res.bytes, CUZK_MEM_PARTITION, to);
+    cuzk_reservation_release_all(&got->res); /* nothing left: only clears it */
+    *w = got->w;
+    *cap = got->cap;
+    free(got);
+    return CUZK_OK;
+}
+
+uint64_t witness_evict(struct cuzk_engine *e, uint64_t need) {
+    uint64_t freed = 0;
+    while (freed < need) {
+        pthread_mutex_lock(&e->wmu);
+        struct wbuf *b = e->wfree;
+        if (b) {
+            e->wfree = b->next;
+            e->wfree_n--;
+        }
+        pthread_mutex_unlock(&e->wmu);
+        if (!b) break;
+        freed += b->res.bytes;
+        cuzk_reservation_release_all(&b->res);
+        buf_free(e, b->w, b->cap);
+        free(b);
+    }
+    return freed;
+}
+
+void witness_drop_all(struct cuzk_engine *e) { witness_evict(e, UINT64_MAX); }
