@@ -16,7 +16,6 @@
  * passes or a second signal comes), wait for every waiting call to be answered, stop the
  * listeners (the unix socket file is removed), free everything, exit 0. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -30,7 +29,7 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
-#include "engine/fc_kind.h"
+#include "kinds/kinds.h"
 #include "gpu/gpu.h"
 #include "groth16/cuda_backend.h"
 #include "groth16/groth16.h"
@@ -171,20 +170,6 @@ struct devices {
     struct cuzk_pool *pool; /* the GPU backends' CPU part */
 };
 
-static int cuda_key_upload(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk,
-                           uint64_t *vram_bytes) {
-    (void)key_name;
-    struct cuzk_backend *be = ctx;
-    int rc = cuzk_cuda_backend_preload(be, pk);
-    if (rc == CUZK_OK && vram_bytes) *vram_bytes = cuzk_cuda_backend_resident_bytes(be, pk);
-    return rc;
-}
-
-static void cuda_key_drop(void *ctx, const char *key_name, const struct cuzk_groth16_pk *pk) {
-    (void)key_name;
-    cuzk_cuda_backend_evict(ctx, pk);
-}
-
 /* The CUDA devices of gpus.devices (all when empty). None found: n = 0 and the engine proves
  * on its CPU backend. Returns 0, or -1 after logging why (a listed device that is missing). */
 static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
@@ -228,13 +213,18 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
         else
             snprintf(d->names[i], sizeof d->names[i], "GPU %d", ord);
         d->ordinals[i] = ord;
-        d->dev[i] = (struct cuzk_engine_device){.backend = &d->backends[i],
-                                                .name = d->names[i],
-                                                .key_upload = cuda_key_upload,
-                                                .key_drop = cuda_key_drop,
-                                                .ctx = &d->backends[i]};
-        cuzk_log_info("daemon", "devices: GPU %d (%s) with %lld workers", ord, d->names[i],
-                      (long long)cfg->gpu_workers_per_device);
+        if (cfg->vram_budget &&
+            cuzk_cuda_backend_set_vram_budget(&d->backends[i], cfg->vram_budget) != CUZK_OK) {
+            cuzk_log_error("daemon", "gpus.vram_budget: %llu bytes is more than GPU %d has",
+                           (unsigned long long)cfg->vram_budget, ord);
+            return -1;
+        }
+        struct cuzk_cuda_stats cs;
+        cuzk_cuda_backend_stats(&d->backends[i], &cs);
+        d->dev[i] = (struct cuzk_engine_device){.backend = &d->backends[i], .name = d->names[i]};
+        cuzk_log_info("daemon", "devices: GPU %d (%s) with %u workers, %llu bytes of device memory",
+                      ord, d->names[i], cfg->engine.gpu_workers_per_device,
+                      (unsigned long long)cs.vram_budget);
     }
     return 0;
 }
@@ -250,120 +240,13 @@ static void close_devices(struct devices *d) {
 
 /* ---- engine ------------------------------------------------------------------------------ */
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Registers every <id>.zkey of dir (with <id>.r1cs when present) as snarkjs circuit <id>. */
-static int add_snarkjs_dir(struct cuzk_engine *e, const char *dir) {
-    DIR *dp = opendir(dir);
-    if (!dp) {
-        cuzk_log_error("daemon", "snarkjs.dir %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        size_t l = strlen(de->d_name);
-        if (l <= 5 || strcmp(de->d_name + l - 5, ".zkey")) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **nn = realloc(names, cap * sizeof *names);
-            if (!nn) break;
-            names = nn;
-        }
-        if (!(names[n] = strdup(de->d_name))) break;
-        n++;
-    }
-    closedir(dp);
-    if (n) qsort(names, n, sizeof *names, cmp_str);
-    int ok = 0;
-    for (size_t i = 0; i < n; i++) {
-        char id[CUZK_NAME_MAX], zkey[4096], r1cs[4096], err[256];
-        size_t l = strlen(names[i]) - 5;
-        if (l >= sizeof id) {
-            cuzk_log_warn("daemon", "snarkjs.dir: %s: the circuit id is too long, skipped",
-                          names[i]);
-            continue;
-        }
-        snprintf(id, sizeof id, "%.*s", (int)l, names[i]);
-        snprintf(zkey, sizeof zkey, "%s/%s", dir, names[i]);
-        snprintf(r1cs, sizeof r1cs, "%s/%s.r1cs", dir, id);
-        struct stat st;
-        int has_r1cs = stat(r1cs, &st) == 0;
-        int rc =
-            cuzk_engine_add_snarkjs_circuit(e, id, zkey, has_r1cs ? r1cs : NULL, err, sizeof err);
-        if (rc != CUZK_OK) {
-            cuzk_log_error("daemon", "snarkjs circuit %s: %s", id,
-                           err[0] ? err : cuzk_strerror(rc));
-            ok = -1;
-            break;
-        }
-        cuzk_log_info("daemon", "snarkjs circuit %s: %s%s", id, zkey,
-                      has_r1cs ? " (witnesses checked against the .r1cs)" : "");
-    }
-    for (size_t i = 0; i < n; i++) free(names[i]);
-    free(names);
-    return ok;
-}
-
+/* The engine's settings: the configuration's, with the daemon's devices and trace output. */
 static void engine_config(const struct cuzk_config *cfg, const struct devices *d,
-                          struct cuzk_engine_config *ec, char *budget, char *margin, size_t n) {
-    cuzk_engine_config_default(ec);
-    if (cfg->total_budget)
-        snprintf(budget, n, "%llu", (unsigned long long)cfg->total_budget);
-    else
-        snprintf(budget, n, "auto");
-    snprintf(margin, n, "%llu", (unsigned long long)cfg->safety_margin);
-    ec->total_budget = budget;
-    ec->safety_margin = margin;
-    ec->eviction_min_idle_ms = cfg->eviction_min_idle_ms;
-    ec->srs_idle_evict_ms = cfg->srs_idle_evict_ms;
-    ec->trim_threshold = cfg->trim_threshold;
-    ec->synth_workers = (unsigned)cfg->max_parallel_synthesis;
-    ec->gpu_workers_per_device = (unsigned)cfg->gpu_workers_per_device;
-    ec->cpu_threads = (unsigned)cfg->threads;
-    ec->max_batch_size = (unsigned)cfg->max_batch_size;
-    ec->max_batch_wait_ms = (uint64_t)cfg->max_batch_wait_ms;
-    ec->result_ttl_ms = cfg->result_ttl_ms;
-    ec->self_verify = cfg->self_verify;
+                          struct cuzk_engine_config *ec) {
+    *ec = cfg->engine;
     ec->devices = d->n ? d->dev : NULL;
     ec->n_devices = d->n;
-    ec->builtin_kinds = 1;
-    ec->cache_dir = cfg->param_cache[0] ? cfg->param_cache : NULL;
-    ec->synthetic_partitions = (unsigned)cfg->synthetic_partitions;
-    ec->synthetic_check = cfg->synthetic_check;
     ec->trace_file = cfg->timeline ? stderr : NULL;
-}
-
-/* Registers the four Filecoin kinds (engine/fc_kind.h) unless the engine has them already.
- * kinds[i] is set for the ones registered here: they are destroyed after the engine. */
-static int add_filecoin_kinds(struct cuzk_engine *e, const struct cuzk_config *cfg,
-                              struct cuzk_kind *kinds[4]) {
-    static const enum cuzk_fc_kind fk[4] = {CUZK_FC_POREP, CUZK_FC_SNAP, CUZK_FC_WPOST,
-                                            CUZK_FC_WINNING};
-    for (int i = 0; i < 4; i++) {
-        struct cuzk_kind *k;
-        int rc = cuzk_kind_fc_create(&k, fk[i], cfg->param_cache[0] ? cfg->param_cache : NULL,
-                                     cfg->filecoin_check);
-        if (rc != CUZK_OK) {
-            cuzk_log_error("daemon", "kind %s: %s", cuzk_kind_fc_name(fk[i]), cuzk_strerror(rc));
-            return -1;
-        }
-        rc = cuzk_engine_register_kind(e, k);
-        if (rc == CUZK_EEXIST) {
-            k->destroy(k);
-            continue;
-        }
-        if (rc != CUZK_OK) {
-            cuzk_log_error("daemon", "kind %s: %s", cuzk_kind_fc_name(fk[i]), cuzk_strerror(rc));
-            k->destroy(k);
-            return -1;
-        }
-        kinds[i] = k;
-    }
-    return 0;
 }
 
 /* ---- shutdown ---------------------------------------------------------------------------- */
@@ -476,20 +359,24 @@ int main(int argc, char **argv) {
     struct cuzk_service *service = NULL;
     struct cuzk_rpc_server *rpc = NULL;
     struct cuzk_http_server *http = NULL;
-    struct cuzk_kind *fc_kinds[4] = {NULL, NULL, NULL, NULL};
+    struct cuzk_kinds *kinds = NULL;
     char err[512] = "";
 
     if (open_devices(&cfg, &devs)) goto out;
     struct cuzk_engine_config ec;
-    char budget[32], margin[32];
-    engine_config(&cfg, &devs, &ec, budget, margin, sizeof budget);
+    engine_config(&cfg, &devs, &ec);
     int rc = cuzk_engine_create(&engine, &ec, err, sizeof err);
     if (rc != CUZK_OK) {
         cuzk_log_error("daemon", "engine: %s", err[0] ? err : cuzk_strerror(rc));
         goto out;
     }
-    if (add_filecoin_kinds(engine, &cfg, fc_kinds)) goto out;
-    if (cfg.snarkjs_dir[0] && add_snarkjs_dir(engine, cfg.snarkjs_dir)) goto out;
+    if ((rc = cuzk_kinds_create(&kinds, &cfg.kinds, err, sizeof err)) ||
+        (cfg.snarkjs_dir[0] &&
+         (rc = cuzk_kinds_add_snarkjs_dir(kinds, cfg.snarkjs_dir, NULL, err, sizeof err))) ||
+        (rc = cuzk_kinds_register(kinds, engine, err, sizeof err))) {
+        cuzk_log_error("daemon", "%s", err[0] ? err : cuzk_strerror(rc));
+        goto out;
+    }
     if ((rc = cuzk_engine_start(engine)) != CUZK_OK) {
         cuzk_log_error("daemon", "engine start: %s", cuzk_strerror(rc));
         goto out;
@@ -571,8 +458,7 @@ out:
     cuzk_http_stop(http);
     if (service) cuzk_service_destroy(service);
     if (engine) cuzk_engine_destroy(engine);
-    for (int i = 0; i < 4; i++)
-        if (fc_kinds[i]) fc_kinds[i]->destroy(fc_kinds[i]);
+    cuzk_kinds_destroy(kinds); /* after the engine: it holds them */
     close_devices(&devs);
     cuzk_config_free(&cfg);
     if (exit_code == EXIT_OK)

@@ -144,23 +144,25 @@ static int cmd_prove(char **a) {
         goto out;
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
-    rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof);
+    rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof, NULL,
+                            err, sizeof err);
     if (cuda && gpu_failure(rc) && opt.backend == BACKEND_AUTO) {
-        fprintf(stderr, "cuzk: the GPU failed (%s); proving on the CPU\n", cuzk_strerror(rc));
+        fprintf(stderr, "cuzk: the GPU failed (%s); proving on the CPU\n", err);
         cuzk_cuda_backend_free(&be);
         cuda = 0;
         cuzk_cpu_backend_init(&be, pool);
         if (opt.seeded) cuzk_rng_seed(&rng, opt.seed); /* the same r and s */
-        rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, &proof);
+        rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof,
+                                NULL, err, sizeof err);
     }
     if (rc) {
-        ret = report("prove", rc, rc == CUZK_EINVAL ? "witness[0] must be 1" : NULL);
+        ret = report("prove", rc, err[0] ? err : NULL);
         goto out;
     }
     double t2 = now_ms();
     note(cuda ? "cuzk: proved in %.1f ms (cuda)\n" : "cuzk: proved in %.1f ms (cpu)\n", t2 - t1);
     if (!opt.no_verify) {
-        if ((rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+        if ((rc = cuzk_groth16_vk_from_pk(&vk, &pk))) {
             ret = report("verify", rc, NULL);
             goto out;
         }

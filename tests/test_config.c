@@ -38,16 +38,22 @@ static void test_defaults(void) {
     CHECK(!strcmp(c.shutdown, "finish"));
     CHECK(c.shutdown_timeout_ms == 600000);
     CHECK(c.max_blocking_calls == 1024);
-    CHECK(!strcmp(c.param_cache, "") && !strcmp(c.snarkjs_dir, ""));
-    CHECK(c.total_budget == 0); /* auto */
-    CHECK(c.safety_margin == 5ull << 30);
-    CHECK(c.eviction_min_idle_ms == 300000 && c.srs_idle_evict_ms == 0);
-    CHECK(c.trim_threshold == 64u << 20);
-    CHECK(c.n_devices == 0 && c.gpu_workers_per_device == 2 && c.gpu_threads == 0);
-    CHECK(c.max_batch_size == 1 && c.max_batch_wait_ms == 10000);
-    CHECK(c.result_ttl_ms == 1800000);
-    CHECK(c.threads == 0 && c.max_parallel_synthesis == 0 && c.self_verify == 1);
-    CHECK(c.synthetic_partitions == 10 && c.synthetic_check == 1 && c.filecoin_check == 0);
+    CHECK(!strcmp(c.kinds.cache_dir, "") && !strcmp(c.snarkjs_dir, ""));
+    /* the engine's and the kinds' fields hold their own defaults: one place, not two */
+    struct cuzk_engine_config ed;
+    cuzk_engine_config_default(&ed);
+    struct cuzk_kinds_config kd;
+    cuzk_kinds_config_default(&kd);
+    CHECK(c.engine.total_budget == ed.total_budget && ed.total_budget == 0); /* auto */
+    CHECK(c.engine.safety_margin == ed.safety_margin && ed.safety_margin == 5ull << 30);
+    CHECK(c.engine.eviction_min_idle_ms == 300000 && c.engine.srs_idle_evict_ms == 0);
+    CHECK(c.engine.trim_threshold == 64u << 20 && c.engine.mem_overtake_ms == 2000);
+    CHECK(c.n_devices == 0 && c.engine.gpu_workers_per_device == 2 && c.gpu_threads == 0);
+    CHECK(c.vram_budget == 0 && c.engine.key_loaders == 2);
+    CHECK(c.engine.result_ttl_ms == 1800000);
+    CHECK(c.engine.cpu_threads == 0 && c.engine.synth_workers == 0 && c.engine.self_verify == 1);
+    CHECK(c.kinds.synthetic_partitions == kd.synthetic_partitions && kd.synthetic_partitions == 10);
+    CHECK(c.kinds.synthetic_check == 1 && c.kinds.filecoin_check == 0 && c.kinds.filecoin == 1);
     CHECK(!strcmp(c.log_level, "info") && !strcmp(c.log_format, "text") && c.timeline == 1);
     cuzk_config_free(&c);
 }
@@ -70,18 +76,19 @@ static const char all_keys[] = "[daemon]\n"
                                "eviction_min_idle = \"2m\"\n"
                                "srs_idle_evict = \"1h\"\n"
                                "trim_threshold = \"1MiB\"\n"
+                               "overtake = \"500ms\"\n"
                                "[gpus]\n"
                                "devices = [1, 0, 3]\n"
                                "gpu_workers_per_device = 3\n"
                                "gpu_threads = 32\n"
+                               "vram_budget = \"100GiB\"\n"
                                "[scheduler]\n"
-                               "max_batch_size = 4\n"
-                               "max_batch_wait_ms = 250\n"
                                "result_ttl = \"1.5h\"\n"
                                "[synthesis]\n"
                                "threads = 12\n"
                                "[pipeline]\n"
                                "max_parallel_synthesis = 18\n"
+                               "key_loaders = 3\n"
                                "self_verify = false\n"
                                "[synthetic]\n"
                                "partitions = 4\n"
@@ -100,19 +107,21 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(!strcmp(c->shutdown, "cancel"));
     CHECK(c->shutdown_timeout_ms == 90000);
     CHECK(c->max_blocking_calls == 7);
-    CHECK(!strcmp(c->param_cache, "/var/lib/cuzk/params"));
+    CHECK(!strcmp(c->kinds.cache_dir, "/var/lib/cuzk/params"));
     CHECK(!strcmp(c->snarkjs_dir, "/var/lib/cuzk/circuits"));
-    CHECK(c->total_budget == 400ull << 30);
-    CHECK(c->safety_margin == 1u << 20);
-    CHECK(c->eviction_min_idle_ms == 120000);
-    CHECK(c->srs_idle_evict_ms == 3600000);
-    CHECK(c->trim_threshold == 1u << 20);
+    CHECK(c->engine.total_budget == 400ull << 30);
+    CHECK(c->engine.safety_margin == 1u << 20);
+    CHECK(c->engine.eviction_min_idle_ms == 120000);
+    CHECK(c->engine.srs_idle_evict_ms == 3600000);
+    CHECK(c->engine.trim_threshold == 1u << 20 && c->engine.mem_overtake_ms == 500);
     CHECK(c->n_devices == 3 && c->devices[0] == 1 && c->devices[1] == 0 && c->devices[2] == 3);
-    CHECK(c->gpu_workers_per_device == 3 && c->gpu_threads == 32);
-    CHECK(c->max_batch_size == 4 && c->max_batch_wait_ms == 250);
-    CHECK(c->result_ttl_ms == 5400000);
-    CHECK(c->threads == 12 && c->max_parallel_synthesis == 18 && c->self_verify == 0);
-    CHECK(c->synthetic_partitions == 4 && c->synthetic_check == 0 && c->filecoin_check == 1);
+    CHECK(c->engine.gpu_workers_per_device == 3 && c->gpu_threads == 32);
+    CHECK(c->vram_budget == 100ull << 30);
+    CHECK(c->engine.result_ttl_ms == 5400000);
+    CHECK(c->engine.cpu_threads == 12 && c->engine.synth_workers == 18);
+    CHECK(c->engine.key_loaders == 3 && c->engine.self_verify == 0);
+    CHECK(c->kinds.synthetic_partitions == 4 && c->kinds.synthetic_check == 0);
+    CHECK(c->kinds.filecoin_check == 1);
     CHECK(!strcmp(c->log_level, "debug") && !strcmp(c->log_format, "json") && c->timeline == 0);
 }
 
@@ -198,8 +207,9 @@ static void test_bad_values(void) {
         {"[gpus]\ngpu_workers_per_device = 0\n", "gpus.gpu_workers_per_device: 0 is outside"},
         {"[gpus]\ngpu_workers_per_device = \"2\"\n", "expected an integer, found string"},
         {"[gpus]\ngpu_threads = -1\n", "gpus.gpu_threads: -1 is outside"},
-        {"[scheduler]\nmax_batch_size = 65\n", "scheduler.max_batch_size: 65 is outside"},
-        {"[scheduler]\nmax_batch_wait_ms = -1\n", "scheduler.max_batch_wait_ms"},
+        {"[gpus]\nvram_budget = \"1MiB\"\n", "gpus.vram_budget: 1048576 bytes is outside"},
+        {"[memory]\novertake = 5\n", "memory.overtake: expected a duration"},
+        {"[pipeline]\nkey_loaders = 0\n", "pipeline.key_loaders: 0 is outside"},
         {"[scheduler]\nresult_ttl = \"0\"\n", "scheduler.result_ttl: 0 ms is outside"},
         {"[synthesis]\nthreads = 1.0\n", "synthesis.threads: expected an integer, found float"},
         {"[pipeline]\nmax_parallel_synthesis = 5000\n", "pipeline.max_parallel_synthesis"},
@@ -244,6 +254,11 @@ static void test_warnings(void) {
     CHECK(load(&c, "[pipeline]\nenabled = true\nslot_size = 0\n", &w, err, sizeof err) == CUZK_OK);
     CHECK(w.n == 2 && strstr(w.last, "key pipeline.slot_size is no longer used"));
     cuzk_config_free(&c);
+    /* batching is not done: its keys warn instead of being taken and ignored */
+    CHECK(load(&c, "[scheduler]\nmax_batch_size = 4\n", &w, err, sizeof err) == CUZK_OK);
+    CHECK(w.n == 1 && strstr(w.last, "max_batch_size is no longer used") &&
+          strstr(w.last, "one at a time"));
+    cuzk_config_free(&c);
     /* every deprecated key warns, whatever its value */
     for (size_t i = 0; cuzk_config_key(i, 1); i++) {
         const char *key = cuzk_config_key(i, 1);
@@ -270,17 +285,17 @@ static void test_set_and_files(void) {
     CHECK(cuzk_config_set(&c, "logging.level", "loud", err, sizeof err) == CUZK_EINVAL);
     CHECK(strstr(err, "logging.level: must be one of") == err);
     CHECK(cuzk_config_set(&c, "memory.total_budget", "64GiB", err, sizeof err) == CUZK_OK);
-    CHECK(c.total_budget == 64ull << 30);
+    CHECK(c.engine.total_budget == 64ull << 30);
     CHECK(cuzk_config_set(&c, "memory.total_budget", "auto", err, sizeof err) == CUZK_OK);
-    CHECK(c.total_budget == 0);
+    CHECK(c.engine.total_budget == 0);
     CHECK(cuzk_config_set(&c, "memory.safety_margin", "1024", err, sizeof err) == CUZK_OK);
-    CHECK(c.safety_margin == 1024);
+    CHECK(c.engine.safety_margin == 1024);
     CHECK(cuzk_config_set(&c, "daemon.shutdown_timeout", "5m", err, sizeof err) == CUZK_OK);
     CHECK(c.shutdown_timeout_ms == 300000);
     CHECK(cuzk_config_set(&c, "gpus.devices", "[2, 5]", err, sizeof err) == CUZK_OK);
     CHECK(c.n_devices == 2 && c.devices[1] == 5);
     CHECK(cuzk_config_set(&c, "pipeline.self_verify", "false", err, sizeof err) == CUZK_OK);
-    CHECK(c.self_verify == 0);
+    CHECK(c.engine.self_verify == 0);
     CHECK(cuzk_config_set(&c, "synthesis.threads", "many", err, sizeof err) == CUZK_EINVAL);
     CHECK(cuzk_config_set(&c, "no.such", "1", err, sizeof err) == CUZK_EINVAL);
     CHECK(strstr(err, "unknown key no.such") != NULL);

@@ -21,7 +21,7 @@
 
 #include "bench.h"
 #include "cuzk/error.h"
-#include "engine/synthetic.h"
+#include "kinds/synthetic.h"
 #include "formats/r1cs.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"

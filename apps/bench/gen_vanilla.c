@@ -31,7 +31,9 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "ec/encode.h"
-#include "engine/fc_kind.h"
+#include "formats/g16key.h"
+#include "groth16/setup.h"
+#include "kinds/fc_kind.h"
 #include "filecoin/tools.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
@@ -203,9 +205,9 @@ static int verify_fc(int argc, char **argv) {
     }
     char err[512] = "", path[4200];
     struct cuzk_vanilla v = {0};
-    struct cuzk_zkey z = {0};
+    struct cuzk_g16key *kf = NULL;
+    struct cuzk_groth16_keydata kd = {0};
     struct cuzk_snarkjs_vk vk = {0};
-    struct cuzk_pool *pool = NULL;
     uint8_t *pb = NULL;
     cuzk_fr *pub = NULL;
     size_t plen = 0, n_pub = 0;
@@ -230,22 +232,18 @@ static int verify_fc(int argc, char **argv) {
                 CUZK_PROOF_BYTES);
         goto out;
     }
-    if (cuzk_kind_fc_zkey_path(cache, v.profile.name, path, sizeof path)) {
+    if (cuzk_kind_fc_key_path(cache, v.profile.name, path, sizeof path)) {
         fprintf(stderr,
                 "cuzk-bench: verify-fc: %s has no key of %s (no constraint system pce-%s.bin: "
                 "is it the daemon's srs.param_cache, and has the daemon proved this profile?)\n",
                 cache, v.profile.name, v.profile.name);
         goto out;
     }
-    if ((rc = cuzk_pool_create(&pool, 0, "verify-fc"))) {
-        fprintf(stderr, "cuzk-bench: verify-fc: %s\n", cuzk_strerror(rc));
-        ret = BENCH_INTERNAL;
-        goto out;
-    }
-    /* the daemon's own file: curve checks of every point, subgroup checks of the header's */
-    struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_SKIP};
-    if ((rc = cuzk_zkey_load(&z, path, &zo, err, sizeof err)) ||
-        (rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+    /* the verification key is the key file's header and IC (checksummed): the points of the
+     * proving key are not read */
+    if ((rc = cuzk_g16key_open(&kf, path, err, sizeof err)) ||
+        (rc = cuzk_groth16_keydata_load(&kd, kf, NULL, 0, err, sizeof err)) ||
+        (rc = cuzk_groth16_vk_from_keydata(&vk, &kd))) {
         fprintf(stderr, "cuzk-bench: verify-fc: %s: %s\n", path, err[0] ? err : cuzk_strerror(rc));
         ret = rc == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
         goto out;
@@ -277,8 +275,8 @@ out:
     free(pub);
     free(pb);
     cuzk_snarkjs_vk_free(&vk);
-    cuzk_zkey_free(&z);
-    if (pool) cuzk_pool_destroy(pool);
+    cuzk_groth16_keydata_free(&kd);
+    cuzk_g16key_close(kf);
     cuzk_vanilla_free(&v);
     return ret;
 }

@@ -21,6 +21,7 @@ enum cfg_type {
     CFG_ADDR,       /* char *, "unix:///absolute/path" or "host:port" */
     CFG_HTTP_ADDR,  /* char *, "host:port" or "" */
     CFG_INT,        /* int64_t in [min, max] */
+    CFG_UINT,       /* unsigned in [min, max] */
     CFG_BOOL,       /* int, 0 or 1 */
     CFG_SIZE,       /* uint64_t bytes in [min, max] */
     CFG_SIZE_AUTO,  /* as CFG_SIZE, or "auto" stored as 0 */
@@ -33,7 +34,7 @@ enum cfg_type {
 struct cfg_row {
     const char *key;
     enum cfg_type type;
-    const char *def; /* TOML value text */
+    const char *def; /* TOML value text; NULL = the default of the bound engine / kinds field */
     int64_t min, max;
     const char *choices;
     size_t off;
@@ -46,6 +47,8 @@ struct cfg_row {
 #define SEC ((int64_t)1000)
 #define DAY ((int64_t)86400000)
 #define F(field) offsetof(struct cuzk_config, field)
+#define E(field) offsetof(struct cuzk_config, engine.field)
+#define K(field) offsetof(struct cuzk_config, kinds.field)
 #define NOFIELD 0
 
 static const struct cfg_row rows[] = {
@@ -70,63 +73,73 @@ static const struct cfg_row rows[] = {
      "Prove and AwaitProof calls that may wait at the same time (each holds a thread); more\n"
      "fail with RESOURCE_EXHAUSTED."},
 
-    {"srs.param_cache", CFG_STRING, "\"\"", 0, 0, NULL, F(param_cache),
-     "Directory of proving keys: synthetic keys are cached here as .zkey files (made once,\n"
-     "loaded afterwards); \"\" = keys are made in memory each time they are needed."},
+    {"srs.param_cache", CFG_STRING, "\"\"", 0, 0, NULL, K(cache_dir),
+     "Directory of proving keys and constraint systems: synthetic keys as .zkey files, the\n"
+     "Filecoin kinds' pre-compiled constraint systems (pce-<profile>.bin) and keys\n"
+     "(fc-<profile>-<checksum>.key, compressed points), made once and loaded afterwards;\n"
+     "\"\" = made in memory each time they are needed (a Filecoin key then stays in host\n"
+     "memory as well)."},
 
     {"snarkjs.dir", CFG_STRING, "\"\"", 0, 0, NULL, F(snarkjs_dir),
      "Directory of snarkjs circuits: every <id>.zkey in it becomes circuit id <id> of the\n"
      "\"snarkjs\" kind (with <id>.r1cs beside it, witnesses are checked against the\n"
      "constraints before proving). \"\" = none. See docs/daemon.md for the request mapping."},
 
-    {"memory.total_budget", CFG_SIZE_AUTO, "\"auto\"", 64 * MiB, INT64_MAX, NULL, F(total_budget),
+    {"memory.total_budget", CFG_SIZE_AUTO, NULL, 64 * MiB, INT64_MAX, NULL, E(total_budget),
      "Host memory the engine may use for keys, constraint systems and in-flight partitions:\n"
      "\"auto\" = MemTotal - safety_margin, or a size such as \"400GiB\"."},
-    {"memory.safety_margin", CFG_SIZE, "\"5GiB\"", 0, INT64_MAX, NULL, F(safety_margin),
+    {"memory.safety_margin", CFG_SIZE, NULL, 0, INT64_MAX, NULL, E(safety_margin),
      "Memory left to the rest of the system when total_budget = \"auto\"."},
-    {"memory.eviction_min_idle", CFG_DURATION, "\"5m\"", 0, 365 * DAY, NULL,
-     F(eviction_min_idle_ms), "A key unused this long may be evicted when the budget is short."},
-    {"memory.srs_idle_evict", CFG_DURATION, "\"0\"", 0, 365 * DAY, NULL, F(srs_idle_evict_ms),
+    {"memory.eviction_min_idle", CFG_DURATION, NULL, 0, 365 * DAY, NULL, E(eviction_min_idle_ms),
+     "A key unused this long may be evicted when the budget is short."},
+    {"memory.srs_idle_evict", CFG_DURATION, NULL, 0, 365 * DAY, NULL, E(srs_idle_evict_ms),
      "Evict keys unused this long even without memory pressure; \"0\" = never."},
-    {"memory.trim_threshold", CFG_SIZE, "\"64MiB\"", 0, INT64_MAX, NULL, F(trim_threshold),
+    {"memory.trim_threshold", CFG_SIZE, NULL, 0, INT64_MAX, NULL, E(trim_threshold),
      "Return freed memory to the system (malloc_trim) after freeing at least this much at once."},
+    {"memory.overtake", CFG_DURATION, NULL, 0, DAY, NULL, E(mem_overtake_ms),
+     "Partitions that fit may start before one that waits for memory for this long; after\n"
+     "that, the memory freed is held for the waiting one (no stream of small jobs starves a\n"
+     "large one)."},
 
     {"gpus.devices", CFG_INT_LIST, "[]", 0, CUZK_CONFIG_MAX_DEVICES - 1, NULL, F(devices),
      "CUDA device ordinals to prove on; [] = every GPU found. Without a usable GPU the engine\n"
      "proves on the CPU."},
-    {"gpus.gpu_workers_per_device", CFG_INT, "2", 1, 16, NULL, F(gpu_workers_per_device),
-     "Workers per device: with 2, one proof's CPU work overlaps another's GPU work."},
+    {"gpus.gpu_workers_per_device", CFG_UINT, NULL, 1, 16, NULL, E(gpu_workers_per_device),
+     "Workers per device: with 2, one proof's witness uploads while another one computes."},
     {"gpus.gpu_threads", CFG_INT, "0", 0, 4096, NULL, F(gpu_threads),
-     "Threads of the pool the GPU backends use for their CPU part (SpMV, scalar\n"
-     "conversion); 0 = all CPUs."},
+     "Threads of the pool the GPU backends use for their CPU part; 0 = all CPUs."},
+    {"gpus.vram_budget", CFG_SIZE_AUTO, "\"auto\"", 1 * GiB, INT64_MAX, NULL, F(vram_budget),
+     "Device memory each GPU may use for resident keys and the prover's work space:\n"
+     "\"auto\" = the device's memory less 3 GiB for the CUDA context. A key that does not fit\n"
+     "evicts idle keys, or its load fails with RESOURCE_EXHAUSTED naming the sizes."},
 
-    {"scheduler.max_batch_size", CFG_INT, "1", 1, 64, NULL, F(max_batch_size),
-     "Jobs of one circuit proved together; 1 = no batching."},
-    {"scheduler.max_batch_wait_ms", CFG_INT, "10000", 0, 3600000, NULL, F(max_batch_wait_ms),
-     "How long a partial batch waits for more jobs, in milliseconds."},
-    {"scheduler.result_ttl", CFG_DURATION, "\"30m\"", SEC, 30 * DAY, NULL, F(result_ttl_ms),
+    {"scheduler.result_ttl", CFG_DURATION, NULL, SEC, 30 * DAY, NULL, E(result_ttl_ms),
      "Finished results are kept this long for AwaitProof and for retries with the same\n"
      "request_id; afterwards AwaitProof answers NOT_FOUND."},
 
-    {"synthesis.threads", CFG_INT, "0", 0, 4096, NULL, F(threads),
+    {"synthesis.threads", CFG_UINT, NULL, 0, 4096, NULL, E(cpu_threads),
      "Threads of the engine's CPU pool (synthesis, CPU proving, key loading); 0 = all CPUs."},
 
-    {"pipeline.max_parallel_synthesis", CFG_INT, "0", 0, 1024, NULL, F(max_parallel_synthesis),
+    {"pipeline.max_parallel_synthesis", CFG_UINT, NULL, 0, 1024, NULL, E(synth_workers),
      "Partitions synthesized at the same time (the memory budget may allow fewer);\n"
      "0 = max(2, CPUs / 2)."},
-    {"pipeline.self_verify", CFG_BOOL, "true", 0, 0, NULL, F(self_verify),
-     "Verify every partition's proof before the job completes."},
+    {"pipeline.key_loaders", CFG_UINT, NULL, 1, 64, NULL, E(key_loaders),
+     "Keys loaded or set up at the same time, each on its own thread: a long setup of one key\n"
+     "holds back neither the dispatcher nor the jobs whose keys are loaded."},
+    {"pipeline.self_verify", CFG_BOOL, NULL, 0, 0, NULL, E(self_verify),
+     "Verify every partition's proof before the job completes (a proof that fails is proved\n"
+     "once more, then the job fails). Off: a warning at start."},
 
-    {"synthetic.partitions", CFG_INT, "10", 1, 1024, NULL, F(synthetic_partitions),
+    {"synthetic.partitions", CFG_UINT, NULL, 1, 1024, NULL, K(synthetic_partitions),
      "Partitions of a synthetic job whose circuit id does not say (\"<N>\" rather than\n"
      "\"<N>x<P>\")."},
-    {"synthetic.check", CFG_BOOL, "true", 0, 0, NULL, F(synthetic_check),
+    {"synthetic.check", CFG_BOOL, NULL, 0, 0, NULL, K(synthetic_check),
      "Synthetic synthesis also checks that the witness satisfies every constraint."},
 
-    {"filecoin.check", CFG_BOOL, "false", 0, 0, NULL, F(filecoin_check),
+    {"filecoin.check", CFG_BOOL, NULL, 0, 0, NULL, K(filecoin_check),
      "The Filecoin kinds (porep, snap, wpost, winning) also check every witness row by row\n"
      "against the circuit's recorded constraint system (slow, and the constraint system stays\n"
-     "in memory with the key); the proofs are verified either way."},
+     "in host memory with the key); the proofs are verified either way."},
 
     {"logging.level", CFG_LOG_LEVEL, "\"info\"", 0, 0, NULL, F(log_level),
      "\"error\", \"warn\", \"info\" or \"debug\". Overridden by --log-level. The ready line is\n"
@@ -136,6 +149,10 @@ static const struct cfg_row rows[] = {
     {"logging.timeline", CFG_BOOL, "true", 0, 0, NULL, F(timeline),
      "Write the engine's TIMELINE and *_TIMING trace lines to stderr."},
 
+    {"scheduler.max_batch_size", CFG_DEPRECATED, NULL, 0, 0, NULL, NOFIELD,
+     "partitions are proved one at a time (docs/engine.md: batching)"},
+    {"scheduler.max_batch_wait_ms", CFG_DEPRECATED, NULL, 0, 0, NULL, NOFIELD,
+     "partitions are proved one at a time (docs/engine.md: batching)"},
     {"srs.preload", CFG_DEPRECATED, NULL, 0, 0, NULL, NOFIELD,
      "keys load on demand (or through PreloadSRS)"},
     {"memory.pinned_budget", CFG_DEPRECATED, NULL, 0, 0, NULL, NOFIELD,
@@ -328,6 +345,18 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
         }
         *(int64_t *)field(c, r) = v->u.i;
         return 0;
+    case CFG_UINT:
+        if (v->type != CUZK_TOML_INT) {
+            say(why, n, "expected an integer, found %s", tn);
+            return -1;
+        }
+        if (v->u.i < r->min || v->u.i > r->max) {
+            say(why, n, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i, r->min,
+                r->max);
+            return -1;
+        }
+        *(unsigned *)field(c, r) = (unsigned)v->u.i;
+        return 0;
     case CFG_BOOL:
         if (v->type != CUZK_TOML_BOOL) {
             say(why, n, "expected true or false, found %s", tn);
@@ -445,9 +474,11 @@ static int apply_text(struct cuzk_config *c, const struct cfg_row *r, const char
 
 int cuzk_config_init(struct cuzk_config *c) {
     memset(c, 0, sizeof *c);
+    cuzk_engine_config_default(&c->engine);
+    cuzk_kinds_config_default(&c->kinds);
     for (size_t i = 0; i < NROWS; i++) {
         char why[256];
-        if (rows[i].type == CFG_DEPRECATED) continue;
+        if (rows[i].type == CFG_DEPRECATED || !rows[i].def) continue;
         if (apply_text(c, &rows[i], rows[i].def, why, sizeof why)) {
             /* the table's own defaults are valid (test_config checks); only memory can fail */
             cuzk_config_free(c);
@@ -625,6 +656,7 @@ static void print_value(FILE *f, const struct cuzk_config *c, const struct cfg_r
     case CFG_ADDR:
     case CFG_HTTP_ADDR: print_string(f, *(char *const *)p ? *(char *const *)p : ""); break;
     case CFG_INT: fprintf(f, "%" PRId64, *(const int64_t *)p); break;
+    case CFG_UINT: fprintf(f, "%u", *(const unsigned *)p); break;
     case CFG_BOOL: fputs(*(const int *)p ? "true" : "false", f); break;
     case CFG_SIZE: print_size(f, *(const uint64_t *)p); break;
     case CFG_SIZE_AUTO:

@@ -10,6 +10,12 @@
  * applied so far: callers discard it. Sizes are accepted as integers (bytes) or as strings
  * with a unit ("5GiB", "256MiB"); durations as strings with a unit ("500ms", "30s", "5m",
  * "1h") or "0".
+ *
+ * One path from a key to its use: a row binds straight to the field that uses the value, in
+ * the engine's configuration (struct cuzk_engine_config), the kinds' (struct cuzk_kinds_config)
+ * or the daemon's own fields below; the defaults of the engine's and kinds' fields are theirs
+ * (cuzk_engine_config_default, cuzk_kinds_config_default: the only place they are written),
+ * the daemon's are in the table. Sizes and durations stay numbers all the way.
  * Thread-safety: none; a loaded configuration is read-only afterwards. */
 #ifndef CUZK_SERVER_CONFIG_H
 #define CUZK_SERVER_CONFIG_H
@@ -17,6 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "cuzk/engine.h"
+#include "kinds/kinds.h"
 
 #define CUZK_CONFIG_DEFAULT_PATH "/etc/cuzk/cuzk.toml"
 #define CUZK_CONFIG_MAX_DEVICES 64
@@ -29,35 +38,18 @@ struct cuzk_config {
     char *shutdown;            /* "finish" or "cancel" */
     uint64_t shutdown_timeout_ms;
     int64_t max_blocking_calls; /* concurrent Prove/AwaitProof calls */
-    /* [srs] */
-    char *param_cache;
     /* [snarkjs] */
     char *snarkjs_dir;
-    /* [memory] */
-    uint64_t total_budget; /* bytes; 0 = "auto" */
-    uint64_t safety_margin;
-    uint64_t eviction_min_idle_ms;
-    uint64_t srs_idle_evict_ms;
-    uint64_t trim_threshold;
     /* [gpus] */
     int64_t devices[CUZK_CONFIG_MAX_DEVICES];
-    size_t n_devices; /* 0 = every GPU found */
-    int64_t gpu_workers_per_device;
-    int64_t gpu_threads; /* threads of the GPU backends' CPU pool; 0 = all CPUs */
-    /* [scheduler] */
-    int64_t max_batch_size;
-    int64_t max_batch_wait_ms;
-    uint64_t result_ttl_ms;
-    /* [synthesis] */
-    int64_t threads;
-    /* [pipeline] */
-    int64_t max_parallel_synthesis;
-    int self_verify;
-    /* [synthetic] */
-    int64_t synthetic_partitions;
-    int synthetic_check;
-    /* [filecoin] */
-    int filecoin_check;
+    size_t n_devices;      /* 0 = every GPU found */
+    int64_t gpu_threads;   /* threads of the GPU backends' CPU pool; 0 = all CPUs */
+    uint64_t vram_budget;  /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
+    /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
+     * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
+     * devices, fallback and trace output are the daemon's to fill */
+    struct cuzk_engine_config engine;
+    struct cuzk_kinds_config kinds; /* kinds.cache_dir is owned by the configuration */
     /* [logging] */
     char *log_level;
     char *log_format;

@@ -12,6 +12,7 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "cuzk/error.h"
+#include "engine/kind.h"
 #include "gpu/gpu.h"
 #include "server/metrics.h"
 #include "util/log.h"
@@ -19,8 +20,8 @@
 #define SERVICE_WAIT_SLICE_MS 200 /* how often a waiting call checks for its client leaving */
 #define SERVICE_WAIT_STACK (256 << 10)
 
-/* Engine kinds of the Filecoin proof kinds of the proto (index = ProofKind value). */
-static const char *const filecoin_kinds[] = {NULL, "porep", "snap", "wpost", "winning"};
+/* The proto's ProofKind names (index = value), for messages; which engine kind a value selects
+ * is the kind's own (struct cuzk_kind.proof_kind). */
 static const char *const proof_kind_names[] = {"PROOF_KIND_UNSPECIFIED", "POREP_SEAL_COMMIT",
                                                "SNAP_DEALS_UPDATE", "WINDOW_POST_PARTITION",
                                                "WINNING_POST"};
@@ -61,25 +62,13 @@ static const char *status_name(int st) {
     }
 }
 
-/* The gRPC status for an engine error. */
+/* The gRPC status for an engine error (the last column of CUZK_ERRORS). */
 static int status_of(int err) {
     switch (err) {
-    case CUZK_EINVAL:
-    case CUZK_ERANGE:
-    case CUZK_EFORMAT: /* client input that does not decode: a witness, a vanilla proof */
-    case CUZK_ENONCANON:
-    case CUZK_ENOTONCURVE:
-    case CUZK_ENOTINSUBGROUP:
-    case CUZK_EFLAGS:
-    case CUZK_ENOSQRT: return CUZK_RPC_INVALID_ARGUMENT;
-    case CUZK_ENOTFOUND: return CUZK_RPC_NOT_FOUND;
-    case CUZK_EEXIST: return CUZK_RPC_ALREADY_EXISTS;
-    case CUZK_ENOMEM: return CUZK_RPC_RESOURCE_EXHAUSTED;
-    case CUZK_ESHUTDOWN: return CUZK_RPC_UNAVAILABLE;
-    case CUZK_ETIMEOUT: return CUZK_RPC_DEADLINE_EXCEEDED;
-    case CUZK_EBUSY: return CUZK_RPC_FAILED_PRECONDITION;
-    case CUZK_EUNSUPPORTED: return CUZK_RPC_UNIMPLEMENTED;
-    case CUZK_ECANCELLED: return CUZK_RPC_CANCELLED;
+#define CUZK_ERR_RPC_(name, value, text, grpc)                                                     \
+    case name: return CUZK_RPC_##grpc;
+        CUZK_ERRORS(CUZK_ERR_RPC_)
+#undef CUZK_ERR_RPC_
     default: return CUZK_RPC_INTERNAL;
     }
 }
@@ -133,10 +122,13 @@ struct built_request {
     uint8_t *joined; /* Filecoin kinds: the vanilla_proofs entries concatenated */
 };
 
-static int has_kind(const struct cuzk_service *s, const char *kind) {
-    for (size_t i = 0; i < s->n_kinds; i++)
-        if (!strcmp(s->kinds[i], kind)) return 1;
-    return 0;
+/* The engine kind that proof_kind selects (0: none). */
+static const struct cuzk_kind *kind_for(const struct cuzk_service *s, int proof_kind) {
+    for (size_t i = 0; i < s->n_kinds; i++) {
+        const struct cuzk_kind *k = cuzk_engine_kind(s->engine, s->kinds[i]);
+        if (k && k->proof_kind == proof_kind) return k;
+    }
+    return NULL;
 }
 
 /* Fills b from m. Returns CUZK_RPC_OK or a status with the reason in why. */
@@ -178,12 +170,12 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
         }
         memcpy(b->kind, sel->data, kl);
         memcpy(b->circuit, colon + 1, cl);
-        for (size_t i = 1; i < sizeof filecoin_kinds / sizeof filecoin_kinds[0]; i++) {
-            if (!strcmp(b->kind, filecoin_kinds[i])) {
-                snprintf(why, n, "kind %s is requested with proof_kind %s", b->kind,
-                         proof_kind_names[i]);
-                return CUZK_RPC_INVALID_ARGUMENT;
-            }
+        const struct cuzk_kind *named = cuzk_engine_kind(s->engine, b->kind);
+        if (named && named->proof_kind > 0 &&
+            named->proof_kind < (int)(sizeof proof_kind_names / sizeof proof_kind_names[0])) {
+            snprintf(why, n, "kind %s is requested with proof_kind %s", b->kind,
+                     proof_kind_names[named->proof_kind]);
+            return CUZK_RPC_INVALID_ARGUMENT;
         }
         r->kind = b->kind;
         r->circuit_id = b->circuit;
@@ -192,18 +184,19 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
         r->seed = m->sector_number;
         return CUZK_RPC_OK;
     }
-    if (pk < 0 || pk >= (int)(sizeof filecoin_kinds / sizeof filecoin_kinds[0])) {
+    if (pk < 0 || pk >= (int)(sizeof proof_kind_names / sizeof proof_kind_names[0])) {
         snprintf(why, n, "invalid proof_kind: %d", pk);
         return CUZK_RPC_INVALID_ARGUMENT;
     }
-    if (!has_kind(s, filecoin_kinds[pk])) {
+    const struct cuzk_kind *fk = kind_for(s, pk);
+    if (!fk) {
         snprintf(why, n, "proof kind %s is not available in this build of cuzk",
                  proof_kind_names[pk]);
         return CUZK_RPC_UNIMPLEMENTED;
     }
-    /* A Filecoin kind's input is a vanilla-proof file (engine/fc_kind.h): vanilla_proof, or
+    /* A Filecoin kind's input is a vanilla-proof file (kinds/fc_kind.h): vanilla_proof, or
      * the vanilla_proofs entries concatenated in order. */
-    snprintf(b->kind, sizeof b->kind, "%s", filecoin_kinds[pk]);
+    snprintf(b->kind, sizeof b->kind, "%s", fk->name);
     r->kind = b->kind;
     r->circuit_id = NULL;
     if (m->vanilla_proof.len) {

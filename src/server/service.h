@@ -12,7 +12,7 @@
  *   PreloadSRS / EvictSRS   cuzk_engine_preload / cuzk_engine_evict; circuit_id
  *                 "<kind>:<circuit>" (e.g. "snarkjs:mulchain", "synthetic:4096").
  * Request kinds: proof_kind 1..4 name the Filecoin kinds (engine kinds "porep", "snap",
- * "wpost", "winning", engine/fc_kind.h; their input is vanilla_proof, or the vanilla_proofs
+ * "wpost", "winning", kinds/fc_kind.h; their input is vanilla_proof, or the vanilla_proofs
  * entries concatenated; UNIMPLEMENTED while the engine has no kind of that name).
  * proof_kind PROOF_KIND_UNSPECIFIED with vanilla_proofs = ["<kind>:<circuit_id>"] names an
  * engine kind directly: snarkjs (vanilla_proof = the .wtns bytes) and synthetic

@@ -200,7 +200,13 @@ enabled = true   # a deprecated key: warned about, ignored
 
   // a waiter of the slow job is answered when it is cancelled
   const slowWait = call(c, 'AwaitProof', { job_id: 'slow-1' });
-  await sleep(300);
+  // wait (on a loaded machine the key set-up can take a while) until a partition has started
+  for (let i = 0; i < 300; i++) {
+    const s = await getJson(`${A.http}/status`);
+    const j = s.body && s.body.pipelines && s.body.pipelines.find((x) => x.job_id === 'slow-1');
+    if (j && j.partitions && j.partitions.some((p) => p.state !== 'queued')) break;
+    await sleep(100);
+  }
   r = await call(c, 'CancelProof', { job_id: 'slow-1' });
   check(r.res && r.res.was_running === true, 'CancelProof of a running job: was_running = true', r.err ? r.err.details : r.res);
   r = await slowWait;
