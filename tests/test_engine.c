@@ -328,7 +328,7 @@ static void test_cancel_timeout(void) {
     check_synthetic(&res, 256, 1);
     cuzk_job_result_free(&res);
 
-    /* cancel a running job: partition 0 is inside prove_start, the others queued */
+    /* cancel a running job: partition 0 is inside the backend's prove, the others queued */
     wrap_gate(&wr, 1);
     r.request_id = "run1";
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);

@@ -224,7 +224,7 @@ static void test_shutdown(enum cuzk_shutdown_mode mode) {
         struct cuzk_submit_info info;
         CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
     }
-    CHECK(wrap_wait_in_gate(&wr, 1)); /* one proof held inside prove_start (device lock) */
+    CHECK(wrap_wait_in_gate(&wr, 1)); /* one proof held inside the backend's prove */
     struct waiter w[NW];
     for (int i = 0; i < NW; i++) {
         w[i].e = e;

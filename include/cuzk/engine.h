@@ -88,8 +88,8 @@ enum cuzk_part_state {
     CUZK_PART_QUEUED = 0,   /* in the synthesis queue, or waiting for its memory */
     CUZK_PART_SYNTHESIZING, /* a synthesis worker builds its witness */
     CUZK_PART_GPU_QUEUED,   /* synthesized, in the device queue */
-    CUZK_PART_PROVING,      /* between prove_start and the finalizer's pickup */
-    CUZK_PART_FINALIZING,   /* prove_finish, self-verification */
+    CUZK_PART_PROVING,      /* taken by a device worker: inside the backend's prove */
+    CUZK_PART_FINALIZING,   /* self-verification, encoding */
     CUZK_PART_DONE,
     CUZK_PART_FAILED,
     CUZK_PART_CANCELLED, /* dropped because its job was cancelled or failed */
@@ -99,7 +99,7 @@ enum cuzk_part_state {
  *   "synthetic": circuit_id "<N>" or "<N>x<P>" (N constraints per partition, P partitions per
  *                job, default P = cuzk_engine_config.synthetic_partitions); seed selects the
  *                witness (any value; partition p derives its own from seed and p); no witness.
- *   "snarkjs":   circuit_id registered with cuzk_engine_add_snarkjs_circuit; the witness is a
+ *   "snarkjs":   circuit_id registered with cuzk_kinds_add_snarkjs; the witness is a
  *                .wtns file, given as bytes (witness, witness_len) or as a path; one partition.
  * Kinds registered later (Filecoin PoRep, SnapDeals, PoSt) take their input in witness bytes. */
 struct cuzk_job_request {

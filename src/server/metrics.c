@@ -127,7 +127,7 @@ char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
         device_labels(f, &s->devices[i]);
         fprintf(f, " %" PRIu64 "\n", s->devices[i].errors);
     }
-    family(f, "cuzk_gpu_in_flight", "gauge", "Proofs between prove_start and prove_finish.");
+    family(f, "cuzk_gpu_in_flight", "gauge", "Proofs inside the backend's prove call.");
     for (size_t i = 0; i < s->n_devices; i++) {
         fputs("cuzk_gpu_in_flight", f);
         device_labels(f, &s->devices[i]);
