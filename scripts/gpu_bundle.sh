@@ -7,7 +7,8 @@
 #   BUNDLE_DIR/run.sh OUT_DIR                  (GPU tests + benchmarks, CSV results in OUT_DIR)
 #   BUNDLE_DIR/stream.sh OUT_DIR [N] [JOBS]    (the daemon under a stream of 10-partition jobs)
 #   BUNDLE_DIR/porep.sh OUT_DIR [PROFILE] ...   (a stream of PoRep jobs through the daemon)
-# The binaries are stripped (the bundle travels: keep it small).
+# The binaries are stripped and the folder is also packed as BUNDLE_DIR.tar.xz (the bundle
+# travels: keep it small); unpack it there with `tar -xJf BUNDLE_DIR.tar.xz`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
@@ -30,4 +31,5 @@ cp scripts/gpu_run.sh "$bundle/run.sh"
 cp scripts/gpu_stream.sh "$bundle/stream.sh"
 cp scripts/gpu_porep.sh "$bundle/porep.sh"
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* 2>/dev/null || true
-echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1)): $(ls "$bundle/bin" | tr '\n' ' ')"
+tar -C "$(dirname "$bundle")" -cJf "$bundle.tar.xz" "$(basename "$bundle")"
+echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1), packed $(du -sh "$bundle.tar.xz" | cut -f1)): $(ls "$bundle/bin" | tr '\n' ' ')"
