@@ -11,6 +11,8 @@
 #ifndef CUZK_ERROR_H
 #define CUZK_ERROR_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,6 +65,12 @@ enum cuzk_err {
 
 /* Returns a static description of err (any int; unknown codes get a generic string). */
 const char *cuzk_strerror(int err);
+
+/* Writes the printf-style sentence into err (truncated to errlen - 1 bytes, always
+ * NUL-terminated) when err is not NULL and errlen > 0, and returns code: the one helper every
+ * module uses to fail with a sentence. */
+int cuzk_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #ifdef __cplusplus
 }

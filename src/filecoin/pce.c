@@ -25,17 +25,6 @@
 #error "the PCE file stores in-memory arrays: little-endian hosts only"
 #endif
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
@@ -127,7 +116,7 @@ int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char 
     memset(out, 0, sizeof *out);
     struct cuzk_builder_counts c;
     int rc = cuzk_fc_count(p, &c);
-    if (rc) return fail(err, errlen, rc, "pce: counting %s: %s", p->name, cuzk_strerror(rc));
+    if (rc) return cuzk_errf(err, errlen, rc, "pce: counting %s: %s", p->name, cuzk_strerror(rc));
     struct cuzk_builder b;
     rc = cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 0);
     if (!rc) rc = cuzk_builder_reserve(&b, &c);
@@ -137,12 +126,12 @@ int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char 
     cuzk_builder_free(&b);
     if (rc) {
         cuzk_cs_free(&out->cs);
-        return fail(err, errlen, rc, "pce: recording %s: %s", p->name, cuzk_strerror(rc));
+        return cuzk_errf(err, errlen, rc, "pce: recording %s: %s", p->name, cuzk_strerror(rc));
     }
     if (out->cs.coefs.n > CUZK_PCE_MAX_COEFS) {
         uint32_t n = out->cs.coefs.n;
         cuzk_cs_free(&out->cs);
-        return fail(err, errlen, CUZK_ERANGE,
+        return cuzk_errf(err, errlen, CUZK_ERANGE,
                     "pce: %s has %u distinct coefficients, more than the %u a PCE holds", p->name,
                     n, CUZK_PCE_MAX_COEFS);
     }
@@ -222,20 +211,20 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
                        const char *profile, struct cuzk_builder_counts *c, uint32_t *n_coefs,
                        uint64_t *payload_sum, char *err, size_t errlen) {
     if (memcmp(h + H_MAGIC, CUZK_PCE_MAGIC, 8))
-        return fail(err, errlen, CUZK_EFORMAT, "pce: %s: bad magic", path);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: bad magic", path);
     if (get64(h + H_HEADER_SUM) != cuzk_pce_checksum(h, H_HEADER_SUM))
-        return fail(err, errlen, CUZK_EFORMAT, "pce: %s: header checksum mismatch", path);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: header checksum mismatch", path);
     if (get32(h + H_VERSION) != CUZK_PCE_VERSION)
-        return fail(err, errlen, CUZK_EUNSUPPORTED, "pce: %s: version %u, this build reads %d",
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED, "pce: %s: version %u, this build reads %d",
                     path, get32(h + H_VERSION), CUZK_PCE_VERSION);
     if (get64(h + H_FINGERPRINT) != cuzk_pce_fingerprint())
-        return fail(err, errlen, CUZK_EUNSUPPORTED,
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                     "pce: %s was recorded from other circuit code (stale)", path);
     char name[65];
     memcpy(name, h + H_PROFILE, 64);
     name[64] = 0;
     if (strcmp(name, profile))
-        return fail(err, errlen, CUZK_EFORMAT, "pce: %s holds profile \"%s\", not \"%s\"", path,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s holds profile \"%s\", not \"%s\"", path,
                     name, profile);
     uint64_t f[7];
     for (int i = 0; i < 7; i++) f[i] = get64(h + H_COUNTS + 8 * i);
@@ -249,7 +238,7 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
         f[1] + f[2] > (1ull << 32) || f[3] > f[2] || f[4] >= (1ull << 40) || f[5] >= (1ull << 40) ||
         f[6] >= (1ull << 40) || get32(h + H_NCOEFS) < 2 ||
         get32(h + H_NCOEFS) > CUZK_PCE_MAX_COEFS)
-        return fail(err, errlen, CUZK_EFORMAT, "pce: %s: implausible counts", path);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: implausible counts", path);
     *n_coefs = get32(h + H_NCOEFS);
     *payload_sum = get64(h + H_PAYLOAD_SUM);
     return CUZK_OK;
@@ -269,7 +258,7 @@ static int put(FILE *f, struct cuzk_pce_hash *h, const void *p, size_t n) {
 int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, char *err,
                   size_t errlen) {
     FILE *f = fopen(path, "wb");
-    if (!f) return fail(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", path, strerror(errno));
+    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     memset(h, 0, sizeof h);
     int bad = fwrite(h, 1, sizeof h, f) != sizeof h; /* placeholder until the sum is known */
@@ -290,7 +279,7 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
     bad |= fclose(f) != 0;
     if (bad) {
         unlink(path);
-        return fail(err, errlen, CUZK_EIO, "pce: cannot write %s", path);
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot write %s", path);
     }
     return CUZK_OK;
 }
@@ -298,13 +287,13 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
 int cuzk_pce_read_counts(const char *path, const char *profile, struct cuzk_builder_counts *out,
                          uint64_t *checksum, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
+    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
     uint32_t n_coefs;
     int rc = fread(h, 1, sizeof h, f) == sizeof h
                  ? header_read(h, path, profile, out, &n_coefs, &sum, err, errlen)
-                 : fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
+                 : cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
     fclose(f);
     if (!rc && checksum) *checksum = sum;
     return rc;
@@ -322,18 +311,18 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
                   size_t errlen) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
+    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
     uint32_t n_coefs = 0;
     struct cuzk_builder_counts c;
     int rc = fread(h, 1, sizeof h, f) == sizeof h
                  ? header_read(h, path, profile, &c, &n_coefs, &sum, err, errlen)
-                 : fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
+                 : cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
     struct stat st;
     if (!rc &&
         (fstat(fileno(f), &st) || (uint64_t)st.st_size != cuzk_pce_file_bytes(&c, n_coefs)))
-        rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: the file size does not match its header",
+        rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: the file size does not match its header",
                   path);
     struct cuzk_cs *cs = &out->cs;
     if (!rc) {
@@ -346,9 +335,9 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
         cs->coefs.v = malloc((size_t)n_coefs * sizeof *cs->coefs.v);
         cs->coefs.n = cs->coefs.cap = n_coefs;
         if (!cs->coefs.v)
-            rc = fail(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
+            rc = cuzk_errf(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
         else if (get(f, &hs, cs->coefs.v, (size_t)n_coefs * sizeof *cs->coefs.v))
-            rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
         for (int m = 0; m < 3 && !rc; m++) {
             struct cuzk_cs_csr *x = &cs->m[m];
             size_t nnz = (size_t)c.nnz[m];
@@ -357,18 +346,18 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
             x->coef = malloc((nnz ? nnz : 1) * sizeof *x->coef);
             x->nnz = x->cap = nnz;
             if (!x->row_ptr || !x->col || !x->coef)
-                rc = fail(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
+                rc = cuzk_errf(err, errlen, CUZK_ENOMEM, "pce: out of memory loading %s", path);
             else if (get(f, &hs, x->row_ptr, (cs->n_rows + 1) * sizeof *x->row_ptr) ||
                      get(f, &hs, x->col, nnz * sizeof *x->col) ||
                      get(f, &hs, x->coef, nnz * sizeof *x->coef))
-                rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
         }
         if (!rc && cuzk_pce_hash_final(&hs) != sum)
-            rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: payload checksum mismatch", path);
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: payload checksum mismatch", path);
         /* the invariants of cs.h, so that a system that passed the checksum by accident (or was
          * written by a buggy build) still cannot make a reader go out of bounds */
         if (!rc && cuzk_cs_validate(cs))
-            rc = fail(err, errlen, CUZK_EFORMAT, "pce: %s: inconsistent matrices", path);
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: inconsistent matrices", path);
     }
     fclose(f);
     if (rc) {
@@ -386,7 +375,7 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
 /* mkdir -p of one level (the cache directory itself). */
 static int ensure_dir(const char *dir, char *err, size_t errlen) {
     if (mkdir(dir, 0755) && errno != EEXIST)
-        return fail(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", dir, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", dir, strerror(errno));
     return CUZK_OK;
 }
 
@@ -401,7 +390,7 @@ int cuzk_pce_get(const char *cache_dir, const struct cuzk_fc_profile *p, struct 
     snprintf(lock, sizeof lock, "%s.lock", path);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        return fail(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", lock, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", lock, strerror(errno));
     while (flock(fd, LOCK_EX) && errno == EINTR) {
     }
     struct stat st;
@@ -439,7 +428,7 @@ int cuzk_pce_counts(const char *cache_dir, const struct cuzk_fc_profile *p,
         if (!cuzk_pce_read_counts(path, p->name, out, NULL, lerr, sizeof lerr)) return CUZK_OK;
     }
     int rc = cuzk_fc_count(p, out);
-    if (rc) return fail(err, errlen, rc, "pce: counting %s: %s", p->name, cuzk_strerror(rc));
+    if (rc) return cuzk_errf(err, errlen, rc, "pce: counting %s: %s", p->name, cuzk_strerror(rc));
     return CUZK_OK;
 }
 

@@ -18,17 +18,6 @@
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 #define SNAP_TOUCHED_PER_PARTITION 4
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -104,7 +93,7 @@ static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
     const uint32_t P = out->n_parts;
     const uint64_t N = cuzk_vanilla_nodes(p), total = (uint64_t)P * p->challenges;
     if (N < 3 || total > N - 2)
-        return fail(err, errlen, CUZK_EINVAL,
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
                     "sector: %s has %llu nodes, too few for %llu distinct challenges and their "
                     "parents",
                     p->name, (unsigned long long)N, (unsigned long long)total);
@@ -211,9 +200,9 @@ static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
     rc = CUZK_OK;
 out:
     if (rc == CUZK_ENOMEM)
-        fail(err, errlen, rc, "sector: out of memory");
+        cuzk_errf(err, errlen, rc, "sector: out of memory");
     else if (rc && err && !err[0])
-        fail(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
+        cuzk_errf(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
     cuzk_stree_free(&td);
     cuzk_stree_free(&tc);
     cuzk_stree_free(&tr);
@@ -252,7 +241,7 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
     const unsigned below = D - P - alog;
     const uint32_t parts = out->n_parts;
     if (parts > (1u << P))
-        return fail(err, errlen, CUZK_EINVAL, "sector: %s has at most %u partitions, not %u",
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "sector: %s has at most %u partitions, not %u",
                     p->name, 1u << P, parts);
     const unsigned h_index = (unsigned)(seed % CUZK_FC_H_COUNT);
     const unsigned h = cuzk_vanilla_snap_h(p, h_index);
@@ -335,9 +324,9 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
     rc = CUZK_OK;
 out:
     if (rc == CUZK_ENOMEM)
-        fail(err, errlen, rc, "sector: out of memory");
+        cuzk_errf(err, errlen, rc, "sector: out of memory");
     else if (rc && err && !err[0])
-        fail(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
+        cuzk_errf(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
     cuzk_stree_free(&td);
     cuzk_stree_free(&tro);
     cuzk_stree_free(&trn);
@@ -407,7 +396,7 @@ static int gen_post(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, s
         else
             for (unsigned s = 0; s < p->sectors && !rc; s++)
                 rc = gen_post_tree(p, secs, s, s + 1, rng);
-        if (rc) return fail(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
+        if (rc) return cuzk_errf(err, errlen, rc, "sector: %s", cuzk_strerror(rc));
     }
     return CUZK_OK;
 }
@@ -419,7 +408,7 @@ int cuzk_sector_generate(const struct cuzk_fc_profile *p, uint32_t n_parts, uint
     if (err && errlen) err[0] = 0;
     int rc = cuzk_vanilla_alloc(out, p, n_parts);
     if (rc)
-        return fail(err, errlen, rc, "sector: cannot hold %u partitions of %s: %s", n_parts,
+        return cuzk_errf(err, errlen, rc, "sector: cannot hold %u partitions of %s: %s", n_parts,
                     p->name, cuzk_strerror(rc));
     struct cuzk_rng rng;
     cuzk_rng_seed(&rng, seed ^ ((uint64_t)p->kind << 56) ^ 0x7365637430000000ull);

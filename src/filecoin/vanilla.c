@@ -19,17 +19,6 @@
 #define SIBS8 7
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static unsigned log2u(uint64_t x) {
     unsigned k = 0;
@@ -371,13 +360,13 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
         for (unsigned j = 0; j < p->challenges; j++) {
             const struct cuzk_fc_porep_challenge *ch = &pt->v.porep.challenges[j];
             if (ch->challenge >= nodes)
-                return fail(err, errlen, CUZK_EFORMAT,
+                return cuzk_errf(err, errlen, CUZK_EFORMAT,
                             "vanilla: partition %u, challenge %u: node %llu is outside the "
                             "sector (%llu nodes)",
                             idx, j, (unsigned long long)ch->challenge, (unsigned long long)nodes);
             for (int q = 0; q < POREP_PARENTS; q++)
                 if (ch->parents[q] >= tree_c)
-                    return fail(err, errlen, CUZK_EFORMAT,
+                    return cuzk_errf(err, errlen, CUZK_EFORMAT,
                                 "vanilla: partition %u, challenge %u: parent %d (node %llu) is "
                                 "outside tree C",
                                 idx, j, q, (unsigned long long)ch->parents[q]);
@@ -385,14 +374,14 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
         break;
     case CUZK_FC_SNAP:
         if (pt->v.snap.k != idx)
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u carries partition index k = %u", idx, pt->v.snap.k);
         if (pt->v.snap.k >> p->partition_bits)
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u: k = %u needs more than %u partition bits", idx,
                         pt->v.snap.k, p->partition_bits);
         if (pt->v.snap.h_index >= CUZK_FC_H_COUNT)
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u: h index %u is not below %d", idx,
                         pt->v.snap.h_index, CUZK_FC_H_COUNT);
         break;
@@ -401,7 +390,7 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
         for (unsigned s = 0; s < p->sectors; s++)
             for (unsigned c = 0; c < p->challenges; c++)
                 if (pt->v.post.sectors[s].indices[c] >= nodes)
-                    return fail(err, errlen, CUZK_EFORMAT,
+                    return cuzk_errf(err, errlen, CUZK_EFORMAT,
                                 "vanilla: partition %u, sector %u, challenge %u: leaf %llu is "
                                 "outside the tree (%llu leaves)",
                                 idx, s, c, (unsigned long long)pt->v.post.sectors[s].indices[c],
@@ -415,37 +404,37 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
 static int parse_header(const uint8_t *b, size_t off, struct cuzk_fc_profile *p, uint32_t *count,
                         char *err, size_t errlen) {
     if (memcmp(b, CUZK_VANILLA_MAGIC, 8))
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: bad magic at byte %zu (not a cuzk vanilla-proof file)", off);
     uint32_t version = get32(b + 8), kind = get32(b + 12);
     *count = get32(b + 16);
     if (version != CUZK_VANILLA_VERSION)
-        return fail(err, errlen, version > CUZK_VANILLA_VERSION ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, version > CUZK_VANILLA_VERSION ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
                     "vanilla: version %u is not supported (this build reads version %d)", version,
                     CUZK_VANILLA_VERSION);
     if (get32(b + 20))
-        return fail(err, errlen, CUZK_EFORMAT, "vanilla: reserved header field is not zero");
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: reserved header field is not zero");
     if (kind > CUZK_FC_WINNING)
-        return fail(err, errlen, CUZK_EFORMAT, "vanilla: unknown proof kind %u", kind);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: unknown proof kind %u", kind);
     char name[64];
     memcpy(name, b + 24, 64);
     size_t nl = strnlen(name, 64);
     if (nl == 0 || nl == 64)
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: the profile name is empty or unterminated");
     for (size_t i = nl; i < 64; i++)
-        if (name[i]) return fail(err, errlen, CUZK_EFORMAT, "vanilla: junk after the profile name");
+        if (name[i]) return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: junk after the profile name");
     char perr[160];
     if (cuzk_fc_profile_parse(name, p, perr, sizeof perr))
-        return fail(err, errlen, CUZK_EFORMAT, "vanilla: profile \"%s\": %s", name, perr);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: profile \"%s\": %s", name, perr);
     if (strcmp(p->name, name))
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: profile \"%s\" is not in canonical form (\"%s\")", name, p->name);
     if ((uint32_t)p->kind != kind)
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: header kind %u does not match profile \"%s\"", kind, name);
     if (*count < 1 || *count > CUZK_VANILLA_MAX_PARTS)
-        return fail(err, errlen, CUZK_EFORMAT, "vanilla: %u partitions is outside [1, %d]", *count,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: %u partitions is outside [1, %d]", *count,
                     CUZK_VANILLA_MAX_PARTS);
     return CUZK_OK;
 }
@@ -458,10 +447,10 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
     uint32_t cap = 0;
     int rc = CUZK_OK;
     struct part_layout l;
-    if (!data || len == 0) return fail(err, errlen, CUZK_EFORMAT, "vanilla: empty input");
+    if (!data || len == 0) return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: empty input");
     while (off < len && !rc) {
         if (len - off < CUZK_VANILLA_HEADER_BYTES) {
-            rc = fail(err, errlen, CUZK_EFORMAT,
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                       "vanilla: truncated header at byte %zu (%zu bytes left)", off, len - off);
             break;
         }
@@ -472,13 +461,13 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             v->profile = p;
             part_layout(&p, &l);
         } else if (strcmp(p.name, v->profile.name)) {
-            rc = fail(err, errlen, CUZK_EFORMAT,
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                       "vanilla: concatenated files disagree on the profile (%s, then %s)",
                       v->profile.name, p.name);
             break;
         }
         if (count > CUZK_VANILLA_MAX_PARTS - v->n_parts) {
-            rc = fail(err, errlen, CUZK_EFORMAT, "vanilla: more than %d partitions in all",
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: more than %d partitions in all",
                       CUZK_VANILLA_MAX_PARTS);
             break;
         }
@@ -496,7 +485,7 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
         for (uint32_t i = 0; i < count && !rc; i++) {
             uint32_t idx = v->n_parts;
             if (len - off < 8) {
-                rc = fail(err, errlen, CUZK_EFORMAT,
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                           "vanilla: partition %u: truncated length at byte %zu", idx, off);
                 break;
             }
@@ -504,13 +493,13 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             for (int k = 0; k < 8; k++) pl |= (uint64_t)b[off + k] << (8 * k);
             off += 8;
             if (pl != l.file) {
-                rc = fail(err, errlen, CUZK_EFORMAT,
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                           "vanilla: partition %u: length %llu, profile %s needs %llu", idx,
                           (unsigned long long)pl, p.name, (unsigned long long)l.file);
                 break;
             }
             if (pl > len - off) {
-                rc = fail(err, errlen, CUZK_EFORMAT,
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                           "vanilla: partition %u: truncated (%llu bytes expected at byte %zu, "
                           "%zu left)",
                           idx, (unsigned long long)pl, off, len - off);
@@ -518,18 +507,18 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             }
             if ((rc = part_init(&v->parts[idx], &v->profile, &l))) {
                 if (rc == CUZK_EINVAL)
-                    rc = fail(err, errlen, CUZK_EFORMAT, "vanilla: profile too large");
+                    rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: profile too large");
                 break;
             }
             v->n_parts++;
             struct io io = {.buf = (uint8_t *)b, .pos = off, .len = off + (size_t)pl};
             walk(&io, &v->profile, &v->parts[idx]);
             if (io.err == CUZK_ENONCANON)
-                rc = fail(err, errlen, CUZK_ENONCANON,
+                rc = cuzk_errf(err, errlen, CUZK_ENONCANON,
                           "vanilla: partition %u: the field element at byte %zu is not below r",
                           idx, io.bad_pos);
             else if (io.err || io.pos != off + pl)
-                rc = fail(err, errlen, CUZK_EFORMAT,
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                           "vanilla: partition %u: layout error at byte %zu", idx, io.bad_pos);
             else
                 rc = part_bounds(&v->profile, &v->parts[idx], idx, err, errlen);
@@ -547,16 +536,16 @@ int cuzk_vanilla_write_file(const struct cuzk_vanilla *v, const char *path, char
     uint8_t *b;
     size_t n;
     int rc = cuzk_vanilla_serialize(v, &b, &n);
-    if (rc) return fail(err, errlen, rc, "vanilla: cannot serialize: %s", cuzk_strerror(rc));
+    if (rc) return cuzk_errf(err, errlen, rc, "vanilla: cannot serialize: %s", cuzk_strerror(rc));
     FILE *f = fopen(path, "wb");
     if (!f) {
         free(b);
-        return fail(err, errlen, CUZK_EIO, "vanilla: cannot create %s: %s", path, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot create %s: %s", path, strerror(errno));
     }
     int ok = fwrite(b, 1, n, f) == n;
     ok &= fclose(f) == 0;
     free(b);
-    if (!ok) return fail(err, errlen, CUZK_EIO, "vanilla: cannot write %s", path);
+    if (!ok) return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot write %s", path);
     return CUZK_OK;
 }
 
@@ -564,7 +553,7 @@ int cuzk_vanilla_read_file(struct cuzk_vanilla *v, const char *path, char *err, 
     memset(v, 0, sizeof *v);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, errlen, CUZK_EIO, "vanilla: cannot open %s: %s", path, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot open %s: %s", path, strerror(errno));
     uint8_t *b = NULL;
     size_t n = 0, cap = 0;
     int rc = CUZK_OK;
@@ -582,7 +571,7 @@ int cuzk_vanilla_read_file(struct cuzk_vanilla *v, const char *path, char *err, 
         n += got;
         if (got == 0) break;
     }
-    if (!rc && ferror(f)) rc = fail(err, errlen, CUZK_EIO, "vanilla: cannot read %s", path);
+    if (!rc && ferror(f)) rc = cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot read %s", path);
     fclose(f);
     if (!rc) rc = cuzk_vanilla_parse(v, b, n, err, errlen);
     free(b);
@@ -738,14 +727,14 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
                   {"comm_r_last", &v->comm_r_last, &v0->comm_r_last}};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (!same(shared[i].a, shared[i].b))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u: %s differs from partition 0's (a job proves one "
                         "sector)",
                         part, shared[i].name);
     cuzk_fr t, h;
     cuzk_vanilla_comm_r(&v->comm_c, &v->comm_r_last, &t);
     if (!same(&t, &v->comm_r))
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: partition %u: comm_r is not H(comm_c, comm_r_last)", part);
     cuzk_fr labels[CUZK_POSEIDON_MAX_ARITY];
     for (unsigned j = 0; j < p->challenges; j++) {
@@ -753,7 +742,7 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
         const unsigned long long node = (unsigned long long)ch->challenge;
         root_of(CUZK_MERKLE_SHA256, D, &ch->data_leaf, ch->tree_d_path, ch->challenge, &t);
         if (!same(&t, &v->comm_d))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u, challenge %u (node %llu): the tree-D path does "
                         "not reach comm_d",
                         part, j, node);
@@ -762,7 +751,7 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
             root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->parent_paths + (size_t)q * R * SIBS8,
                     ch->parents[q], &t);
             if (!same(&t, &v->comm_c))
-                return fail(err, errlen, CUZK_EFORMAT,
+                return cuzk_errf(err, errlen, CUZK_EFORMAT,
                             "vanilla: partition %u, challenge %u (node %llu): parent %u's "
                             "column does not reach comm_c",
                             part, j, node, q);
@@ -771,14 +760,14 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
         cuzk_fr_add(&h, &labels[L - 1], &ch->data_leaf);
         root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_r_path, ch->challenge, &t);
         if (!same(&t, &v->comm_r_last))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u, challenge %u (node %llu): the encoded node "
                         "(last label + data) does not reach comm_r_last",
                         part, j, node);
         cuzk_poseidon_hash_merkle((int)L, labels, &h);
         root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_c_path, ch->challenge, &t);
         if (!same(&t, &v->comm_c))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u, challenge %u (node %llu): the column of labels "
                         "derived from the parents does not reach comm_c",
                         part, j, node);
@@ -802,28 +791,28 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
                   {"root_r_new", &v->root_r_new, &v0->root_r_new}};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (!same(shared[i].a, shared[i].b))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u: %s differs from partition 0's (a job proves one "
                         "sector)",
                         part, shared[i].name);
     if (v->h_index != v0->h_index)
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: partition %u: h index differs from partition 0's", part);
     cuzk_fr t;
     cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_old, &t);
     if (!same(&t, &v->comm_r_old))
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: partition %u: comm_r_old is not H(comm_c, root_r_old)", part);
     cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_new, &t);
     if (!same(&t, &v->comm_r_new))
-        return fail(err, errlen, CUZK_EFORMAT,
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
                     "vanilla: partition %u: comm_r_new is not H(comm_c, root_r_new)", part);
     /* the apex tree, then its root up the partition path */
     cuzk_fr *row = malloc((size_t)A * sizeof *row);
     uint64_t *chal = malloc((size_t)p->challenges * sizeof *chal);
     int rc = CUZK_OK;
     if (!row || !chal) {
-        rc = fail(err, errlen, CUZK_ENOMEM, "vanilla: out of memory");
+        rc = cuzk_errf(err, errlen, CUZK_ENOMEM, "vanilla: out of memory");
         goto out;
     }
     memcpy(row, v->apex_leaves, (size_t)A * sizeof *row);
@@ -832,7 +821,7 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
             cuzk_sha256_node_fr(&row[i], &row[2 * i], &row[2 * i + 1]);
     root_of(CUZK_MERKLE_SHA256, p->partition_bits, &row[0], v->partition_path, v->k, &t);
     if (!same(&t, &v->comm_d_new)) {
-        rc = fail(err, errlen, CUZK_EFORMAT,
+        rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                   "vanilla: partition %u: the apex leaves and partition path do not reach "
                   "comm_d_new",
                   part);
@@ -858,7 +847,7 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
         if (!what && !same(&t, &v->apex_leaves[(x >> below) & (A - 1)]))
             what = "the data path does not reach its apex leaf";
         if (what) {
-            rc = fail(err, errlen, CUZK_EFORMAT,
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                       "vanilla: partition %u, challenge %u (node %llu): %s", part, j,
                       (unsigned long long)x, what);
             goto out;
@@ -879,14 +868,14 @@ static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
         const struct cuzk_fc_post_sector *sec = &v->sectors[s];
         cuzk_vanilla_comm_r(&sec->comm_c, &sec->comm_r_last, &t);
         if (!same(&t, &sec->comm_r))
-            return fail(err, errlen, CUZK_EFORMAT,
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
                         "vanilla: partition %u, sector %u: comm_r is not H(comm_c, comm_r_last)",
                         part, s);
         for (unsigned c = 0; c < p->challenges; c++) {
             root_of(CUZK_MERKLE_POSEIDON, R, &sec->leaves[c], sec->paths + (size_t)c * R * SIBS8,
                     sec->indices[c], &t);
             if (!same(&t, &sec->comm_r_last))
-                return fail(err, errlen, CUZK_EFORMAT,
+                return cuzk_errf(err, errlen, CUZK_EFORMAT,
                             "vanilla: partition %u, sector %u, challenge %u (leaf %llu): the "
                             "path does not reach comm_r_last",
                             part, s, c, (unsigned long long)sec->indices[c]);
@@ -897,7 +886,7 @@ static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
 
 int cuzk_vanilla_check_part(const struct cuzk_vanilla *v, uint32_t part, char *err, size_t errlen) {
     if (part >= v->n_parts)
-        return fail(err, errlen, CUZK_EINVAL, "vanilla: no partition %u (%u in all)", part,
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla: no partition %u (%u in all)", part,
                     v->n_parts);
     switch (v->profile.kind) {
     case CUZK_FC_POREP: return check_porep(v, part, err, errlen);
@@ -905,7 +894,7 @@ int cuzk_vanilla_check_part(const struct cuzk_vanilla *v, uint32_t part, char *e
     case CUZK_FC_WPOST:
     case CUZK_FC_WINNING: return check_post(v, part, err, errlen);
     }
-    return fail(err, errlen, CUZK_EINVAL, "vanilla: unknown kind");
+    return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla: unknown kind");
 }
 
 int cuzk_vanilla_check(const struct cuzk_vanilla *v, char *err, size_t errlen) {

@@ -1,18 +1,6 @@
 #include "formats/fmt.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-
-int cuzk_fmt_error(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err != NULL && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 void *cuzk_fmt_alloc(size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size) return NULL;

@@ -1,5 +1,5 @@
-/* Helpers shared by the file-format readers and writers of src/formats/: error sentences and
- * size-checked array allocation.
+/* Helpers shared by the file-format readers and writers of src/formats/: size-checked array
+ * allocation (error sentences come from cuzk_errf).
  *
  * Contract: every reader of this layer returns a cuzk error code AND, when the caller passes a
  * buffer (err != NULL, errlen > 0), a human-readable sentence naming the file kind and what is
@@ -15,10 +15,8 @@
 
 #define CUZK_FMT_ALIGN 64
 
-/* Writes the printf-style sentence into err (truncated to errlen - 1 bytes, always
- * NUL-terminated) when err is not NULL and errlen > 0, and returns code. */
-int cuzk_fmt_error(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Error sentences: cuzk_errf (cuzk/error.h). */
+#include "cuzk/error.h"
 
 /* Returns a CUZK_FMT_ALIGN-aligned, uninitialised array of n elements of size bytes each, or
  * NULL when n * size overflows or memory is exhausted (not zeroed: decoders overwrite every

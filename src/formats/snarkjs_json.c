@@ -213,18 +213,18 @@ char *cuzk_snarkjs_vk_to_json(const struct cuzk_snarkjs_vk *vk) {
 }
 
 static int save_text(const char *path, char *text, const char *kind, char *err, size_t errlen) {
-    if (text == NULL) return cuzk_fmt_error(err, errlen, CUZK_ENOMEM, "%s: out of memory", kind);
+    if (text == NULL) return cuzk_errf(err, errlen, CUZK_ENOMEM, "%s: out of memory", kind);
     int rc = CUZK_OK;
     FILE *f = fopen(path, "wb");
     if (f == NULL) {
-        rc = cuzk_fmt_error(err, errlen, CUZK_EIO, "%s: cannot create %s: %s", kind, path,
+        rc = cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot create %s: %s", kind, path,
                             strerror(errno));
     } else {
         size_t n = strlen(text);
         int bad = fwrite(text, 1, n, f) != n;
         bad |= fclose(f) != 0;
         if (bad) {
-            rc = cuzk_fmt_error(err, errlen, CUZK_EIO, "%s: cannot write %s: %s", kind, path,
+            rc = cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot write %s: %s", kind, path,
                                 strerror(errno));
             remove(path);
         }
@@ -263,9 +263,9 @@ static json_t *jr_load(struct jr *r, const char *text, size_t len, const char *p
                         : json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
     if (root == NULL) {
         if (path && json_error_code(&e) == json_error_cannot_open_file)
-            *rc = cuzk_fmt_error(r->err, r->errlen, CUZK_EIO, "%s: %s", r->kind, e.text);
+            *rc = cuzk_errf(r->err, r->errlen, CUZK_EIO, "%s: %s", r->kind, e.text);
         else
-            *rc = cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+            *rc = cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                                  "%s: not valid JSON (line %d, column %d): %s", r->kind, e.line,
                                  e.column, e.text);
     }
@@ -283,16 +283,16 @@ static int jr_strings(struct jr *r, const char *name, json_t *a, size_t n_min, s
     size_t len = json_is_array(a) ? json_array_size(a) : 0;
     if (!json_is_array(a) || len < n_min || len > n) {
         if (n_min == n)
-            return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+            return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                                   "%s: %s must be an array of %zu elements", r->kind, name, n);
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                               "%s: %s must be an array of %zu to %zu elements", r->kind, name,
                               n_min, n);
     }
     for (size_t i = 0; out != NULL && i < len; i++) {
         json_t *s = json_array_get(a, i);
         if (!json_is_string(s))
-            return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+            return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                                   "%s: %s[%zu] is not a decimal string", r->kind, name, i);
         out[i] = json_string_value(s);
     }
@@ -301,7 +301,7 @@ static int jr_strings(struct jr *r, const char *name, json_t *a, size_t n_min, s
 
 static int jr_point_error(struct jr *r, const char *name, int rc) {
     rc = dec_code(rc);
-    return cuzk_fmt_error(r->err, r->errlen, rc, "%s: %s: %s", r->kind, name,
+    return cuzk_errf(r->err, r->errlen, rc, "%s: %s: %s", r->kind, name,
                           rc == CUZK_EFORMAT ? "a coordinate is not a decimal number"
                                              : cuzk_strerror(rc));
 }
@@ -348,7 +348,7 @@ static int jr_fp12(struct jr *r, cuzk_fp12 *out, json_t *v, const char *name) {
             for (int k = 0; k < 2; k++) {
                 rc = dec_code(cuzk_fp_from_dec(k ? &c[3 * i + j]->c1 : &c[3 * i + j]->c0, d[k]));
                 if (rc)
-                    return cuzk_fmt_error(r->err, r->errlen, rc, "%s: %s[%d] %s", r->kind, sub, k,
+                    return cuzk_errf(r->err, r->errlen, rc, "%s: %s[%d] %s", r->kind, sub, k,
                                           rc == CUZK_ENONCANON ? "is not below p"
                                                                : "is not a decimal number");
             }
@@ -363,13 +363,13 @@ static int jr_check_string(struct jr *r, json_t *obj, const char *key, const cha
     json_t *v = json_object_get(obj, key);
     if (v == NULL && !required) return CUZK_OK;
     if (v == NULL)
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind,
                               key);
     if (!json_is_string(v))
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" must be a string",
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" must be a string",
                               r->kind, key);
     if (strcmp(json_string_value(v), want) != 0)
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EUNSUPPORTED,
+        return cuzk_errf(r->err, r->errlen, CUZK_EUNSUPPORTED,
                               "%s: %s \"%s\" is not supported (only \"%s\")", r->kind, key,
                               json_string_value(v), want);
     return CUZK_OK;
@@ -379,13 +379,13 @@ static json_t *jr_member(struct jr *r, json_t *obj, const char *key, int *rc) {
     json_t *v = json_object_get(obj, key);
     if (v == NULL)
         *rc =
-            cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind, key);
+            cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind, key);
     return v;
 }
 
 static int jr_object(struct jr *r, json_t *root) {
     if (!json_is_object(root))
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT, "%s: not a JSON object", r->kind);
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: not a JSON object", r->kind);
     return CUZK_OK;
 }
 
@@ -406,19 +406,19 @@ static int proof_from_json(struct cuzk_snarkjs_proof *p, struct jr *r, json_t *r
 
 static int public_from_json(cuzk_fr **out, size_t *n, struct jr *r, json_t *root) {
     if (!json_is_array(root))
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                               "public: not a JSON array of decimal strings");
     size_t len = json_array_size(root);
     cuzk_fr *v = NULL;
     if (len > 0 && (v = malloc(len * sizeof *v)) == NULL)
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_ENOMEM, "public: out of memory");
+        return cuzk_errf(r->err, r->errlen, CUZK_ENOMEM, "public: out of memory");
     for (size_t i = 0; i < len; i++) {
         json_t *s = json_array_get(root, i);
         int rc = json_is_string(s) ? dec_code(cuzk_fr_from_dec(&v[i], json_string_value(s)))
                                    : CUZK_EFORMAT;
         if (rc) {
             free(v);
-            return cuzk_fmt_error(r->err, r->errlen, rc, "public: value %zu %s", i,
+            return cuzk_errf(r->err, r->errlen, rc, "public: value %zu %s", i,
                                   rc == CUZK_ENONCANON ? "is not below r"
                                                        : "is not a decimal string");
         }
@@ -442,10 +442,10 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
     json_int_t np = json_is_integer(m[0]) ? json_integer_value(m[0]) : -1;
     size_t n_ic = json_is_array(m[6]) ? json_array_size(m[6]) : 0;
     if (np < 0 || np >= (json_int_t)UINT32_MAX)
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                               "vk: nPublic must be a non-negative integer below 2^32 - 1");
     if (!json_is_array(m[6]) || n_ic != (size_t)np + 1)
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                               "vk: IC must be an array of nPublic + 1 = %lld points, it has %zu",
                               (long long)np + 1, n_ic);
     vk->n_public = (uint32_t)np;
@@ -456,7 +456,7 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
         (rc = jr_fp12(r, &vk->alphabeta, m[5], "vk_alphabeta_12")))
         return rc;
     vk->ic = malloc(n_ic * sizeof *vk->ic);
-    if (vk->ic == NULL) return cuzk_fmt_error(r->err, r->errlen, CUZK_ENOMEM, "vk: out of memory");
+    if (vk->ic == NULL) return cuzk_errf(r->err, r->errlen, CUZK_ENOMEM, "vk: out of memory");
     for (size_t i = 0; i < n_ic; i++) {
         char name[32];
         snprintf(name, sizeof name, "IC[%zu]", i);
@@ -465,7 +465,7 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
     cuzk_fp12 e;
     cuzk_pairing(&e, &vk->alpha1, &vk->beta2);
     if (!cuzk_fp12_eq(&e, &vk->alphabeta))
-        return cuzk_fmt_error(r->err, r->errlen, CUZK_EFORMAT,
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
                               "vk: vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)");
     return CUZK_OK;
 }

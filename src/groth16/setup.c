@@ -19,17 +19,6 @@
 #define FB_WINDOW 8  /* the CPU's fixed-base tables */
 #define MAX_LOG_N 28 /* the largest domain the setup makes */
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static void wipe(void *p, size_t n) {
     volatile unsigned char *q = p;
@@ -143,20 +132,20 @@ static int phase1(struct cuzk_pool *pool, struct setup_ctx *c, struct cuzk_rng *
     const struct cuzk_cs *cs = c->cs;
     c->n = cuzk_groth16_domain_for(cs->n_rows, c->n_public);
     if (!c->n)
-        return fail(err, errlen, CUZK_ERANGE, "setup: %zu constraints need a domain above 2^%d",
+        return cuzk_errf(err, errlen, CUZK_ERANGE, "setup: %zu constraints need a domain above 2^%d",
                     cs->n_rows, MAX_LOG_N);
     if (cuzk_groth16_domain_log(c->n, &c->log_n))
-        return fail(err, errlen, CUZK_ERANGE, "setup: bad domain %u", c->n);
+        return cuzk_errf(err, errlen, CUZK_ERANGE, "setup: bad domain %u", c->n);
     size_t n = c->n, nv = c->n_vars;
     c->lag = malloc(n * sizeof *c->lag);
     c->u = calloc(3 * nv, sizeof *c->u);
-    if (!c->lag || !c->u) return fail(err, errlen, CUZK_ENOMEM, "setup: out of memory");
+    if (!c->lag || !c->u) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
     c->v = c->u + nv;
     c->w = c->u + 2 * nv;
     int rc;
     if ((rc = random_nonzero(&c->tau, rng)) || (rc = random_nonzero(&c->alpha, rng)) ||
         (rc = random_nonzero(&c->beta, rng)) || (rc = random_nonzero(&c->delta, rng)))
-        return fail(err, errlen, rc, "setup: randomness: %s", cuzk_strerror(rc));
+        return cuzk_errf(err, errlen, rc, "setup: randomness: %s", cuzk_strerror(rc));
 
     /* tau is not a root of unity (its order is not a power of two with overwhelming
      * probability; checked, since a hit would divide by zero) */
@@ -168,7 +157,7 @@ static int phase1(struct cuzk_pool *pool, struct setup_ctx *c, struct cuzk_rng *
     cuzk_fr_pow(&lc.scale, &c->tau, en, 1);
     cuzk_fr_sub(&lc.scale, &lc.scale, &one);
     if (cuzk_fr_is_zero(&lc.scale))
-        return fail(err, errlen, CUZK_EINVAL, "setup: tau is a root of unity (retry)");
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: tau is a root of unity (retry)");
     cuzk_fr n_inv;
     cuzk_fr_from_u64(&n_inv, n);
     cuzk_fr_inv(&n_inv, &n_inv);
@@ -343,13 +332,13 @@ static int emit_section(struct cuzk_pool *pool, const struct setup_ctx *c, struc
                               .points = out};
         if (!em->on_gpu) j.g1_table = em->t1, j.g2_table = em->t2;
         cuzk_pool_run(pool, (len + BLOCK - 1) / BLOCK, chunk_block, &j);
-        if (j.failed) return fail(err, errlen, CUZK_ENOMEM, "setup: out of memory");
+        if (j.failed) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
         if (em->on_gpu) {
             int rc = s == SEC_B2 ? cuzk_gpu_g2_batch_mul(em->opts->device, &g2, em->scalars, len, out)
                                  : cuzk_gpu_g1_batch_mul(em->opts->device, &g1, em->scalars, len, out);
             if (rc) {
                 const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
-                fail(err, errlen, rc, "setup: the GPU failed: %s%s%s", cuzk_strerror(rc),
+                cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s%s%s", cuzk_strerror(rc),
                      *why ? ": " : "", why);
                 if (em->opts->gpu == CUZK_SETUP_GPU_ONLY) return rc;
                 /* this chunk and the rest on the CPU: the same points */
@@ -359,7 +348,7 @@ static int emit_section(struct cuzk_pool *pool, const struct setup_ctx *c, struc
                 j.g1_table = em->t1;
                 j.g2_table = em->t2;
                 cuzk_pool_run(pool, (len + BLOCK - 1) / BLOCK, chunk_block, &j);
-                if (j.failed) return fail(err, errlen, CUZK_ENOMEM, "setup: out of memory");
+                if (j.failed) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
             }
         }
         if (s == SEC_IC) continue;
@@ -394,12 +383,12 @@ static int emit_key(struct cuzk_pool *pool, const struct setup_ctx *c,
     cuzk_g1_generator(&g1);
     cuzk_g2_generator(&g2);
     if (!em.ic || !em.t1 || !em.t2 || !em.scalars || !em.points) {
-        fail(err, errlen, rc, "setup: out of memory");
+        cuzk_errf(err, errlen, rc, "setup: out of memory");
         goto out;
     }
     if ((rc = cuzk_g1_fb_table_init(em.t1, &g1, FB_WINDOW)) ||
         (rc = cuzk_g2_fb_table_init(em.t2, &g2, FB_WINDOW))) {
-        fail(err, errlen, rc, "setup: fixed-base tables: %s", cuzk_strerror(rc));
+        cuzk_errf(err, errlen, rc, "setup: fixed-base tables: %s", cuzk_strerror(rc));
         goto out;
     }
     /* phase 3 first: the header points (gamma = 1) and IC go with begin */
@@ -487,16 +476,16 @@ int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,
     static const struct cuzk_keygen_opts defaults = {0};
     if (!opts) opts = &defaults;
     if (opts->setup.device < 0)
-        return fail(err, errlen, CUZK_EINVAL, "setup: device %d does not exist",
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: device %d does not exist",
                     opts->setup.device);
     if (cs->row_open || cs->n_cols > UINT32_MAX || cs->n_cols < cs->n_public + 1)
-        return fail(err, errlen, CUZK_EINVAL, "setup: the constraint system is not complete");
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: the constraint system is not complete");
     struct setup_ctx c = {.cs = cs, .n_vars = (uint32_t)cs->n_cols,
                           .n_public = (uint32_t)cs->n_public};
     uint32_t *aw = NULL, *bw = NULL;
     int rc = density(cs, opts->dense, &c, &aw, &bw);
     if (rc) {
-        fail(err, errlen, rc, "setup: out of memory");
+        cuzk_errf(err, errlen, rc, "setup: out of memory");
         goto out;
     }
     c.a_wires = aw;
@@ -576,7 +565,7 @@ static int mem_begin(void *ctx, const struct cuzk_g16key_info *info, const cuzk_
     struct mem_sink *m = ctx;
     struct cuzk_groth16_keydata *kd = m->kd;
     kd->info = *info;
-    if (keydata_alloc(kd, 1)) return fail(err, errlen, CUZK_ENOMEM, "setup: out of memory");
+    if (keydata_alloc(kd, 1)) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
     memcpy(kd->ic, ic, ((size_t)info->n_public + 1) * sizeof *ic);
     for (uint32_t k = 0; k < info->n_a; k++) kd->a_wires[k] = a_wires ? a_wires[k] : k;
     for (uint32_t k = 0; k < info->n_b; k++) kd->b_wires[k] = b_wires ? b_wires[k] : k;
@@ -589,7 +578,7 @@ static int mem_put(void *ctx, enum cuzk_g16key_section s, const void *points, si
     struct cuzk_groth16_keydata *kd = m->kd;
     void *dst[5] = {kd->a, kd->b1, kd->b2, kd->c, kd->h};
     size_t sz = s == CUZK_G16KEY_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    if ((unsigned)s > CUZK_G16KEY_H) return fail(err, errlen, CUZK_EINVAL, "setup: bad section");
+    if ((unsigned)s > CUZK_G16KEY_H) return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
     memcpy((char *)dst[s] + m->at[s] * sz, points, n * sz);
     m->at[s] += n;
     return CUZK_OK;
@@ -622,7 +611,7 @@ static int file_begin(void *ctx, const struct cuzk_g16key_info *info, const cuzk
         if (!aw || !bw) {
             free(aw);
             free(bw);
-            return fail(err, errlen, CUZK_ENOMEM, "setup: out of memory");
+            return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
         }
         for (uint32_t k = 0; k < info->n_a; k++) aw[k] = k;
         for (uint32_t k = 0; k < info->n_b; k++) bw[k] = k;
@@ -662,7 +651,7 @@ int cuzk_groth16_keydata_load(struct cuzk_groth16_keydata *kd, struct cuzk_g16ke
     int rc = keydata_alloc(kd, points);
     if (rc) {
         cuzk_groth16_keydata_free(kd);
-        return fail(err, errlen, rc, "key: out of memory for the key's points");
+        return cuzk_errf(err, errlen, rc, "key: out of memory for the key's points");
     }
     memcpy(kd->ic, cuzk_g16key_ic(file), ((size_t)kd->info.n_public + 1) * sizeof *kd->ic);
     memcpy(kd->a_wires, cuzk_g16key_a_wires(file), (size_t)kd->info.n_a * sizeof *kd->a_wires);
@@ -758,7 +747,7 @@ static int zkey_put(void *ctx, enum cuzk_g16key_section s, const void *points, s
     struct cuzk_zkey *z = k->z;
     void *dst[5] = {z->a, z->b1, z->b2, z->c, z->h};
     size_t sz = s == CUZK_G16KEY_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    if ((unsigned)s > CUZK_G16KEY_H) return fail(err, errlen, CUZK_EINVAL, "setup: bad section");
+    if ((unsigned)s > CUZK_G16KEY_H) return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
     memcpy((char *)dst[s] + k->at[s] * sz, points, n * sz);
     k->at[s] += n;
     return CUZK_OK;
@@ -775,31 +764,31 @@ int cuzk_groth16_setup_ex(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs,
     static const struct cuzk_setup_opts defaults = {.gpu = CUZK_SETUP_GPU_AUTO, .device = 0};
     if (!opts) opts = &defaults;
     if (opts->device < 0)
-        return fail(err, errlen, CUZK_EINVAL, "setup: device %d does not exist", opts->device);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: device %d does not exist", opts->device);
     uint32_t n_public = cuzk_r1cs_n_public(r1cs), n_vars = r1cs->n_wires;
     uint32_t nc = r1cs->n_constraints;
     if (n_vars < n_public + 1)
-        return fail(err, errlen, CUZK_EINVAL, "setup: %u wires cannot hold %u public signals",
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: %u wires cannot hold %u public signals",
                     n_vars, n_public);
     uint32_t n = cuzk_groth16_domain_for(nc, n_public);
     if (!n)
-        return fail(err, errlen, CUZK_ERANGE,
+        return cuzk_errf(err, errlen, CUZK_ERANGE,
                     "setup: %u constraints need a domain above 2^%d (max 2^28)", nc, MAX_LOG_N);
 
     struct cuzk_cs cs;
     int rc = cuzk_r1cs_to_cs(r1cs, &cs);
-    if (rc) return fail(err, errlen, rc, "setup: %s", cuzk_strerror(rc));
+    if (rc) return cuzk_errf(err, errlen, rc, "setup: %s", cuzk_strerror(rc));
     /* coefficients: A and B terms in constraint order, then one A entry per public row */
     uint64_t n_coefs = n_public + 1;
     n_coefs += cs.m[CUZK_CS_A].nnz + cs.m[CUZK_CS_B].nnz;
     if (n_coefs > UINT32_MAX) {
         cuzk_cs_free(&cs);
-        return fail(err, errlen, CUZK_ERANGE, "setup: too many coefficients");
+        return cuzk_errf(err, errlen, CUZK_ERANGE, "setup: too many coefficients");
     }
     rc = cuzk_zkey_alloc(z, n_vars, n_public, n, (uint32_t)n_coefs);
     if (rc) {
         cuzk_cs_free(&cs);
-        return fail(err, errlen, rc, "setup: cannot allocate the key");
+        return cuzk_errf(err, errlen, rc, "setup: cannot allocate the key");
     }
     uint32_t ci = 0;
     for (uint32_t c = 0; c < nc; c++)

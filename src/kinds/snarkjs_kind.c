@@ -65,7 +65,7 @@ static int read_zkey_header(struct circuit *c, char *err, size_t errlen) {
         !(rc = cuzk_binfile_require(&bf, 4, "coefficients", &s4, err, errlen))) {
         const uint32_t off = 4 + 48 + 4 + 32;
         if (s2->size < off + 12 || s4->size < 4) {
-            rc = cuzk_fmt_error(err, errlen, CUZK_EFORMAT, "zkey: %s: header too short",
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "zkey: %s: header too short",
                                 c->zkey_path);
         } else {
             const uint8_t *p = cuzk_binfile_ptr(&bf, s2) + off;
@@ -75,7 +75,7 @@ static int read_zkey_header(struct circuit *c, char *err, size_t errlen) {
             c->n_coefs = cuzk_fmt_le32(cuzk_binfile_ptr(&bf, s4));
             c->zkey_file = bf.size;
             if (c->n_vars < c->n_public + 1 || !c->domain_size)
-                rc = cuzk_fmt_error(err, errlen, CUZK_EFORMAT, "zkey: %s: inconsistent header",
+                rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "zkey: %s: inconsistent header",
                                     c->zkey_path);
         }
     }
