@@ -19,12 +19,7 @@
 #include "circuits_check.h"
 #include "util/pool.h"
 
-/* Sanitizer builds (10-20 times slower) skip the largest counts; see where it is used. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+/* Sanitizer builds (SANITIZED, test_util.h) skip the largest counts; see where it is used. */
 
 /* ---- profiles ------------------------------------------------------------------------------ */
 

@@ -21,17 +21,8 @@
 #define MiB ((uint64_t)1 << 20)
 
 /* Sanitizer runtimes keep their own memory (shadow, quarantine): the RSS bound is checked in
- * plain builds only; sanitizer builds run the same jobs on a smaller circuit. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+ * plain builds only; sanitizer builds (SANITIZED, test_util.h) run the same jobs on a smaller
+ * circuit. */
 
 static void test_sizes(void) {
     uint64_t v;

@@ -25,17 +25,7 @@
 #include "test_util.h"
 
 /* Sanitizer builds set keys up about ten times slower: the real set-up of case 1 uses a
- * smaller circuit there (it still takes seconds). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+ * smaller circuit there (it still takes seconds; SANITIZED from test_util.h). */
 
 #define MiB ((uint64_t)1 << 20)
 #define START_BOUND_MS 100.0                     /* the acceptance bound of case 1 */

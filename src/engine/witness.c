@@ -26,7 +26,8 @@ static void buf_free(struct cuzk_engine *e, cuzk_fr *w, size_t cap) {
         free(w);
 }
 
-int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
+/* Takes the smallest kept buffer of at least n elements off the list (NULL if none). */
+static struct wbuf *take_best(struct cuzk_engine *e, size_t n) {
     struct wbuf *got = NULL;
     pthread_mutex_lock(&e->wmu);
     struct wbuf **best = NULL;
@@ -38,6 +39,11 @@ int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
         e->wfree_n--;
     }
     pthread_mutex_unlock(&e->wmu);
+    return got;
+}
+
+int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
+    struct wbuf *got = take_best(e, n);
     if (got) { /* the partition's own reservation covers it from now on */
         *w = got->w;
         *cap = got->cap;
@@ -98,17 +104,7 @@ uint64_t witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap, struct cuzk_
 
 int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, cuzk_fr **w,
                   size_t *cap) {
-    struct wbuf *got = NULL;
-    pthread_mutex_lock(&e->wmu);
-    struct wbuf **best = NULL;
-    for (struct wbuf **l = &e->wfree; *l; l = &(*l)->next)
-        if ((*l)->cap >= n && (!best || (*l)->cap < (*best)->cap)) best = l;
-    if (best) {
-        got = *best;
-        *best = got->next;
-        e->wfree_n--;
-    }
-    pthread_mutex_unlock(&e->wmu);
+    struct wbuf *got = take_best(e, n);
     if (!got) return CUZK_ENOTFOUND;
     cuzk_reservation_move(&got->res, got->res.bytes, CUZK_MEM_PARTITION, to);
     cuzk_reservation_release_all(&got->res); /* nothing left: only clears it */
