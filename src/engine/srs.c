@@ -296,14 +296,17 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
         cuzk_reservation_release_all(&cs_res);
         return rc;
     }
+    const double load_ms = now_ms() - tl;
+    pthread_mutex_lock(&s->mu); /* the status reads these of an entry in any state */
     e->key = key;
     e->key_res = key_res;
     e->cs_res = cs_res;
     e->hot = hot;
     e->vram_bytes = vram;
-    e->load_ms = now_ms() - tl;
+    e->load_ms = load_ms;
+    pthread_mutex_unlock(&s->mu);
     cuzk_log_info("srs", "key %s/%s loaded: %.1f ms, %llu host bytes (key %llu, cs %llu)%s%s",
-                  kind->name, e->key_id, e->load_ms,
+                  kind->name, e->key_id, load_ms,
                   (unsigned long long)(key_res.bytes + cs_res.bytes),
                   (unsigned long long)key_res.bytes, (unsigned long long)cs_res.bytes,
                   hot ? ", resident on the devices" : "", e->trimmed ? " only" : "");
