@@ -144,16 +144,16 @@ static int cmd_prove(char **a) {
         goto out;
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
-    rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof, NULL,
-                            err, sizeof err);
+    rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof, NULL, err,
+                            sizeof err);
     if (cuda && gpu_failure(rc) && opt.backend == BACKEND_AUTO) {
         fprintf(stderr, "cuzk: the GPU failed (%s); proving on the CPU\n", err);
         cuzk_cuda_backend_free(&be);
         cuda = 0;
         cuzk_cpu_backend_init(&be, pool);
         if (opt.seeded) cuzk_rng_seed(&rng, opt.seed); /* the same r and s */
-        rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof,
-                                NULL, err, sizeof err);
+        rc = cuzk_groth16_prove(&be, &pk, wt.w, wt.n, opt.seeded ? &rng : NULL, NULL, &proof, NULL,
+                                err, sizeof err);
     }
     if (rc) {
         ret = report("prove", rc, err[0] ? err : NULL);

@@ -113,8 +113,8 @@ static void test_proofs(void) {
     }
     CHECK(trace_find(&t, 0, "TIMELINE,", ",SYNTH_END,", "synth_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "TIMELINE,", ",GPU_END,", "worker=", "gpu_ms=", (char *)NULL) >= 0);
-    CHECK(trace_find(&t, 0, "GPU_TIMING ", "lock_wait_ms=", "device_ms=", "prove_ms=",
-                     (char *)NULL) >= 0);
+    CHECK(trace_find(&t, 0, "GPU_TIMING ",
+                     "lock_wait_ms=", "device_ms=", "prove_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "GPU_STAGES ", info.job_id, "total_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "FIN_TIMING ", "malloc_trim_ms=", "verify_ms=", (char *)NULL) >= 0);
     CHECK(trace_find(&t, 0, "CUZK_TIMING ", info.job_id, "state=done",

@@ -69,9 +69,9 @@ static int flag_abort(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
 static void *reserve_main(void *arg) {
     struct res_thread *t = arg;
-    t->rc = cuzk_budget_reserve(t->b, t->bytes, CUZK_MEM_PARTITION, t->rank, "a test",
-                                t->abort_flag ? flag_abort : NULL, t->abort_flag, &t->r,
-                                &t->waited);
+    t->rc =
+        cuzk_budget_reserve(t->b, t->bytes, CUZK_MEM_PARTITION, t->rank, "a test",
+                            t->abort_flag ? flag_abort : NULL, t->abort_flag, &t->r, &t->waited);
     return NULL;
 }
 
@@ -171,7 +171,7 @@ static void test_budget(void) {
     cuzk_reservation_release_all(&r2);
     harness_sleep_ms(150);
     CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 20, &r2) == CUZK_EBUSY); /* aged */
-    CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 5, &r2) == CUZK_OK); /* ahead */
+    CHECK(cuzk_budget_try_reserve(b, 200, CUZK_MEM_PARTITION, 5, &r2) == CUZK_OK);     /* ahead */
     cuzk_reservation_release_all(&r2);
     /* a blocking reserve behind the aged claim waits until the claim is gone */
     struct res_thread tr = {.b = b, .bytes = 200, .rank = 30};
@@ -437,7 +437,9 @@ static void test_witness_reuse(void) {
     /* at most one buffer per synthesis and device worker was ever made (2 + 2), whatever the
      * budget: 24 partitions reused them */
     int allocs = atomic_load(&x.allocs);
-    printf("test_engine_budget: 24 partitions in a full budget: %d witness buffers made, %d freed\n", allocs, atomic_load(&x.frees));
+    printf(
+        "test_engine_budget: 24 partitions in a full budget: %d witness buffers made, %d freed\n",
+        allocs, atomic_load(&x.frees));
     CHECK(allocs >= 1 && allocs <= 4);
     CHECK(atomic_load(&x.frees) <= allocs);
     cuzk_engine_destroy(e);

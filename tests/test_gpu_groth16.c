@@ -382,8 +382,8 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
     CHECK(cuzk_r1cs_to_cs(&r, &cs) == CUZK_OK);
     char err[512];
     struct cuzk_rng rng;
-    struct cuzk_keygen_opts ko = {.setup = {.gpu = CUZK_SETUP_GPU_ON}, .rng = &rng,
-                                  .chunk_points = 1000};
+    struct cuzk_keygen_opts ko = {
+        .setup = {.gpu = CUZK_SETUP_GPU_ON}, .rng = &rng, .chunk_points = 1000};
     cuzk_rng_seed(&rng, 31);
     struct cuzk_groth16_keydata kd;
     CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err) == CUZK_OK);

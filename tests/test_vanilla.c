@@ -349,8 +349,7 @@ static void test_pce(void) {
     struct cuzk_builder_counts c;
     CHECK(cuzk_pce_counts(dir, &p, &c, err, sizeof err) == CUZK_OK);
     CHECK(!memcmp(&c, &a.counts, sizeof c));
-    CHECK(cuzk_pce_bytes(&c) == 3 * (c.constraints + 1) * 8 +
-                                    (c.nnz[0] + c.nnz[1] + c.nnz[2]) * 8 +
+    CHECK(cuzk_pce_bytes(&c) == 3 * (c.constraints + 1) * 8 + (c.nnz[0] + c.nnz[1] + c.nnz[2]) * 8 +
                                     (uint64_t)CUZK_PCE_MAX_COEFS * 32);
     CHECK(cuzk_cs_bytes(&a.cs) <= cuzk_pce_bytes(&c));
     cuzk_pce_free(&b);
@@ -358,8 +357,7 @@ static void test_pce(void) {
     char path[512];
     cuzk_pce_path(dir, p.name, path, sizeof path);
     struct stat st;
-    CHECK(stat(path, &st) == 0 &&
-          (uint64_t)st.st_size == cuzk_pce_file_bytes(&c, a.cs.coefs.n));
+    CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == cuzk_pce_file_bytes(&c, a.cs.coefs.n));
     const long at[2] = {(long)st.st_size / 2, 100};
     for (int k = 0; k < 2; k++) {
         FILE *f = fopen(path, "r+b");

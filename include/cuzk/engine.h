@@ -54,8 +54,8 @@ extern "C" {
 #endif
 
 struct cuzk_engine;
-struct cuzk_backend;    /* groth16/groth16.h: the prover vtable (prove, memory model, keys) */
-struct cuzk_kind;       /* engine/kind.h: a proof kind (vtable) */
+struct cuzk_backend; /* groth16/groth16.h: the prover vtable (prove, memory model, keys) */
+struct cuzk_kind;    /* engine/kind.h: a proof kind (vtable) */
 
 #define CUZK_PROOF_BYTES 192 /* one partition's proof: A (48) | B (96) | C (48), compressed */
 #define CUZK_JOB_ID_MAX 128  /* job ids and request ids: at most 127 characters + NUL */

@@ -22,7 +22,7 @@ extern "C" {
     X(CUZK_OK, 0, "success", OK)                                                                   \
     /* an argument is out of its documented domain */                                              \
     X(CUZK_EINVAL, -1, "invalid argument", INVALID_ARGUMENT)                                       \
-    /* host memory could not be allocated, or a memory budget cannot hold a request */              \
+    /* host memory could not be allocated, or a memory budget cannot hold a request */             \
     X(CUZK_ENOMEM, -2, "out of host memory", RESOURCE_EXHAUSTED)                                   \
     /* a read, write or open failed (see errno) */                                                 \
     X(CUZK_EIO, -3, "input/output error", INTERNAL)                                                \

@@ -70,8 +70,7 @@ int cuzk_parse_size(const char *s, uint64_t *out) {
     return CUZK_EINVAL;
 }
 
-int cuzk_budget_total(uint64_t total_bytes, uint64_t m, uint64_t *out, char *err,
-                      size_t errlen) {
+int cuzk_budget_total(uint64_t total_bytes, uint64_t m, uint64_t *out, char *err, size_t errlen) {
     if (total_bytes) {
         *out = total_bytes;
         return CUZK_OK;

@@ -367,7 +367,8 @@ void cuzk_engine_destroy(struct cuzk_engine *e) {
     free(e);
 }
 
-/* ---- kinds ------------------------------------------------------------------------------------ */
+/* ---- kinds ------------------------------------------------------------------------------------
+ */
 
 int cuzk_engine_register_kind(struct cuzk_engine *e, const struct cuzk_kind *k) {
     if (!k || !k->name || !*k->name || strlen(k->name) >= CUZK_NAME_MAX || !k->job_open ||
@@ -397,7 +398,8 @@ const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name
     return kr ? kr->k : NULL;
 }
 
-/* ---- keys ------------------------------------------------------------------------------------- */
+/* ---- keys -------------------------------------------------------------------------------------
+ */
 
 static int key_of(struct cuzk_engine *e, const char *kind, const char *circuit_id,
                   struct kindreg **kr, char key_id[CUZK_NAME_MAX], char *err, size_t errlen) {
@@ -432,8 +434,7 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     pthread_mutex_lock(&e->mu);
     uint64_t rank = cuzk_budget_rank(CUZK_PRIORITY_NORMAL, e->job_seq, 0);
     pthread_mutex_unlock(&e->mu);
-    rc = cuzk_srs_acquire(e->srs, kr->k, key_id, rank, NULL, NULL, &en, &loaded, &ms, err,
-                          errlen);
+    rc = cuzk_srs_acquire(e->srs, kr->k, key_id, rank, NULL, NULL, &en, &loaded, &ms, err, errlen);
     if (rc) return rc;
     cuzk_srs_release(e->srs, en);
     dispatch_poke(e);

@@ -107,8 +107,8 @@ struct part {
     char *prove_err; /* its sentence (malloc'd) when it failed */
     struct cuzk_snarkjs_proof proof;
     double t_first, t_key, t_synth0, t_gpu0, t_dev0; /* engine ms; 0 = not yet */
-    double synth_ms, gpu_ms;                          /* -1 until measured */
-    double mem_logged;                                /* last "waits for memory" log line */
+    double synth_ms, gpu_ms;                         /* -1 until measured */
+    double mem_logged;                               /* last "waits for memory" log line */
 };
 
 struct kindreg {
@@ -125,9 +125,9 @@ struct job {
     int priority;
     void *kstate;
     struct cuzk_kind_sizes sizes;
-    uint64_t w_bytes;    /* witness */
-    uint64_t full;       /* reserved per partition before synthesis */
-    uint64_t after_syn;  /* kept after synthesis: witness + the backend's proof memory */
+    uint64_t w_bytes;   /* witness */
+    uint64_t full;      /* reserved per partition before synthesis */
+    uint64_t after_syn; /* kept after synthesis: witness + the backend's proof memory */
     uint32_t n_parts, parts_done, parts_live;
     struct part *parts;
     enum cuzk_job_state final; /* NONE while live */
@@ -222,9 +222,9 @@ struct cuzk_engine {
     struct cuzk_srs *srs;
     struct dev *devs; /* n_devs regular devices, then the fallback if any */
     size_t n_devs;
-    int fallback;                          /* index of the fallback device, -1 if none */
-    const struct cuzk_backend **backends;  /* every device's backend, for the SRS manager */
-    const struct cuzk_backend *wbackend;   /* the backend whose witness buffers synthesis uses */
+    int fallback;                         /* index of the fallback device, -1 if none */
+    const struct cuzk_backend **backends; /* every device's backend, for the SRS manager */
+    const struct cuzk_backend *wbackend;  /* the backend whose witness buffers synthesis uses */
 
     /* the witness cache (witness.c), under wmu */
     pthread_mutex_t wmu;
@@ -283,11 +283,11 @@ void table_remove(struct cuzk_engine *e, struct job *j);
 
 /* ---- jobs (job.c) ---- */
 void job_free_mem(struct job *j);
-void job_maybe_free(struct cuzk_engine *e, struct job *j);                      /* e->mu */
-enum cuzk_job_state job_state(const struct job *j);                              /* e->mu */
-uint32_t queue_position(const struct cuzk_engine *e, const struct job *j);       /* e->mu */
+void job_maybe_free(struct cuzk_engine *e, struct job *j);                 /* e->mu */
+enum cuzk_job_state job_state(const struct job *j);                        /* e->mu */
+uint32_t queue_position(const struct cuzk_engine *e, const struct job *j); /* e->mu */
 void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st, int err,
-                      const char *msg, struct part **grave);                     /* e->mu */
+                      const char *msg, struct part **grave); /* e->mu */
 struct final_report {
     char id[CUZK_JOB_ID_MAX], circuit[CUZK_NAME_MAX], errmsg[CUZK_ERRMSG_MAX];
     const char *kind;
@@ -295,7 +295,7 @@ struct final_report {
     uint32_t n_parts;
     struct cuzk_job_timings tm;
 };
-void final_report_take(const struct job *j, struct final_report *r);            /* e->mu */
+void final_report_take(const struct job *j, struct final_report *r); /* e->mu */
 void final_report_emit(struct cuzk_engine *e, const struct final_report *r);
 /* After final_report_emit: answers the job's waiters (takes e->mu). */
 void job_answer(struct cuzk_engine *e, struct job *j);

@@ -98,8 +98,8 @@ struct cuzk_kind {
                     const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out, char *err,
                     size_t errlen);
     void (*key_free)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
-    void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key);     /* optional */
-    void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id);        /* optional */
+    void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key); /* optional */
+    void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id);     /* optional */
 
     int (*synthesize)(const struct cuzk_kind *k, void *job, const struct cuzk_kind_key *key,
                       uint32_t part, struct cuzk_pool *pool, cuzk_fr *w, char *err, size_t errlen);

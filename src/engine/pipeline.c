@@ -97,7 +97,7 @@ static void dispatch_pass(struct cuzk_engine *e) {
     }
     struct part *old_head = e->mem_head;
     struct cuzk_srs_entry *orphan_key = NULL; /* an old head no longer examined */
-    struct part orphan = {0}; /* what an old head no longer examined gives back */
+    struct part orphan = {0};                 /* what an old head no longer examined gives back */
     if (old_head && old_head->where == IN_SYNTHQ) {
         orphan_key = old_head->key;
         old_head->key = NULL;
@@ -268,7 +268,8 @@ void *keyload_main(void *arg) {
         struct cuzk_srs_entry *en;
         int rc = cuzk_srs_acquire(e->srs, kr->k, key_id, rank, loads_abort, &e->abort_loads, &en,
                                   NULL, NULL, err, sizeof err);
-        if (!rc) cuzk_srs_release(e->srs, en); /* loaded: the dispatcher references it next */
+        if (!rc)
+            cuzk_srs_release(e->srs, en); /* loaded: the dispatcher references it next */
         else if (rc != CUZK_ECANCELLED) {
             cuzk_log_warn("engine", "key %s/%s could not be loaded: %s", kr->k->name, key_id,
                           err[0] ? err : cuzk_strerror(rc));
@@ -545,8 +546,9 @@ void *device_main(void *arg) {
         eng_timeline(e, t1, CUZK_TRACE_GPU_END, j->id, "worker=%u,partition=%u,gpu_ms=%lld", w->id,
                      p->idx, (long long)dev_ms);
         eng_trace(e,
-                  CUZK_TRACE_GPU_TIMING " job=%s partition=%u worker=%u device=%d lock_wait_ms=%.3f "
-                                        "device_ms=%.3f prove_ms=%.3f",
+                  CUZK_TRACE_GPU_TIMING
+                  " job=%s partition=%u worker=%u device=%d lock_wait_ms=%.3f "
+                  "device_ms=%.3f prove_ms=%.3f",
                   j->id, p->idx, w->id, dv, info.lock_ms, dev_ms, t1 - t0);
         if (info.stages[0])
             eng_trace(e, CUZK_TRACE_GPU_STAGES " job=%s partition=%u device=%d %s", j->id, p->idx,

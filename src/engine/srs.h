@@ -14,8 +14,9 @@
  *   - Upload failures: a device out of memory for the key (CUZK_EGPUOOM) first has the
  *     least recently used idle keys dropped, then the upload is tried again; a corrupt key
  *     file (CUZK_EFORMAT from the kind's load or from a device's upload) is reported to the
- *     kind (key_corrupt, which removes it) and the load starts over once. A HOT-only load whose upload still fails fails with the backend's sentence; a
- *     WARM load keeps the key warm and logs a warning.
+ *     kind (key_corrupt, which removes it) and the load starts over once. A HOT-only load whose
+ * upload still fails fails with the backend's sentence; a WARM load keeps the key warm and logs a
+ * warning.
  *   - cuzk_srs_acquire returns a referenced entry whose key stays valid until the matching
  *     cuzk_srs_release; the first acquirer of a COLD key loads it (blocking), concurrent
  *     acquirers wait for that load instead of loading twice; if it fails, each waiter tries

@@ -105,10 +105,11 @@ static json_t *status_workers(const struct cuzk_engine_status *s) {
     json_t *a = json_array();
     for (size_t i = 0; i < s->n_workers; i++) {
         const struct cuzk_status_worker *w = &s->workers[i];
-        json_t *o =
-            json_pack("{s:I, s:s, s:s}", "id", (json_int_t)w->id, "role",
-                      w->device == -2 ? "keyload" : w->device < 0 ? "synthesis" : "device", "state",
-                      w->busy ? "busy" : "idle");
+        json_t *o = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)w->id, "role",
+                              w->device == -2 ? "keyload"
+                              : w->device < 0 ? "synthesis"
+                                              : "device",
+                              "state", w->busy ? "busy" : "idle");
         if (w->device >= 0) json_object_set_new(o, "device", json_integer(w->device));
         json_object_set_new(o, "job_id", w->busy ? json_string(w->job_id) : json_null());
         json_object_set_new(o, "partition", w->busy ? json_integer(w->partition) : json_null());

@@ -25,7 +25,6 @@
 #error "the PCE file stores in-memory arrays: little-endian hosts only"
 #endif
 
-
 /* ---- sizes ------------------------------------------------------------------------------ */
 
 static uint64_t payload_bytes(const struct cuzk_builder_counts *c, uint64_t n_coefs) {
@@ -132,8 +131,8 @@ int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char 
         uint32_t n = out->cs.coefs.n;
         cuzk_cs_free(&out->cs);
         return cuzk_errf(err, errlen, CUZK_ERANGE,
-                    "pce: %s has %u distinct coefficients, more than the %u a PCE holds", p->name,
-                    n, CUZK_PCE_MAX_COEFS);
+                         "pce: %s has %u distinct coefficients, more than the %u a PCE holds",
+                         p->name, n, CUZK_PCE_MAX_COEFS);
     }
     return CUZK_OK;
 }
@@ -216,16 +215,16 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: header checksum mismatch", path);
     if (get32(h + H_VERSION) != CUZK_PCE_VERSION)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED, "pce: %s: version %u, this build reads %d",
-                    path, get32(h + H_VERSION), CUZK_PCE_VERSION);
+                         path, get32(h + H_VERSION), CUZK_PCE_VERSION);
     if (get64(h + H_FINGERPRINT) != cuzk_pce_fingerprint())
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                    "pce: %s was recorded from other circuit code (stale)", path);
+                         "pce: %s was recorded from other circuit code (stale)", path);
     char name[65];
     memcpy(name, h + H_PROFILE, 64);
     name[64] = 0;
     if (strcmp(name, profile))
-        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s holds profile \"%s\", not \"%s\"", path,
-                    name, profile);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s holds profile \"%s\", not \"%s\"",
+                         path, name, profile);
     uint64_t f[7];
     for (int i = 0; i < 7; i++) f[i] = get64(h + H_COUNTS + 8 * i);
     *c = (struct cuzk_builder_counts){.constraints = f[0],
@@ -236,8 +235,7 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
     /* bounds that keep every size computation below 2^64 and the columns 32-bit */
     if (f[0] >= (1ull << 40) || f[1] < 1 || f[1] > (1ull << 32) || f[2] > (1ull << 32) ||
         f[1] + f[2] > (1ull << 32) || f[3] > f[2] || f[4] >= (1ull << 40) || f[5] >= (1ull << 40) ||
-        f[6] >= (1ull << 40) || get32(h + H_NCOEFS) < 2 ||
-        get32(h + H_NCOEFS) > CUZK_PCE_MAX_COEFS)
+        f[6] >= (1ull << 40) || get32(h + H_NCOEFS) < 2 || get32(h + H_NCOEFS) > CUZK_PCE_MAX_COEFS)
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: implausible counts", path);
     *n_coefs = get32(h + H_NCOEFS);
     *payload_sum = get64(h + H_PAYLOAD_SUM);
@@ -258,7 +256,8 @@ static int put(FILE *f, struct cuzk_pce_hash *h, const void *p, size_t n) {
 int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, char *err,
                   size_t errlen) {
     FILE *f = fopen(path, "wb");
-    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", path, strerror(errno));
+    if (!f)
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot create %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     memset(h, 0, sizeof h);
     int bad = fwrite(h, 1, sizeof h, f) != sizeof h; /* placeholder until the sum is known */
@@ -287,7 +286,8 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
 int cuzk_pce_read_counts(const char *path, const char *profile, struct cuzk_builder_counts *out,
                          uint64_t *checksum, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
-    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
+    if (!f)
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
     uint32_t n_coefs;
@@ -311,7 +311,8 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
                   size_t errlen) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
-    if (!f) return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
+    if (!f)
+        return cuzk_errf(err, errlen, CUZK_EIO, "pce: cannot open %s: %s", path, strerror(errno));
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     uint64_t sum;
     uint32_t n_coefs = 0;
@@ -320,10 +321,9 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
                  ? header_read(h, path, profile, &c, &n_coefs, &sum, err, errlen)
                  : cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated header", path);
     struct stat st;
-    if (!rc &&
-        (fstat(fileno(f), &st) || (uint64_t)st.st_size != cuzk_pce_file_bytes(&c, n_coefs)))
-        rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: the file size does not match its header",
-                  path);
+    if (!rc && (fstat(fileno(f), &st) || (uint64_t)st.st_size != cuzk_pce_file_bytes(&c, n_coefs)))
+        rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
+                       "pce: %s: the file size does not match its header", path);
     struct cuzk_cs *cs = &out->cs;
     if (!rc) {
         cs->n_rows = (size_t)c.constraints;

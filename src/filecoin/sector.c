@@ -18,7 +18,6 @@
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 #define SNAP_TOUCHED_PER_PARTITION 4
 
-
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 /* A uniformly random Fr32 value (below 2^254), as Filecoin's data and labels are. */
@@ -93,10 +92,11 @@ static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
     const uint32_t P = out->n_parts;
     const uint64_t N = cuzk_vanilla_nodes(p), total = (uint64_t)P * p->challenges;
     if (N < 3 || total > N - 2)
-        return cuzk_errf(err, errlen, CUZK_EINVAL,
-                    "sector: %s has %llu nodes, too few for %llu distinct challenges and their "
-                    "parents",
-                    p->name, (unsigned long long)N, (unsigned long long)total);
+        return cuzk_errf(
+            err, errlen, CUZK_EINVAL,
+            "sector: %s has %llu nodes, too few for %llu distinct challenges and their "
+            "parents",
+            p->name, (unsigned long long)N, (unsigned long long)total);
     struct cuzk_stree td = {0}, tc = {0}, tr = {0};
     struct u64map chal_set = {0}, col_map = {0};
     uint64_t *chal = malloc(total * sizeof *chal);
@@ -242,7 +242,7 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
     const uint32_t parts = out->n_parts;
     if (parts > (1u << P))
         return cuzk_errf(err, errlen, CUZK_EINVAL, "sector: %s has at most %u partitions, not %u",
-                    p->name, 1u << P, parts);
+                         p->name, 1u << P, parts);
     const unsigned h_index = (unsigned)(seed % CUZK_FC_H_COUNT);
     const unsigned h = cuzk_vanilla_snap_h(p, h_index);
     const size_t n_touch = (size_t)parts * SNAP_TOUCHED_PER_PARTITION;
@@ -409,7 +409,7 @@ int cuzk_sector_generate(const struct cuzk_fc_profile *p, uint32_t n_parts, uint
     int rc = cuzk_vanilla_alloc(out, p, n_parts);
     if (rc)
         return cuzk_errf(err, errlen, rc, "sector: cannot hold %u partitions of %s: %s", n_parts,
-                    p->name, cuzk_strerror(rc));
+                         p->name, cuzk_strerror(rc));
     struct cuzk_rng rng;
     cuzk_rng_seed(&rng, seed ^ ((uint64_t)p->kind << 56) ^ 0x7365637430000000ull);
     switch (p->kind) {

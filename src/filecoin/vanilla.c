@@ -19,7 +19,6 @@
 #define SIBS8 7
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 
-
 static unsigned log2u(uint64_t x) {
     unsigned k = 0;
     while (((uint64_t)1 << k) < x) k++;
@@ -361,29 +360,32 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
             const struct cuzk_fc_porep_challenge *ch = &pt->v.porep.challenges[j];
             if (ch->challenge >= nodes)
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                            "vanilla: partition %u, challenge %u: node %llu is outside the "
-                            "sector (%llu nodes)",
-                            idx, j, (unsigned long long)ch->challenge, (unsigned long long)nodes);
+                                 "vanilla: partition %u, challenge %u: node %llu is outside the "
+                                 "sector (%llu nodes)",
+                                 idx, j, (unsigned long long)ch->challenge,
+                                 (unsigned long long)nodes);
             for (int q = 0; q < POREP_PARENTS; q++)
                 if (ch->parents[q] >= tree_c)
-                    return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                "vanilla: partition %u, challenge %u: parent %d (node %llu) is "
-                                "outside tree C",
-                                idx, j, q, (unsigned long long)ch->parents[q]);
+                    return cuzk_errf(
+                        err, errlen, CUZK_EFORMAT,
+                        "vanilla: partition %u, challenge %u: parent %d (node %llu) is "
+                        "outside tree C",
+                        idx, j, q, (unsigned long long)ch->parents[q]);
         }
         break;
     case CUZK_FC_SNAP:
         if (pt->v.snap.k != idx)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u carries partition index k = %u", idx, pt->v.snap.k);
+                             "vanilla: partition %u carries partition index k = %u", idx,
+                             pt->v.snap.k);
         if (pt->v.snap.k >> p->partition_bits)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u: k = %u needs more than %u partition bits", idx,
-                        pt->v.snap.k, p->partition_bits);
+                             "vanilla: partition %u: k = %u needs more than %u partition bits", idx,
+                             pt->v.snap.k, p->partition_bits);
         if (pt->v.snap.h_index >= CUZK_FC_H_COUNT)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u: h index %u is not below %d", idx,
-                        pt->v.snap.h_index, CUZK_FC_H_COUNT);
+                             "vanilla: partition %u: h index %u is not below %d", idx,
+                             pt->v.snap.h_index, CUZK_FC_H_COUNT);
         break;
     case CUZK_FC_WPOST:
     case CUZK_FC_WINNING:
@@ -391,10 +393,11 @@ static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanill
             for (unsigned c = 0; c < p->challenges; c++)
                 if (pt->v.post.sectors[s].indices[c] >= nodes)
                     return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                "vanilla: partition %u, sector %u, challenge %u: leaf %llu is "
-                                "outside the tree (%llu leaves)",
-                                idx, s, c, (unsigned long long)pt->v.post.sectors[s].indices[c],
-                                (unsigned long long)nodes);
+                                     "vanilla: partition %u, sector %u, challenge %u: leaf %llu is "
+                                     "outside the tree (%llu leaves)",
+                                     idx, s, c,
+                                     (unsigned long long)pt->v.post.sectors[s].indices[c],
+                                     (unsigned long long)nodes);
         break;
     }
     return CUZK_OK;
@@ -405,13 +408,14 @@ static int parse_header(const uint8_t *b, size_t off, struct cuzk_fc_profile *p,
                         char *err, size_t errlen) {
     if (memcmp(b, CUZK_VANILLA_MAGIC, 8))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: bad magic at byte %zu (not a cuzk vanilla-proof file)", off);
+                         "vanilla: bad magic at byte %zu (not a cuzk vanilla-proof file)", off);
     uint32_t version = get32(b + 8), kind = get32(b + 12);
     *count = get32(b + 16);
     if (version != CUZK_VANILLA_VERSION)
-        return cuzk_errf(err, errlen, version > CUZK_VANILLA_VERSION ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
-                    "vanilla: version %u is not supported (this build reads version %d)", version,
-                    CUZK_VANILLA_VERSION);
+        return cuzk_errf(err, errlen,
+                         version > CUZK_VANILLA_VERSION ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
+                         "vanilla: version %u is not supported (this build reads version %d)",
+                         version, CUZK_VANILLA_VERSION);
     if (get32(b + 20))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: reserved header field is not zero");
     if (kind > CUZK_FC_WINNING)
@@ -421,21 +425,23 @@ static int parse_header(const uint8_t *b, size_t off, struct cuzk_fc_profile *p,
     size_t nl = strnlen(name, 64);
     if (nl == 0 || nl == 64)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: the profile name is empty or unterminated");
+                         "vanilla: the profile name is empty or unterminated");
     for (size_t i = nl; i < 64; i++)
-        if (name[i]) return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: junk after the profile name");
+        if (name[i])
+            return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: junk after the profile name");
     char perr[160];
     if (cuzk_fc_profile_parse(name, p, perr, sizeof perr))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: profile \"%s\": %s", name, perr);
     if (strcmp(p->name, name))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: profile \"%s\" is not in canonical form (\"%s\")", name, p->name);
+                         "vanilla: profile \"%s\" is not in canonical form (\"%s\")", name,
+                         p->name);
     if ((uint32_t)p->kind != kind)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: header kind %u does not match profile \"%s\"", kind, name);
+                         "vanilla: header kind %u does not match profile \"%s\"", kind, name);
     if (*count < 1 || *count > CUZK_VANILLA_MAX_PARTS)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: %u partitions is outside [1, %d]", *count,
-                    CUZK_VANILLA_MAX_PARTS);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: %u partitions is outside [1, %d]",
+                         *count, CUZK_VANILLA_MAX_PARTS);
     return CUZK_OK;
 }
 
@@ -450,8 +456,9 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
     if (!data || len == 0) return cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: empty input");
     while (off < len && !rc) {
         if (len - off < CUZK_VANILLA_HEADER_BYTES) {
-            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                      "vanilla: truncated header at byte %zu (%zu bytes left)", off, len - off);
+            rc =
+                cuzk_errf(err, errlen, CUZK_EFORMAT,
+                          "vanilla: truncated header at byte %zu (%zu bytes left)", off, len - off);
             break;
         }
         struct cuzk_fc_profile p;
@@ -462,13 +469,13 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             part_layout(&p, &l);
         } else if (strcmp(p.name, v->profile.name)) {
             rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                      "vanilla: concatenated files disagree on the profile (%s, then %s)",
-                      v->profile.name, p.name);
+                           "vanilla: concatenated files disagree on the profile (%s, then %s)",
+                           v->profile.name, p.name);
             break;
         }
         if (count > CUZK_VANILLA_MAX_PARTS - v->n_parts) {
             rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "vanilla: more than %d partitions in all",
-                      CUZK_VANILLA_MAX_PARTS);
+                           CUZK_VANILLA_MAX_PARTS);
             break;
         }
         off += CUZK_VANILLA_HEADER_BYTES;
@@ -486,7 +493,7 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             uint32_t idx = v->n_parts;
             if (len - off < 8) {
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                          "vanilla: partition %u: truncated length at byte %zu", idx, off);
+                               "vanilla: partition %u: truncated length at byte %zu", idx, off);
                 break;
             }
             uint64_t pl = 0;
@@ -494,15 +501,15 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             off += 8;
             if (pl != l.file) {
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                          "vanilla: partition %u: length %llu, profile %s needs %llu", idx,
-                          (unsigned long long)pl, p.name, (unsigned long long)l.file);
+                               "vanilla: partition %u: length %llu, profile %s needs %llu", idx,
+                               (unsigned long long)pl, p.name, (unsigned long long)l.file);
                 break;
             }
             if (pl > len - off) {
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                          "vanilla: partition %u: truncated (%llu bytes expected at byte %zu, "
-                          "%zu left)",
-                          idx, (unsigned long long)pl, off, len - off);
+                               "vanilla: partition %u: truncated (%llu bytes expected at byte %zu, "
+                               "%zu left)",
+                               idx, (unsigned long long)pl, off, len - off);
                 break;
             }
             if ((rc = part_init(&v->parts[idx], &v->profile, &l))) {
@@ -514,12 +521,13 @@ int cuzk_vanilla_parse(struct cuzk_vanilla *v, const void *data, size_t len, cha
             struct io io = {.buf = (uint8_t *)b, .pos = off, .len = off + (size_t)pl};
             walk(&io, &v->profile, &v->parts[idx]);
             if (io.err == CUZK_ENONCANON)
-                rc = cuzk_errf(err, errlen, CUZK_ENONCANON,
-                          "vanilla: partition %u: the field element at byte %zu is not below r",
-                          idx, io.bad_pos);
+                rc =
+                    cuzk_errf(err, errlen, CUZK_ENONCANON,
+                              "vanilla: partition %u: the field element at byte %zu is not below r",
+                              idx, io.bad_pos);
             else if (io.err || io.pos != off + pl)
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                          "vanilla: partition %u: layout error at byte %zu", idx, io.bad_pos);
+                               "vanilla: partition %u: layout error at byte %zu", idx, io.bad_pos);
             else
                 rc = part_bounds(&v->profile, &v->parts[idx], idx, err, errlen);
             off += (size_t)pl;
@@ -540,7 +548,8 @@ int cuzk_vanilla_write_file(const struct cuzk_vanilla *v, const char *path, char
     FILE *f = fopen(path, "wb");
     if (!f) {
         free(b);
-        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot create %s: %s", path, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot create %s: %s", path,
+                         strerror(errno));
     }
     int ok = fwrite(b, 1, n, f) == n;
     ok &= fclose(f) == 0;
@@ -553,7 +562,8 @@ int cuzk_vanilla_read_file(struct cuzk_vanilla *v, const char *path, char *err, 
     memset(v, 0, sizeof *v);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot open %s: %s", path, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot open %s: %s", path,
+                         strerror(errno));
     uint8_t *b = NULL;
     size_t n = 0, cap = 0;
     int rc = CUZK_OK;
@@ -727,50 +737,53 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
                   {"comm_r_last", &v->comm_r_last, &v0->comm_r_last}};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (!same(shared[i].a, shared[i].b))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u: %s differs from partition 0's (a job proves one "
-                        "sector)",
-                        part, shared[i].name);
+            return cuzk_errf(
+                err, errlen, CUZK_EFORMAT,
+                "vanilla: partition %u: %s differs from partition 0's (a job proves one "
+                "sector)",
+                part, shared[i].name);
     cuzk_fr t, h;
     cuzk_vanilla_comm_r(&v->comm_c, &v->comm_r_last, &t);
     if (!same(&t, &v->comm_r))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: partition %u: comm_r is not H(comm_c, comm_r_last)", part);
+                         "vanilla: partition %u: comm_r is not H(comm_c, comm_r_last)", part);
     cuzk_fr labels[CUZK_POSEIDON_MAX_ARITY];
     for (unsigned j = 0; j < p->challenges; j++) {
         const struct cuzk_fc_porep_challenge *ch = &v->challenges[j];
         const unsigned long long node = (unsigned long long)ch->challenge;
         root_of(CUZK_MERKLE_SHA256, D, &ch->data_leaf, ch->tree_d_path, ch->challenge, &t);
         if (!same(&t, &v->comm_d))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u, challenge %u (node %llu): the tree-D path does "
-                        "not reach comm_d",
-                        part, j, node);
+            return cuzk_errf(
+                err, errlen, CUZK_EFORMAT,
+                "vanilla: partition %u, challenge %u (node %llu): the tree-D path does "
+                "not reach comm_d",
+                part, j, node);
         for (unsigned q = 0; q < POREP_PARENTS; q++) {
             cuzk_poseidon_hash_merkle((int)L, ch->parent_columns + (size_t)q * L, &h);
             root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->parent_paths + (size_t)q * R * SIBS8,
                     ch->parents[q], &t);
             if (!same(&t, &v->comm_c))
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                            "vanilla: partition %u, challenge %u (node %llu): parent %u's "
-                            "column does not reach comm_c",
-                            part, j, node, q);
+                                 "vanilla: partition %u, challenge %u (node %llu): parent %u's "
+                                 "column does not reach comm_c",
+                                 part, j, node, q);
         }
         cuzk_vanilla_porep_labels(p, &v->replica_id, ch->challenge, ch->parent_columns, labels);
         cuzk_fr_add(&h, &labels[L - 1], &ch->data_leaf);
         root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_r_path, ch->challenge, &t);
         if (!same(&t, &v->comm_r_last))
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u, challenge %u (node %llu): the encoded node "
-                        "(last label + data) does not reach comm_r_last",
-                        part, j, node);
+                             "vanilla: partition %u, challenge %u (node %llu): the encoded node "
+                             "(last label + data) does not reach comm_r_last",
+                             part, j, node);
         cuzk_poseidon_hash_merkle((int)L, labels, &h);
         root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_c_path, ch->challenge, &t);
         if (!same(&t, &v->comm_c))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u, challenge %u (node %llu): the column of labels "
-                        "derived from the parents does not reach comm_c",
-                        part, j, node);
+            return cuzk_errf(
+                err, errlen, CUZK_EFORMAT,
+                "vanilla: partition %u, challenge %u (node %llu): the column of labels "
+                "derived from the parents does not reach comm_c",
+                part, j, node);
     }
     return CUZK_OK;
 }
@@ -791,22 +804,23 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
                   {"root_r_new", &v->root_r_new, &v0->root_r_new}};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (!same(shared[i].a, shared[i].b))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u: %s differs from partition 0's (a job proves one "
-                        "sector)",
-                        part, shared[i].name);
+            return cuzk_errf(
+                err, errlen, CUZK_EFORMAT,
+                "vanilla: partition %u: %s differs from partition 0's (a job proves one "
+                "sector)",
+                part, shared[i].name);
     if (v->h_index != v0->h_index)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: partition %u: h index differs from partition 0's", part);
+                         "vanilla: partition %u: h index differs from partition 0's", part);
     cuzk_fr t;
     cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_old, &t);
     if (!same(&t, &v->comm_r_old))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: partition %u: comm_r_old is not H(comm_c, root_r_old)", part);
+                         "vanilla: partition %u: comm_r_old is not H(comm_c, root_r_old)", part);
     cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_new, &t);
     if (!same(&t, &v->comm_r_new))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                    "vanilla: partition %u: comm_r_new is not H(comm_c, root_r_new)", part);
+                         "vanilla: partition %u: comm_r_new is not H(comm_c, root_r_new)", part);
     /* the apex tree, then its root up the partition path */
     cuzk_fr *row = malloc((size_t)A * sizeof *row);
     uint64_t *chal = malloc((size_t)p->challenges * sizeof *chal);
@@ -822,9 +836,9 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
     root_of(CUZK_MERKLE_SHA256, p->partition_bits, &row[0], v->partition_path, v->k, &t);
     if (!same(&t, &v->comm_d_new)) {
         rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                  "vanilla: partition %u: the apex leaves and partition path do not reach "
-                  "comm_d_new",
-                  part);
+                       "vanilla: partition %u: the apex leaves and partition path do not reach "
+                       "comm_d_new",
+                       part);
         goto out;
     }
     cuzk_fr phi, rho, leaf_new;
@@ -848,8 +862,8 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
             what = "the data path does not reach its apex leaf";
         if (what) {
             rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                      "vanilla: partition %u, challenge %u (node %llu): %s", part, j,
-                      (unsigned long long)x, what);
+                           "vanilla: partition %u, challenge %u (node %llu): %s", part, j,
+                           (unsigned long long)x, what);
             goto out;
         }
     }
@@ -868,17 +882,17 @@ static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
         const struct cuzk_fc_post_sector *sec = &v->sectors[s];
         cuzk_vanilla_comm_r(&sec->comm_c, &sec->comm_r_last, &t);
         if (!same(&t, &sec->comm_r))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                        "vanilla: partition %u, sector %u: comm_r is not H(comm_c, comm_r_last)",
-                        part, s);
+            return cuzk_errf(
+                err, errlen, CUZK_EFORMAT,
+                "vanilla: partition %u, sector %u: comm_r is not H(comm_c, comm_r_last)", part, s);
         for (unsigned c = 0; c < p->challenges; c++) {
             root_of(CUZK_MERKLE_POSEIDON, R, &sec->leaves[c], sec->paths + (size_t)c * R * SIBS8,
                     sec->indices[c], &t);
             if (!same(&t, &sec->comm_r_last))
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                            "vanilla: partition %u, sector %u, challenge %u (leaf %llu): the "
-                            "path does not reach comm_r_last",
-                            part, s, c, (unsigned long long)sec->indices[c]);
+                                 "vanilla: partition %u, sector %u, challenge %u (leaf %llu): the "
+                                 "path does not reach comm_r_last",
+                                 part, s, c, (unsigned long long)sec->indices[c]);
         }
     }
     return CUZK_OK;
@@ -887,7 +901,7 @@ static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
 int cuzk_vanilla_check_part(const struct cuzk_vanilla *v, uint32_t part, char *err, size_t errlen) {
     if (part >= v->n_parts)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla: no partition %u (%u in all)", part,
-                    v->n_parts);
+                         v->n_parts);
     switch (v->profile.kind) {
     case CUZK_FC_POREP: return check_porep(v, part, err, errlen);
     case CUZK_FC_SNAP: return check_snap(v, part, err, errlen);

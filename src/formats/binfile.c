@@ -27,53 +27,50 @@ static int binfile_scan(struct cuzk_binfile *bf, const char magic[4], uint32_t v
     const char *k = bf->magic;
     if (bf->size < CUZK_BINFILE_HEADER)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "%s: file of %zu bytes is shorter than the %d-byte header", k,
-                              bf->size, CUZK_BINFILE_HEADER);
+                         "%s: file of %zu bytes is shorter than the %d-byte header", k, bf->size,
+                         CUZK_BINFILE_HEADER);
     if (memcmp(d, magic, 4) != 0) {
         char got[5];
         for (int i = 0; i < 4; i++) got[i] = (d[i] >= 0x20 && d[i] < 0x7f) ? (char)d[i] : '?';
         got[4] = '\0';
-        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: wrong magic \"%s\" (not a .%s file)",
-                              k, got, k);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: wrong magic \"%s\" (not a .%s file)", k,
+                         got, k);
     }
     bf->version = cuzk_fmt_le32(d + 4);
     if (bf->version != version)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "%s: version %u is not supported (expected %u)", k, bf->version,
-                              version);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: version %u is not supported (expected %u)",
+                         k, bf->version, version);
     uint32_t n = cuzk_fmt_le32(d + 8);
     /* every section costs at least its 12-byte header: bound n before allocating */
     if ((uint64_t)n * CUZK_BINFILE_SECTION_HEADER > bf->size - CUZK_BINFILE_HEADER)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "%s: header announces %u sections, the %zu-byte file cannot hold "
-                              "them",
-                              k, n, bf->size);
+                         "%s: header announces %u sections, the %zu-byte file cannot hold "
+                         "them",
+                         k, n, bf->size);
     bf->sections = malloc(((size_t)n + 1) * sizeof *bf->sections);
-    if (bf->sections == NULL)
-        return cuzk_errf(err, errlen, CUZK_ENOMEM, "%s: out of memory", k);
+    if (bf->sections == NULL) return cuzk_errf(err, errlen, CUZK_ENOMEM, "%s: out of memory", k);
     uint64_t pos = CUZK_BINFILE_HEADER;
     for (uint32_t i = 0; i < n; i++) {
         if (bf->size - pos < CUZK_BINFILE_SECTION_HEADER)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "%s: truncated: the header of section %u of %u runs past the "
-                                  "end of the file (%zu bytes)",
-                                  k, i + 1, n, bf->size);
+                             "%s: truncated: the header of section %u of %u runs past the "
+                             "end of the file (%zu bytes)",
+                             k, i + 1, n, bf->size);
         struct cuzk_binfile_section *s = &bf->sections[i];
         s->id = cuzk_fmt_le32(d + pos);
         s->size = cuzk_fmt_le64(d + pos + 4);
         s->offset = pos + CUZK_BINFILE_SECTION_HEADER;
         if (s->size > bf->size - s->offset)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "%s: truncated: section %u of %llu bytes at offset %llu runs "
-                                  "past the end of the file (%zu bytes)",
-                                  k, s->id, (unsigned long long)s->size,
-                                  (unsigned long long)s->offset, bf->size);
+                             "%s: truncated: section %u of %llu bytes at offset %llu runs "
+                             "past the end of the file (%zu bytes)",
+                             k, s->id, (unsigned long long)s->size, (unsigned long long)s->offset,
+                             bf->size);
         pos = s->offset + s->size;
     }
     if (pos != bf->size)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "%s: %llu stray bytes after the last section", k,
-                              (unsigned long long)(bf->size - pos));
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: %llu stray bytes after the last section",
+                         k, (unsigned long long)(bf->size - pos));
     /* duplicates: sort a copy of the ids (a crafted file may hold millions of empty sections,
      * too many for a pairwise comparison) */
     uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
@@ -109,14 +106,12 @@ int cuzk_binfile_open(struct cuzk_binfile *bf, const char *path, const char magi
     k[4] = '\0';
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot open %s: %s", k, path,
-                              strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot open %s: %s", k, path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot stat %s: %s", k, path,
-                              strerror(e));
+        return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot stat %s: %s", k, path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
@@ -129,8 +124,7 @@ int cuzk_binfile_open(struct cuzk_binfile *bf, const char *path, const char magi
         if (map == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot map %s: %s", k, path,
-                                  strerror(e));
+            return cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot map %s: %s", k, path, strerror(e));
         }
     }
     close(fd); /* the mapping keeps the file alive */
@@ -159,8 +153,8 @@ int cuzk_binfile_require(const struct cuzk_binfile *bf, uint32_t id, const char 
                          const struct cuzk_binfile_section **out, char *err, size_t errlen) {
     *out = cuzk_binfile_find(bf, id);
     if (*out == NULL)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: section %u (%s) is missing",
-                              bf->magic, id, name);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "%s: section %u (%s) is missing", bf->magic, id,
+                         name);
     return CUZK_OK;
 }
 

@@ -127,17 +127,16 @@ static uint64_t align_up(uint64_t x) {
 static int layout_of(const struct cuzk_g16key_info *in, struct layout *l, char *why,
                      size_t whylen) {
     if (in->chunk_points < 1 || in->chunk_points > CUZK_G16KEY_CHUNK_MAX)
-        return cuzk_errf(why, whylen, -1, "chunk_points %u is outside 1 .. %u",
-                              in->chunk_points, CUZK_G16KEY_CHUNK_MAX);
+        return cuzk_errf(why, whylen, -1, "chunk_points %u is outside 1 .. %u", in->chunk_points,
+                         CUZK_G16KEY_CHUNK_MAX);
     if ((uint64_t)in->n_public + 1 > in->n_vars)
         return cuzk_errf(why, whylen, -1, "n_public %u needs more than n_vars %u wires",
-                              in->n_public, in->n_vars);
+                         in->n_public, in->n_vars);
     if (in->n_a > in->n_vars || in->n_b > in->n_vars)
-        return cuzk_errf(why, whylen, -1, "n_a %u or n_b %u exceeds n_vars %u", in->n_a,
-                              in->n_b, in->n_vars);
+        return cuzk_errf(why, whylen, -1, "n_a %u or n_b %u exceeds n_vars %u", in->n_a, in->n_b,
+                         in->n_vars);
     if (in->domain_size == 0 || (in->domain_size & (in->domain_size - 1)))
-        return cuzk_errf(why, whylen, -1, "domain_size %u is not a power of two",
-                              in->domain_size);
+        return cuzk_errf(why, whylen, -1, "domain_size %u is not a power of two", in->domain_size);
     const size_t count[CUZK_G16KEY_SECTIONS] = {
         in->n_a, in->n_b, in->n_b, (size_t)in->n_vars - in->n_public - 1, in->domain_size};
     size_t n_sums = SUM_CHUNKS;
@@ -211,11 +210,11 @@ static int read_at(int fd, const char *path, const char *what, void *buf, size_t
         (void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
     if (r < 0)
         return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: %s: read failed: %s", path, what,
-                              strerror(saved));
+                         strerror(saved));
     if ((size_t)r < len)
         return cuzk_errf(err, errlen, CUZK_EIO,
-                              "g16key: %s: %s: short read (%zd of %zu bytes at offset %llu)", path,
-                              what, r, len, (unsigned long long)off);
+                         "g16key: %s: %s: short read (%zd of %zu bytes at offset %llu)", path, what,
+                         r, len, (unsigned long long)off);
     return CUZK_OK;
 }
 
@@ -345,8 +344,8 @@ static int write_at(struct cuzk_g16key_writer *w, const void *buf, size_t len, u
                     const char *what, char *err, size_t errlen) {
     if (pwrite_full(w->fd, buf, len, off)) {
         w->failed = 1;
-        return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: %s: write failed: %s", w->path,
-                              what, strerror(errno));
+        return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: %s: write failed: %s", w->path, what,
+                         strerror(errno));
     }
     advise_written(w, off + len);
     return CUZK_OK;
@@ -404,17 +403,16 @@ int cuzk_g16key_writer_open(struct cuzk_g16key_writer **out, const char *path,
     if (layout_of(&in, &lay, why, sizeof why))
         return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: %s", path, why);
     if (!ic || (in.n_a && !a_wires) || (in.n_b && !b_wires))
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: IC or a wire list is NULL",
-                              path);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: IC or a wire list is NULL", path);
     size_t bad;
     const char *list = !wires_ok(a_wires, in.n_a, in.n_vars, &bad)   ? "a_wires"
                        : !wires_ok(b_wires, in.n_b, in.n_vars, &bad) ? "b_wires"
                                                                      : NULL;
     if (list)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "g16key: %s: %s entry %zu is not below n_vars %u and above the "
-                              "entry before it",
-                              path, list, bad, in.n_vars);
+                         "g16key: %s: %s entry %zu is not below n_vars %u and above the "
+                         "entry before it",
+                         path, list, bad, in.n_vars);
 
     struct cuzk_g16key_writer *w = calloc(1, sizeof *w);
     if (!w) return cuzk_errf(err, errlen, CUZK_ENOMEM, "g16key: %s: out of memory", path);
@@ -433,7 +431,7 @@ int cuzk_g16key_writer_open(struct cuzk_g16key_writer **out, const char *path,
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
         int rc = cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot create: %s", path,
-                                strerror(errno));
+                           strerror(errno));
         writer_free(w, 0);
         return rc;
     }
@@ -455,22 +453,20 @@ int cuzk_g16key_writer_open(struct cuzk_g16key_writer **out, const char *path,
 static int incomplete(const struct cuzk_g16key_writer *w, int t, const char *when, char *err,
                       size_t errlen) {
     return cuzk_errf(err, errlen, CUZK_EINVAL,
-                          "g16key: %s: section %s is incomplete (%zu of %zu points) %s", w->path,
-                          region_name[R_A + t], w->done[t], w->lay.count[t], when);
+                     "g16key: %s: section %s is incomplete (%zu of %zu points) %s", w->path,
+                     region_name[R_A + t], w->done[t], w->lay.count[t], when);
 }
 
 int cuzk_g16key_writer_put(struct cuzk_g16key_writer *w, enum cuzk_g16key_section s,
                            const void *points, size_t n, char *err, size_t errlen) {
     if (w->failed)
-        return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: an earlier write failed",
-                              w->path);
+        return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: an earlier write failed", w->path);
     if ((unsigned)s >= CUZK_G16KEY_SECTIONS)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", w->path,
-                              (int)s);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", w->path, (int)s);
     if ((int)s < w->cur)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "g16key: %s: section %s comes before %s, which has begun", w->path,
-                              region_name[R_A + s], region_name[R_A + w->cur]);
+                         "g16key: %s: section %s comes before %s, which has begun", w->path,
+                         region_name[R_A + s], region_name[R_A + w->cur]);
     /* checked before cur moves, so that a refused put changes nothing */
     for (int t = w->cur; t < (int)s; t++)
         if (w->done[t] != w->lay.count[t])
@@ -478,9 +474,9 @@ int cuzk_g16key_writer_put(struct cuzk_g16key_writer *w, enum cuzk_g16key_sectio
     size_t count = w->lay.count[s], pb = w->lay.pbytes[s], cp = w->info.chunk_points;
     if (n > count - w->done[s])
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "g16key: %s: section %s holds %zu points, %zu written, %zu more "
-                              "given",
-                              w->path, region_name[R_A + s], count, w->done[s], n);
+                         "g16key: %s: section %s holds %zu points, %zu written, %zu more "
+                         "given",
+                         w->path, region_name[R_A + s], count, w->done[s], n);
     w->cur = s;
     const struct codec *c = codec_of(s, w->info.compressed);
     for (size_t i = 0; i < n;) {
@@ -535,8 +531,8 @@ int cuzk_g16key_writer_close(struct cuzk_g16key_writer *w, char *err, size_t err
     if ((rc = write_at(w, buf, CUZK_G16KEY_HEADER_BYTES, 0, "header", err, errlen))) goto fail;
     /* the size the layout fixes (a trailing empty region ends in a gap that was never written) */
     if (ftruncate(w->fd, (off_t)w->lay.file_bytes) || fsync(w->fd)) {
-        rc = cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot complete the file: %s",
-                            w->path, strerror(errno));
+        rc = cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot complete the file: %s", w->path,
+                       strerror(errno));
         goto fail;
     }
     (void)posix_fadvise(w->fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -544,7 +540,7 @@ int cuzk_g16key_writer_close(struct cuzk_g16key_writer *w, char *err, size_t err
     w->fd = -1;
     if (close(fd)) {
         rc = cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: close failed: %s", w->path,
-                            strerror(errno));
+                       strerror(errno));
         goto fail;
     }
     free(buf);
@@ -590,8 +586,8 @@ static int read_region(struct cuzk_g16key *k, int r, void *buf, uint64_t want, c
         read_at(k->fd, k->path, region_name[r], buf, k->lay.bytes[r], k->lay.off[r], err, errlen);
     if (rc) return rc;
     if (cuzk_pce_checksum(buf, k->lay.bytes[r]) != want)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: %s%s: checksum mismatch",
-                              k->path, r == R_SUMS ? "" : "section ", region_name[r]);
+        return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: %s%s: checksum mismatch", k->path,
+                         r == R_SUMS ? "" : "section ", region_name[r]);
     return CUZK_OK;
 }
 
@@ -605,9 +601,9 @@ static int read_wires(struct cuzk_g16key *k, int r, uint32_t **out, size_t n, ui
     size_t bad;
     if (!wires_ok(*out, n, k->info.n_vars, &bad))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "g16key: %s: section %s entry %zu (%u) is not below n_vars %u and "
-                              "above the entry before it",
-                              k->path, region_name[r], bad, (*out)[bad], k->info.n_vars);
+                         "g16key: %s: section %s entry %zu (%u) is not below n_vars %u and "
+                         "above the entry before it",
+                         k->path, region_name[r], bad, (*out)[bad], k->info.n_vars);
     return CUZK_OK;
 }
 
@@ -618,11 +614,11 @@ static int open_header(struct cuzk_g16key *k, const uint8_t *h, uint64_t size, c
     uint32_t flags = cuzk_fmt_le32(h + H_FLAGS);
     if (flags & ~CUZK_G16KEY_FLAG_COMPRESSED)
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: unknown flags 0x%x", k->path,
-                              flags);
+                         flags);
     for (size_t i = H_RESERVED; i < H_CHECKSUM; i++)
         if (h[i])
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "g16key: %s: reserved header byte %zu is not zero", k->path, i);
+                             "g16key: %s: reserved header byte %zu is not zero", k->path, i);
     in->compressed = (int)(flags & CUZK_G16KEY_FLAG_COMPRESSED);
     in->n_vars = cuzk_fmt_le32(h + H_N_VARS);
     in->n_public = cuzk_fmt_le32(h + H_N_PUBLIC);
@@ -638,21 +634,20 @@ static int open_header(struct cuzk_g16key *k, const uint8_t *h, uint64_t size, c
      * read more than the file holds */
     if (size != k->lay.file_bytes)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "g16key: %s: the file is %llu bytes, its header's counts need %llu "
-                              "(%s)",
-                              k->path, (unsigned long long)size,
-                              (unsigned long long)k->lay.file_bytes,
-                              size < k->lay.file_bytes ? "truncated" : "trailing bytes");
+                         "g16key: %s: the file is %llu bytes, its header's counts need %llu "
+                         "(%s)",
+                         k->path, (unsigned long long)size, (unsigned long long)k->lay.file_bytes,
+                         size < k->lay.file_bytes ? "truncated" : "trailing bytes");
     for (int r = 0; r < R_N; r++) {
         uint64_t off = cuzk_fmt_le64(h + H_TABLE + 16 * r);
         uint64_t bytes = cuzk_fmt_le64(h + H_TABLE + 16 * r + 8);
         if (off != k->lay.off[r] || bytes != k->lay.bytes[r])
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "g16key: %s: region %s is at %llu (%llu bytes), the counts "
-                                  "put it at %llu (%llu bytes)",
-                                  k->path, region_name[r], (unsigned long long)off,
-                                  (unsigned long long)bytes, (unsigned long long)k->lay.off[r],
-                                  (unsigned long long)k->lay.bytes[r]);
+                             "g16key: %s: region %s is at %llu (%llu bytes), the counts "
+                             "put it at %llu (%llu bytes)",
+                             k->path, region_name[r], (unsigned long long)off,
+                             (unsigned long long)bytes, (unsigned long long)k->lay.off[r],
+                             (unsigned long long)k->lay.bytes[r]);
     }
     struct {
         int at, g2;
@@ -666,7 +661,7 @@ static int open_header(struct cuzk_g16key *k, const uint8_t *h, uint64_t size, c
                            : cuzk_g1_from_lem(pts[i].p, h + pts[i].at, CUZK_CHECK_ALL);
         if (rc)
             return cuzk_errf(err, errlen, rc, "g16key: %s: header point %s: %s", k->path,
-                                  pts[i].name, cuzk_strerror(rc));
+                             pts[i].name, cuzk_strerror(rc));
     }
     return CUZK_OK;
 }
@@ -677,25 +672,25 @@ static int open_head(struct cuzk_g16key *k, uint8_t h[CUZK_G16KEY_HEADER_BYTES],
     struct stat st;
     if (fstat(k->fd, &st))
         return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot stat: %s", k->path,
-                              strerror(errno));
+                         strerror(errno));
     uint64_t size = (uint64_t)st.st_size;
     if (size < CUZK_G16KEY_HEADER_BYTES)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "g16key: %s: the file is %llu bytes, shorter than its header",
-                              k->path, (unsigned long long)size);
+                         "g16key: %s: the file is %llu bytes, shorter than its header", k->path,
+                         (unsigned long long)size);
     int rc = read_at(k->fd, k->path, "header", h, CUZK_G16KEY_HEADER_BYTES, 0, err, errlen);
     if (rc) return rc;
     if (memcmp(h + H_MAGIC, CUZK_G16KEY_MAGIC, 8))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: not a key file (bad magic)",
-                              k->path);
+                         k->path);
     uint32_t version = cuzk_fmt_le32(h + H_VERSION);
     if (version != CUZK_G16KEY_VERSION)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                              "g16key: %s: version %u (this build reads %u)", k->path, version,
-                              CUZK_G16KEY_VERSION);
+                         "g16key: %s: version %u (this build reads %u)", k->path, version,
+                         CUZK_G16KEY_VERSION);
     if (cuzk_pce_checksum(h, H_CHECKSUM) != cuzk_fmt_le64(h + H_CHECKSUM))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: header checksum mismatch",
-                              k->path);
+                         k->path);
     return open_header(k, h, size, err, errlen);
 }
 
@@ -706,7 +701,7 @@ int cuzk_g16key_peek(const char *path, struct cuzk_g16key_info *info, char *err,
     k.fd = open(path, O_RDONLY | O_CLOEXEC);
     if (k.fd < 0)
         return cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot open: %s", path,
-                              strerror(errno));
+                         strerror(errno));
     uint8_t h[CUZK_G16KEY_HEADER_BYTES];
     int rc = open_head(&k, h, err, errlen);
     close(k.fd);
@@ -732,10 +727,9 @@ static int open_body(struct cuzk_g16key *k, char *err, size_t errlen) {
     if ((rc = read_region(k, R_IC, k->ic, k->sums[SUM_IC], err, errlen))) return rc;
     size_t at;
     if ((rc = decode_points(codec_of(CUZK_G16KEY_A, 0), k->ic, k->ic, n_ic, NULL, &at)))
-        return at == SIZE_MAX
-                   ? cuzk_errf(err, errlen, rc, "g16key: %s: out of memory", k->path)
-                   : cuzk_errf(err, errlen, rc, "g16key: %s: IC point %zu: %s", k->path, at,
-                                    cuzk_strerror(rc));
+        return at == SIZE_MAX ? cuzk_errf(err, errlen, rc, "g16key: %s: out of memory", k->path)
+                              : cuzk_errf(err, errlen, rc, "g16key: %s: IC point %zu: %s", k->path,
+                                          at, cuzk_strerror(rc));
     if ((rc = read_wires(k, R_AW, &k->a_wires, k->info.n_a, k->sums[SUM_AW], err, errlen)))
         return rc;
     return read_wires(k, R_BW, &k->b_wires, k->info.n_b, k->sums[SUM_BW], err, errlen);
@@ -750,7 +744,7 @@ int cuzk_g16key_open(struct cuzk_g16key **out, const char *path, char *err, size
     }
     k->fd = open(path, O_RDONLY | O_CLOEXEC);
     int rc = k->fd < 0 ? cuzk_errf(err, errlen, CUZK_EIO, "g16key: %s: cannot open: %s", path,
-                                        strerror(errno))
+                                   strerror(errno))
                        : open_body(k, err, errlen);
     if (rc) {
         cuzk_g16key_close(k);
@@ -778,21 +772,20 @@ size_t cuzk_g16key_point_bytes(const struct cuzk_g16key *k, enum cuzk_g16key_sec
 int cuzk_g16key_read(struct cuzk_g16key *k, enum cuzk_g16key_section s, size_t first, size_t n,
                      void *buf, char *err, size_t errlen) {
     if ((unsigned)s >= CUZK_G16KEY_SECTIONS)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", k->path,
-                              (int)s);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", k->path, (int)s);
     const struct layout *l = &k->lay;
     size_t count = l->count[s], pb = l->pbytes[s], cp = k->info.chunk_points;
     const char *name = region_name[R_A + s];
     if (first > count || n > count - first)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "g16key: %s: section %s: points %zu + %zu are outside its %zu",
-                              k->path, name, first, n, count);
+                         "g16key: %s: section %s: points %zu + %zu are outside its %zu", k->path,
+                         name, first, n, count);
     if (!n) return CUZK_OK;
     if (first % cp || (n % cp && first + n != count))
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "g16key: %s: section %s: points %zu + %zu are not whole chunks of "
-                              "%zu",
-                              k->path, name, first, n, cp);
+                         "g16key: %s: section %s: points %zu + %zu are not whole chunks of "
+                         "%zu",
+                         k->path, name, first, n, cp);
     char what[32];
     snprintf(what, sizeof what, "section %s", name);
     int rc = read_at(k->fd, k->path, what, buf, n * pb, l->off[R_A + s] + first * pb, err, errlen);
@@ -802,8 +795,8 @@ int cuzk_g16key_read(struct cuzk_g16key *k, enum cuzk_g16key_section s, size_t f
         size_t m = first + n - p < cp ? first + n - p : cp;
         if (cuzk_pce_checksum(b + (p - first) * pb, m * pb) != k->sums[l->sum_first[s] + p / cp])
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "g16key: %s: section %s chunk %zu: checksum mismatch", k->path,
-                                  name, p / cp);
+                             "g16key: %s: section %s chunk %zu: checksum mismatch", k->path, name,
+                             p / cp);
     }
     return CUZK_OK;
 }
@@ -811,8 +804,7 @@ int cuzk_g16key_read(struct cuzk_g16key *k, enum cuzk_g16key_section s, size_t f
 int cuzk_g16key_load(struct cuzk_g16key *k, enum cuzk_g16key_section s, struct cuzk_pool *pool,
                      void *out, char *err, size_t errlen) {
     if ((unsigned)s >= CUZK_G16KEY_SECTIONS)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", k->path,
-                              (int)s);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "g16key: %s: no section %d", k->path, (int)s);
     size_t count = k->lay.count[s], pb = k->lay.pbytes[s], cp = k->info.chunk_points;
     const struct codec *c = codec_of(s, k->info.compressed);
     size_t chunks = LOAD_GROUP_BYTES / (cp * pb);
@@ -832,8 +824,8 @@ int cuzk_g16key_load(struct cuzk_g16key *k, enum cuzk_g16key_section s, struct c
         if ((rc = decode_points(c, src, dst, n, pool, &at)))
             rc = at == SIZE_MAX
                      ? cuzk_errf(err, errlen, rc, "g16key: %s: out of memory", k->path)
-                     : cuzk_errf(err, errlen, rc, "g16key: %s: section %s point %zu: %s",
-                                      k->path, region_name[R_A + s], first + at, cuzk_strerror(rc));
+                     : cuzk_errf(err, errlen, rc, "g16key: %s: section %s point %zu: %s", k->path,
+                                 region_name[R_A + s], first + at, cuzk_strerror(rc));
     }
     free(stage);
     return rc;

@@ -20,21 +20,21 @@ static int parse_header(struct cuzk_r1cs *r, const struct cuzk_binfile *bf, char
     const uint8_t *p = cuzk_binfile_ptr(bf, s);
     if (s->size < 4)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: section 1 (header) is %llu bytes, too short for n8",
-                              (unsigned long long)s->size);
+                         "r1cs: section 1 (header) is %llu bytes, too short for n8",
+                         (unsigned long long)s->size);
     uint32_t n8 = cuzk_fmt_le32(p);
     if (n8 != CUZK_FR_BYTES)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: field size n8 = %u, expected %d (BLS12-381 scalar field)", n8,
-                              CUZK_FR_BYTES);
+                         "r1cs: field size n8 = %u, expected %d (BLS12-381 scalar field)", n8,
+                         CUZK_FR_BYTES);
     if (s->size != R1CS_HEADER_SIZE)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: section 1 (header) is %llu bytes, expected %d",
-                              (unsigned long long)s->size, R1CS_HEADER_SIZE);
+                         "r1cs: section 1 (header) is %llu bytes, expected %d",
+                         (unsigned long long)s->size, R1CS_HEADER_SIZE);
     if (!cuzk_fmt_is_modulus(p + 4, cuzk_fr_modulus_, CUZK_FR_LIMBS))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: the prime is not the BLS12-381 scalar field r (compile the "
-                              "circuit with --prime bls12381)");
+                         "r1cs: the prime is not the BLS12-381 scalar field r (compile the "
+                         "circuit with --prime bls12381)");
     p += 4 + CUZK_FR_BYTES;
     r->n_wires = cuzk_fmt_le32(p);
     r->n_pub_out = cuzk_fmt_le32(p + 4);
@@ -45,9 +45,9 @@ static int parse_header(struct cuzk_r1cs *r, const struct cuzk_binfile *bf, char
     uint64_t need = 1 + (uint64_t)r->n_pub_out + r->n_pub_in + r->n_prv_in;
     if (need > r->n_wires)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: %u wires cannot hold the constant 1, %u outputs, %u public "
-                              "and %u private inputs",
-                              r->n_wires, r->n_pub_out, r->n_pub_in, r->n_prv_in);
+                         "r1cs: %u wires cannot hold the constant 1, %u outputs, %u public "
+                         "and %u private inputs",
+                         r->n_wires, r->n_pub_out, r->n_pub_in, r->n_prv_in);
     return CUZK_OK;
 }
 
@@ -62,31 +62,31 @@ static int count_terms(const struct cuzk_r1cs *r, const uint8_t *data, uint64_t 
             const uint8_t *p = cuzk_bincursor_take(&c, 4);
             if (p == NULL)
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                      "r1cs: section 2 (constraints) ends inside constraint %u "
-                                      "of %u (%s)",
-                                      i, r->n_constraints, lc_name[m]);
+                                 "r1cs: section 2 (constraints) ends inside constraint %u "
+                                 "of %u (%s)",
+                                 i, r->n_constraints, lc_name[m]);
             uint32_t nt = cuzk_fmt_le32(p);
             p = cuzk_bincursor_take(&c, (uint64_t)nt * R1CS_TERM_SIZE);
             if (p == NULL)
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                      "r1cs: constraint %u (%s) announces %u terms, section 2 "
-                                      "has only %llu bytes left",
-                                      i, lc_name[m], nt, (unsigned long long)c.left);
+                                 "r1cs: constraint %u (%s) announces %u terms, section 2 "
+                                 "has only %llu bytes left",
+                                 i, lc_name[m], nt, (unsigned long long)c.left);
             for (uint32_t t = 0; t < nt; t++) {
                 uint32_t wire = cuzk_fmt_le32(p + (uint64_t)t * R1CS_TERM_SIZE);
                 if (wire >= r->n_wires)
                     return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                          "r1cs: constraint %u (%s) term %u uses wire %u, there "
-                                          "are %u wires",
-                                          i, lc_name[m], t, wire, r->n_wires);
+                                     "r1cs: constraint %u (%s) term %u uses wire %u, there "
+                                     "are %u wires",
+                                     i, lc_name[m], t, wire, r->n_wires);
             }
             total += nt;
         }
     }
     if (c.left != 0)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: %llu stray bytes after the %u constraints of section 2",
-                              (unsigned long long)c.left, r->n_constraints);
+                         "r1cs: %llu stray bytes after the %u constraints of section 2",
+                         (unsigned long long)c.left, r->n_constraints);
     *n_terms = total;
     return CUZK_OK;
 }
@@ -103,9 +103,8 @@ static int parse_constraints(struct cuzk_r1cs *r, const struct cuzk_binfile *bf,
     r->wire = cuzk_fmt_alloc(n_terms, sizeof *r->wire);
     r->coef = cuzk_fmt_alloc(n_terms, sizeof *r->coef);
     if (r->lc == NULL || r->wire == NULL || r->coef == NULL)
-        return cuzk_errf(err, errlen, CUZK_ENOMEM,
-                              "r1cs: out of memory for %llu constraint terms",
-                              (unsigned long long)n_terms);
+        return cuzk_errf(err, errlen, CUZK_ENOMEM, "r1cs: out of memory for %llu constraint terms",
+                         (unsigned long long)n_terms);
     r->n_terms = n_terms;
     /* the layout is known good: the second pass only converts the coefficients */
     const uint8_t *p = data;
@@ -119,9 +118,9 @@ static int parse_constraints(struct cuzk_r1cs *r, const struct cuzk_binfile *bf,
                 r->wire[k] = cuzk_fmt_le32(p);
                 if (cuzk_fr_from_bytes_le(&r->coef[k], p + 4) != CUZK_OK)
                     return cuzk_errf(err, errlen, CUZK_ENONCANON,
-                                          "r1cs: constraint %u (%s) term %u: coefficient is not "
-                                          "below r",
-                                          i, lc_name[m], t);
+                                     "r1cs: constraint %u (%s) term %u: coefficient is not "
+                                     "below r",
+                                     i, lc_name[m], t);
             }
             r->lc[3 * (size_t)i + m + 1] = k;
         }
@@ -135,20 +134,19 @@ static int parse_labels(struct cuzk_r1cs *r, const struct cuzk_binfile *bf, char
     if (s == NULL) return CUZK_OK;
     if (s->size != (uint64_t)r->n_wires * 8)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "r1cs: section 3 (wire labels) is %llu bytes, %u wires need %llu",
-                              (unsigned long long)s->size, r->n_wires,
-                              (unsigned long long)r->n_wires * 8);
+                         "r1cs: section 3 (wire labels) is %llu bytes, %u wires need %llu",
+                         (unsigned long long)s->size, r->n_wires,
+                         (unsigned long long)r->n_wires * 8);
     r->label = cuzk_fmt_alloc(r->n_wires, sizeof *r->label);
     if (r->label == NULL)
-        return cuzk_errf(err, errlen, CUZK_ENOMEM, "r1cs: out of memory for %u labels",
-                              r->n_wires);
+        return cuzk_errf(err, errlen, CUZK_ENOMEM, "r1cs: out of memory for %u labels", r->n_wires);
     const uint8_t *p = cuzk_binfile_ptr(bf, s);
     for (uint32_t i = 0; i < r->n_wires; i++) {
         r->label[i] = cuzk_fmt_le64(p + 8 * (size_t)i);
         if (r->label[i] >= r->n_labels)
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                  "r1cs: wire %u has label %llu, there are %llu labels", i,
-                                  (unsigned long long)r->label[i], (unsigned long long)r->n_labels);
+                             "r1cs: wire %u has label %llu, there are %llu labels", i,
+                             (unsigned long long)r->label[i], (unsigned long long)r->n_labels);
     }
     return CUZK_OK;
 }
@@ -156,7 +154,7 @@ static int parse_labels(struct cuzk_r1cs *r, const struct cuzk_binfile *bf, char
 static int parse(struct cuzk_r1cs *r, const struct cuzk_binfile *bf, char *err, size_t errlen) {
     if (cuzk_binfile_find(bf, 4) != NULL || cuzk_binfile_find(bf, 5) != NULL)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                              "r1cs: custom gates (sections 4 and 5) are not supported");
+                         "r1cs: custom gates (sections 4 and 5) are not supported");
     int rc = parse_header(r, bf, err, errlen);
     if (!rc) rc = parse_constraints(r, bf, err, errlen);
     if (!rc) rc = parse_labels(r, bf, err, errlen);

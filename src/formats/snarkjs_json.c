@@ -218,14 +218,14 @@ static int save_text(const char *path, char *text, const char *kind, char *err, 
     FILE *f = fopen(path, "wb");
     if (f == NULL) {
         rc = cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot create %s: %s", kind, path,
-                            strerror(errno));
+                       strerror(errno));
     } else {
         size_t n = strlen(text);
         int bad = fwrite(text, 1, n, f) != n;
         bad |= fclose(f) != 0;
         if (bad) {
             rc = cuzk_errf(err, errlen, CUZK_EIO, "%s: cannot write %s: %s", kind, path,
-                                strerror(errno));
+                           strerror(errno));
             remove(path);
         }
     }
@@ -266,8 +266,8 @@ static json_t *jr_load(struct jr *r, const char *text, size_t len, const char *p
             *rc = cuzk_errf(r->err, r->errlen, CUZK_EIO, "%s: %s", r->kind, e.text);
         else
             *rc = cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                                 "%s: not valid JSON (line %d, column %d): %s", r->kind, e.line,
-                                 e.column, e.text);
+                            "%s: not valid JSON (line %d, column %d): %s", r->kind, e.line,
+                            e.column, e.text);
     }
     return root;
 }
@@ -284,16 +284,15 @@ static int jr_strings(struct jr *r, const char *name, json_t *a, size_t n_min, s
     if (!json_is_array(a) || len < n_min || len > n) {
         if (n_min == n)
             return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                                  "%s: %s must be an array of %zu elements", r->kind, name, n);
+                             "%s: %s must be an array of %zu elements", r->kind, name, n);
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "%s: %s must be an array of %zu to %zu elements", r->kind, name,
-                              n_min, n);
+                         "%s: %s must be an array of %zu to %zu elements", r->kind, name, n_min, n);
     }
     for (size_t i = 0; out != NULL && i < len; i++) {
         json_t *s = json_array_get(a, i);
         if (!json_is_string(s))
-            return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                                  "%s: %s[%zu] is not a decimal string", r->kind, name, i);
+            return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: %s[%zu] is not a decimal string",
+                             r->kind, name, i);
         out[i] = json_string_value(s);
     }
     return CUZK_OK;
@@ -302,8 +301,8 @@ static int jr_strings(struct jr *r, const char *name, json_t *a, size_t n_min, s
 static int jr_point_error(struct jr *r, const char *name, int rc) {
     rc = dec_code(rc);
     return cuzk_errf(r->err, r->errlen, rc, "%s: %s: %s", r->kind, name,
-                          rc == CUZK_EFORMAT ? "a coordinate is not a decimal number"
-                                             : cuzk_strerror(rc));
+                     rc == CUZK_EFORMAT ? "a coordinate is not a decimal number"
+                                        : cuzk_strerror(rc));
 }
 
 static int jr_g1(struct jr *r, cuzk_g1_affine *out, json_t *v, const char *name) {
@@ -349,8 +348,8 @@ static int jr_fp12(struct jr *r, cuzk_fp12 *out, json_t *v, const char *name) {
                 rc = dec_code(cuzk_fp_from_dec(k ? &c[3 * i + j]->c1 : &c[3 * i + j]->c0, d[k]));
                 if (rc)
                     return cuzk_errf(r->err, r->errlen, rc, "%s: %s[%d] %s", r->kind, sub, k,
-                                          rc == CUZK_ENONCANON ? "is not below p"
-                                                               : "is not a decimal number");
+                                     rc == CUZK_ENONCANON ? "is not below p"
+                                                          : "is not a decimal number");
             }
         }
     }
@@ -363,23 +362,21 @@ static int jr_check_string(struct jr *r, json_t *obj, const char *key, const cha
     json_t *v = json_object_get(obj, key);
     if (v == NULL && !required) return CUZK_OK;
     if (v == NULL)
-        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind,
-                              key);
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind, key);
     if (!json_is_string(v))
-        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" must be a string",
-                              r->kind, key);
+        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" must be a string", r->kind,
+                         key);
     if (strcmp(json_string_value(v), want) != 0)
         return cuzk_errf(r->err, r->errlen, CUZK_EUNSUPPORTED,
-                              "%s: %s \"%s\" is not supported (only \"%s\")", r->kind, key,
-                              json_string_value(v), want);
+                         "%s: %s \"%s\" is not supported (only \"%s\")", r->kind, key,
+                         json_string_value(v), want);
     return CUZK_OK;
 }
 
 static json_t *jr_member(struct jr *r, json_t *obj, const char *key, int *rc) {
     json_t *v = json_object_get(obj, key);
     if (v == NULL)
-        *rc =
-            cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind, key);
+        *rc = cuzk_errf(r->err, r->errlen, CUZK_EFORMAT, "%s: \"%s\" is missing", r->kind, key);
     return v;
 }
 
@@ -407,7 +404,7 @@ static int proof_from_json(struct cuzk_snarkjs_proof *p, struct jr *r, json_t *r
 static int public_from_json(cuzk_fr **out, size_t *n, struct jr *r, json_t *root) {
     if (!json_is_array(root))
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "public: not a JSON array of decimal strings");
+                         "public: not a JSON array of decimal strings");
     size_t len = json_array_size(root);
     cuzk_fr *v = NULL;
     if (len > 0 && (v = malloc(len * sizeof *v)) == NULL)
@@ -419,8 +416,7 @@ static int public_from_json(cuzk_fr **out, size_t *n, struct jr *r, json_t *root
         if (rc) {
             free(v);
             return cuzk_errf(r->err, r->errlen, rc, "public: value %zu %s", i,
-                                  rc == CUZK_ENONCANON ? "is not below r"
-                                                       : "is not a decimal string");
+                             rc == CUZK_ENONCANON ? "is not below r" : "is not a decimal string");
         }
     }
     *out = v;
@@ -443,11 +439,11 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
     size_t n_ic = json_is_array(m[6]) ? json_array_size(m[6]) : 0;
     if (np < 0 || np >= (json_int_t)UINT32_MAX)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "vk: nPublic must be a non-negative integer below 2^32 - 1");
+                         "vk: nPublic must be a non-negative integer below 2^32 - 1");
     if (!json_is_array(m[6]) || n_ic != (size_t)np + 1)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "vk: IC must be an array of nPublic + 1 = %lld points, it has %zu",
-                              (long long)np + 1, n_ic);
+                         "vk: IC must be an array of nPublic + 1 = %lld points, it has %zu",
+                         (long long)np + 1, n_ic);
     vk->n_public = (uint32_t)np;
     if ((rc = jr_g1(r, &vk->alpha1, m[1], "vk_alpha_1")) ||
         (rc = jr_g2(r, &vk->beta2, m[2], "vk_beta_2")) ||
@@ -466,7 +462,7 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
     cuzk_pairing(&e, &vk->alpha1, &vk->beta2);
     if (!cuzk_fp12_eq(&e, &vk->alphabeta))
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "vk: vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)");
+                         "vk: vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)");
     return CUZK_OK;
 }
 

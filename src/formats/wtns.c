@@ -20,27 +20,26 @@ static int header(const struct cuzk_binfile *bf, uint32_t *n_out,
     const uint8_t *p = cuzk_binfile_ptr(bf, h);
     if (h->size < 4)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "wtns: section 1 (header) is %llu bytes, too short for n8",
-                              (unsigned long long)h->size);
+                         "wtns: section 1 (header) is %llu bytes, too short for n8",
+                         (unsigned long long)h->size);
     uint32_t n8 = cuzk_fmt_le32(p);
     if (n8 != CUZK_FR_BYTES)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "wtns: field size n8 = %u, expected %d (BLS12-381 scalar field)", n8,
-                              CUZK_FR_BYTES);
+                         "wtns: field size n8 = %u, expected %d (BLS12-381 scalar field)", n8,
+                         CUZK_FR_BYTES);
     if (h->size != WTNS_HEADER_SIZE)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "wtns: section 1 (header) is %llu bytes, expected %d",
-                              (unsigned long long)h->size, WTNS_HEADER_SIZE);
+                         "wtns: section 1 (header) is %llu bytes, expected %d",
+                         (unsigned long long)h->size, WTNS_HEADER_SIZE);
     if (!cuzk_fmt_is_modulus(p + 4, cuzk_fr_modulus_, CUZK_FR_LIMBS))
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "wtns: the prime is not the BLS12-381 scalar field r (a witness "
-                              "for another curve)");
+                         "wtns: the prime is not the BLS12-381 scalar field r (a witness "
+                         "for another curve)");
     uint32_t n = cuzk_fmt_le32(p + 4 + CUZK_FR_BYTES);
     if (v->size != (uint64_t)n * CUZK_FR_BYTES)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                              "wtns: section 2 (values) is %llu bytes, %u values need %llu",
-                              (unsigned long long)v->size, n,
-                              (unsigned long long)n * CUZK_FR_BYTES);
+                         "wtns: section 2 (values) is %llu bytes, %u values need %llu",
+                         (unsigned long long)v->size, n, (unsigned long long)n * CUZK_FR_BYTES);
     *n_out = n;
     *values = v;
     return CUZK_OK;
@@ -58,8 +57,8 @@ static int parse(struct cuzk_wtns *out, const struct cuzk_binfile *bf, char *err
     const uint8_t *d = cuzk_binfile_ptr(bf, v);
     for (uint32_t i = 0; i < n; i++)
         if (cuzk_fr_from_bytes_le(&out->w[i], d + (size_t)i * CUZK_FR_BYTES) != CUZK_OK)
-            return cuzk_errf(err, errlen, CUZK_ENONCANON,
-                                  "wtns: value %u of %u is not below r", i, n);
+            return cuzk_errf(err, errlen, CUZK_ENONCANON, "wtns: value %u of %u is not below r", i,
+                             n);
     return CUZK_OK;
 }
 
@@ -120,7 +119,7 @@ int cuzk_wtns_write(FILE *f, const cuzk_fr *w, uint32_t n, char *err, size_t err
     int rc = cuzk_binfile_writer_end(&bw);
     if (rc)
         return cuzk_errf(err, errlen, rc, "wtns: write failed: %s",
-                              rc == CUZK_EIO ? strerror(errno) : cuzk_strerror(rc));
+                         rc == CUZK_EIO ? strerror(errno) : cuzk_strerror(rc));
     return CUZK_OK;
 }
 
@@ -128,11 +127,10 @@ int cuzk_wtns_save(const char *path, const cuzk_fr *w, uint32_t n, char *err, si
     FILE *f = fopen(path, "wb");
     if (f == NULL)
         return cuzk_errf(err, errlen, CUZK_EIO, "wtns: cannot create %s: %s", path,
-                              strerror(errno));
+                         strerror(errno));
     int rc = cuzk_wtns_write(f, w, n, err, errlen);
     if (fclose(f) != 0 && rc == CUZK_OK)
-        rc = cuzk_errf(err, errlen, CUZK_EIO, "wtns: cannot write %s: %s", path,
-                            strerror(errno));
+        rc = cuzk_errf(err, errlen, CUZK_EIO, "wtns: cannot write %s: %s", path, strerror(errno));
     if (rc) remove(path); /* never leave a truncated witness behind */
     return rc;
 }

@@ -122,21 +122,21 @@ struct zkey_reader {
 
 static int point_error(struct zkey_reader *r, int rc, const char *where, uint64_t idx) {
     return cuzk_errf(r->err, r->errlen, rc, "zkey: %s point %llu: %s", where,
-                          (unsigned long long)idx, cuzk_strerror(rc));
+                     (unsigned long long)idx, cuzk_strerror(rc));
 }
 
 static int read_protocol(struct zkey_reader *r) {
     const struct cuzk_binfile_section *s = r->sec[1];
     if (s->size != 4)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section 1 (protocol) is %llu bytes, expected 4",
-                              (unsigned long long)s->size);
+                         "zkey: section 1 (protocol) is %llu bytes, expected 4",
+                         (unsigned long long)s->size);
     uint32_t proto = cuzk_fmt_le32(cuzk_binfile_ptr(r->bf, s));
     if (proto != CUZK_ZKEY_GROTH16) {
         const char *name = proto == 2 ? "PLONK" : proto == 10 ? "FFLONK" : "unknown";
-        return cuzk_errf(
-            r->err, r->errlen, proto == 2 || proto == 10 ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
-            "zkey: protocol %u (%s) is not supported, only Groth16 (1)", proto, name);
+        return cuzk_errf(r->err, r->errlen,
+                         proto == 2 || proto == 10 ? CUZK_EUNSUPPORTED : CUZK_EFORMAT,
+                         "zkey: protocol %u (%s) is not supported, only Groth16 (1)", proto, name);
     }
     return CUZK_OK;
 }
@@ -147,23 +147,23 @@ static int read_header(struct zkey_reader *r) {
     const uint8_t *p = cuzk_binfile_ptr(r->bf, s);
     if (s->size >= 4 && cuzk_fmt_le32(p) != CUZK_FP_BYTES)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: base field size n8q = %u, expected %d (BLS12-381)",
-                              cuzk_fmt_le32(p), CUZK_FP_BYTES);
+                         "zkey: base field size n8q = %u, expected %d (BLS12-381)",
+                         cuzk_fmt_le32(p), CUZK_FP_BYTES);
     if (s->size >= 8 + CUZK_FP_BYTES && cuzk_fmt_le32(p + 4 + CUZK_FP_BYTES) != CUZK_FR_BYTES)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: scalar field size n8r = %u, expected %d (BLS12-381)",
-                              cuzk_fmt_le32(p + 4 + CUZK_FP_BYTES), CUZK_FR_BYTES);
+                         "zkey: scalar field size n8r = %u, expected %d (BLS12-381)",
+                         cuzk_fmt_le32(p + 4 + CUZK_FP_BYTES), CUZK_FR_BYTES);
     if (s->size != ZKEY_HEADER_SIZE)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section 2 (header) is %llu bytes, expected %d",
-                              (unsigned long long)s->size, ZKEY_HEADER_SIZE);
+                         "zkey: section 2 (header) is %llu bytes, expected %d",
+                         (unsigned long long)s->size, ZKEY_HEADER_SIZE);
     if (!cuzk_fmt_is_modulus(p + 4, cuzk_fp_modulus_, CUZK_FP_LIMBS))
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: the base field q is not the BLS12-381 p");
+                         "zkey: the base field q is not the BLS12-381 p");
     p += 4 + CUZK_FP_BYTES + 4;
     if (!cuzk_fmt_is_modulus(p, cuzk_fr_modulus_, CUZK_FR_LIMBS))
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: the scalar field is not the BLS12-381 r");
+                         "zkey: the scalar field is not the BLS12-381 r");
     p += CUZK_FR_BYTES;
     z->n_vars = cuzk_fmt_le32(p);
     z->n_public = cuzk_fmt_le32(p + 4);
@@ -171,11 +171,11 @@ static int read_header(struct zkey_reader *r) {
     p += 12;
     if ((uint64_t)z->n_public + 1 > z->n_vars)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: nVars = %u cannot hold the constant and %u public signals",
-                              z->n_vars, z->n_public);
+                         "zkey: nVars = %u cannot hold the constant and %u public signals",
+                         z->n_vars, z->n_public);
     if (!is_pow2(z->domain_size))
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: domainSize = %u is not a power of two", z->domain_size);
+                         "zkey: domainSize = %u is not a power of two", z->domain_size);
     /* the six header points, always fully checked (there are only six) */
     struct {
         const char *name;
@@ -189,7 +189,7 @@ static int read_header(struct zkey_reader *r) {
                           : cuzk_g2_from_lem(hp[i].g2, p, CUZK_CHECK_ALL);
         if (rc)
             return cuzk_errf(r->err, r->errlen, rc, "zkey: header point %s: %s", hp[i].name,
-                                  cuzk_strerror(rc));
+                             cuzk_strerror(rc));
         p += hp[i].g1 ? CUZK_G1_LEM : CUZK_G2_LEM;
     }
     return CUZK_OK;
@@ -200,9 +200,9 @@ static int check_size(struct zkey_reader *r, uint32_t id, uint64_t count, uint64
     uint64_t size = r->sec[id]->size;
     if (size != count * item)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section %u (%s) is %llu bytes, %llu %s need %llu", id,
-                              section_name[id], (unsigned long long)size, (unsigned long long)count,
-                              unit, (unsigned long long)(count * item));
+                         "zkey: section %u (%s) is %llu bytes, %llu %s need %llu", id,
+                         section_name[id], (unsigned long long)size, (unsigned long long)count,
+                         unit, (unsigned long long)(count * item));
     return CUZK_OK;
 }
 
@@ -215,7 +215,7 @@ static int check_contributions(const uint8_t *data, uint64_t size, uint32_t n, i
         const uint8_t *p = cuzk_bincursor_take(&c, ZKEY_CONTRIB_FIXED + 4);
         if (p == NULL)
             return cuzk_errf(err, errlen, bad_code,
-                                  "zkey: section 10 ends inside contribution %u of %u", i, n);
+                             "zkey: section 10 ends inside contribution %u of %u", i, n);
         static const char *const point_name[4] = {"deltaAfter", "g1_s", "g1_sx", "g2_spx"};
         for (int k = 0; k < 4; k++) {
             int rc;
@@ -228,16 +228,16 @@ static int check_contributions(const uint8_t *data, uint64_t size, uint32_t n, i
             }
             if (rc)
                 return cuzk_errf(err, errlen, bad_code == CUZK_EINVAL ? bad_code : rc,
-                                      "zkey: contribution %u, point %s: %s", i, point_name[k],
-                                      cuzk_strerror(rc));
+                                 "zkey: contribution %u, point %s: %s", i, point_name[k],
+                                 cuzk_strerror(rc));
         }
         uint32_t plen = cuzk_fmt_le32(p + ZKEY_CONTRIB_FIXED);
         const uint8_t *q = cuzk_bincursor_take(&c, plen);
         if (q == NULL)
             return cuzk_errf(err, errlen, bad_code,
-                                  "zkey: contribution %u announces %u parameter bytes, section "
-                                  "10 has %llu left",
-                                  i, plen, (unsigned long long)c.left);
+                             "zkey: contribution %u announces %u parameter bytes, section "
+                             "10 has %llu left",
+                             i, plen, (unsigned long long)c.left);
         struct cuzk_bincursor pc = {q, plen};
         unsigned last = 0;
         while (pc.left > 0) {
@@ -248,14 +248,14 @@ static int check_contributions(const uint8_t *data, uint64_t size, uint32_t n, i
             if (ok && len != NULL && type != 2) ok = cuzk_bincursor_take(&pc, *len) != NULL;
             if (!ok || len == NULL)
                 return cuzk_errf(err, errlen, bad_code,
-                                      "zkey: contribution %u has a malformed parameter list", i);
+                                 "zkey: contribution %u has a malformed parameter list", i);
             last = type;
         }
     }
     if (c.left != 0)
         return cuzk_errf(err, errlen, bad_code,
-                              "zkey: %llu stray bytes after the %u contributions of section 10",
-                              (unsigned long long)c.left, n);
+                         "zkey: %llu stray bytes after the %u contributions of section 10",
+                         (unsigned long long)c.left, n);
     return CUZK_OK;
 }
 
@@ -264,9 +264,9 @@ static int read_mpc(struct zkey_reader *r) {
     const struct cuzk_binfile_section *s = r->sec[10];
     if (s->size < ZKEY_MPC_FIXED)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section 10 (MPC parameters) is %llu bytes, at least %d "
-                              "needed",
-                              (unsigned long long)s->size, ZKEY_MPC_FIXED);
+                         "zkey: section 10 (MPC parameters) is %llu bytes, at least %d "
+                         "needed",
+                         (unsigned long long)s->size, ZKEY_MPC_FIXED);
     const uint8_t *p = cuzk_binfile_ptr(r->bf, s);
     memcpy(z->cs_hash, p, CUZK_ZKEY_CS_HASH);
     z->n_contributions = cuzk_fmt_le32(p + CUZK_ZKEY_CS_HASH);
@@ -287,21 +287,21 @@ static int read_coefs(struct zkey_reader *r) {
     const struct cuzk_binfile_section *s = r->sec[4];
     if (s->size < 4)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section 4 (coefficients) is %llu bytes, too short for the "
-                              "count",
-                              (unsigned long long)s->size);
+                         "zkey: section 4 (coefficients) is %llu bytes, too short for the "
+                         "count",
+                         (unsigned long long)s->size);
     const uint8_t *p = cuzk_binfile_ptr(r->bf, s);
     z->n_coefs = cuzk_fmt_le32(p);
     if (s->size - 4 != (uint64_t)z->n_coefs * ZKEY_COEF_SIZE)
         return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                              "zkey: section 4 (coefficients) is %llu bytes, %u coefficients "
-                              "need %llu",
-                              (unsigned long long)s->size, z->n_coefs,
-                              4 + (unsigned long long)z->n_coefs * ZKEY_COEF_SIZE);
+                         "zkey: section 4 (coefficients) is %llu bytes, %u coefficients "
+                         "need %llu",
+                         (unsigned long long)s->size, z->n_coefs,
+                         4 + (unsigned long long)z->n_coefs * ZKEY_COEF_SIZE);
     z->coefs = cuzk_fmt_alloc(z->n_coefs, sizeof *z->coefs);
     if (z->coefs == NULL)
-        return cuzk_errf(r->err, r->errlen, CUZK_ENOMEM,
-                              "zkey: out of memory for %u coefficients", z->n_coefs);
+        return cuzk_errf(r->err, r->errlen, CUZK_ENOMEM, "zkey: out of memory for %u coefficients",
+                         z->n_coefs);
     struct decode_job j = {.kind = ITEM_COEF,
                            .src = p + 4,
                            .dst = z->coefs,
@@ -312,15 +312,15 @@ static int read_coefs(struct zkey_reader *r) {
     int rc = decode_run(&j, r->pool, &bad);
     if (rc == CUZK_ENONCANON)
         return cuzk_errf(r->err, r->errlen, rc,
-                              "zkey: coefficient %llu: the stored value is not below r",
-                              (unsigned long long)bad);
+                         "zkey: coefficient %llu: the stored value is not below r",
+                         (unsigned long long)bad);
     if (rc == CUZK_EFORMAT) {
         const struct cuzk_zkey_coef *c = &z->coefs[bad];
         return cuzk_errf(r->err, r->errlen, rc,
-                              "zkey: coefficient %llu: matrix %u, constraint %u, signal %u out "
-                              "of range (2 matrices, domainSize %u, nVars %u)",
-                              (unsigned long long)bad, c->matrix, c->constraint, c->signal,
-                              z->domain_size, z->n_vars);
+                         "zkey: coefficient %llu: matrix %u, constraint %u, signal %u out "
+                         "of range (2 matrices, domainSize %u, nVars %u)",
+                         (unsigned long long)bad, c->matrix, c->constraint, c->signal,
+                         z->domain_size, z->n_vars);
     }
     if (rc) return cuzk_errf(r->err, r->errlen, rc, "zkey: %s", cuzk_strerror(rc));
     return CUZK_OK;
@@ -376,7 +376,7 @@ static int parse(struct zkey_reader *r, const struct cuzk_zkey_opts *opts) {
     z->h = cuzk_fmt_alloc(z->domain_size, sizeof *z->h);
     if (!z->ic || !z->a || !z->b1 || !z->b2 || !z->c || !z->h)
         return cuzk_errf(r->err, r->errlen, CUZK_ENOMEM, "zkey: out of memory for %llu points",
-                              (unsigned long long)total);
+                         (unsigned long long)total);
     if ((rc = read_points(r, 3, z->ic, n_ic, 0)) || (rc = read_coefs(r)) ||
         (rc = read_points(r, 5, z->a, z->n_vars, 0)) ||
         (rc = read_points(r, 6, z->b1, z->n_vars, 0)) ||
@@ -454,11 +454,11 @@ int cuzk_zkey_alloc(struct cuzk_zkey *z, uint32_t n_vars, uint32_t n_public, uin
 static int check_struct(const struct cuzk_zkey *z, char *err, size_t errlen) {
     if ((uint64_t)z->n_public + 1 > z->n_vars)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "zkey: nVars = %u cannot hold the constant and %u public signals",
-                              z->n_vars, z->n_public);
+                         "zkey: nVars = %u cannot hold the constant and %u public signals",
+                         z->n_vars, z->n_public);
     if (!is_pow2(z->domain_size))
-        return cuzk_errf(err, errlen, CUZK_EINVAL,
-                              "zkey: domainSize = %u is not a power of two", z->domain_size);
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "zkey: domainSize = %u is not a power of two",
+                         z->domain_size);
     if (!z->ic || !z->a || !z->b1 || !z->b2 || !z->c || !z->h || (z->n_coefs && !z->coefs) ||
         (z->contributions_size && !z->contributions))
         return cuzk_errf(err, errlen, CUZK_EINVAL, "zkey: the key has unset arrays");
@@ -466,9 +466,9 @@ static int check_struct(const struct cuzk_zkey *z, char *err, size_t errlen) {
         const struct cuzk_zkey_coef *c = &z->coefs[i];
         if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars)
             return cuzk_errf(err, errlen, CUZK_EINVAL,
-                                  "zkey: coefficient %u: matrix %u, constraint %u, signal %u out "
-                                  "of range",
-                                  i, c->matrix, c->constraint, c->signal);
+                             "zkey: coefficient %u: matrix %u, constraint %u, signal %u out "
+                             "of range",
+                             i, c->matrix, c->constraint, c->signal);
     }
     return check_contributions(z->contributions, z->contributions_size, z->n_contributions,
                                CUZK_EINVAL, err, errlen);
@@ -559,7 +559,7 @@ int cuzk_zkey_write(FILE *f, const struct cuzk_zkey *z, char *err, size_t errlen
     rc = cuzk_binfile_writer_end(&w);
     if (rc)
         return cuzk_errf(err, errlen, rc, "zkey: write failed: %s",
-                              rc == CUZK_EIO ? strerror(errno) : cuzk_strerror(rc));
+                         rc == CUZK_EIO ? strerror(errno) : cuzk_strerror(rc));
     return CUZK_OK;
 }
 
@@ -567,11 +567,10 @@ int cuzk_zkey_save(const char *path, const struct cuzk_zkey *z, char *err, size_
     FILE *f = fopen(path, "wb");
     if (f == NULL)
         return cuzk_errf(err, errlen, CUZK_EIO, "zkey: cannot create %s: %s", path,
-                              strerror(errno));
+                         strerror(errno));
     int rc = cuzk_zkey_write(f, z, err, errlen);
     if (fclose(f) != 0 && rc == CUZK_OK)
-        rc = cuzk_errf(err, errlen, CUZK_EIO, "zkey: cannot write %s: %s", path,
-                            strerror(errno));
+        rc = cuzk_errf(err, errlen, CUZK_EIO, "zkey: cannot write %s: %s", path, strerror(errno));
     if (rc) remove(path); /* never leave a truncated key behind */
     return rc;
 }

@@ -204,12 +204,11 @@ static struct key_entry *key_find(struct cuda_state *st, uint64_t uid) {
 /* Device bytes pk's resident copy will take. */
 static uint64_t key_bytes_for(const struct cuzk_groth16_pk *pk) {
     size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
-    uint64_t b = cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_a) +
-                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_b) +
-                 cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b) +
-                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, nc) +
-                 cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->domain_size) +
-                 cuzk_gpu_cs_vram_for(pk->cs);
+    uint64_t b =
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_a) +
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_b) +
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b) + cuzk_gpu_bases_vram_for(CUZK_GPU_G1, nc) +
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->domain_size) + cuzk_gpu_cs_vram_for(pk->cs);
     if (pk->a_wires) b += 4 * (uint64_t)pk->n_a;
     if (pk->b_wires) b += 4 * (uint64_t)pk->n_b;
     return b;
@@ -256,7 +255,7 @@ static int points_from_file(struct cuda_state *st, const struct cuzk_groth16_pk 
     struct cuzk_g16key *f = pk->file;
     const struct cuzk_g16key_info *info = cuzk_g16key_get_info(f);
     size_t pt = cuzk_gpu_point_enc_bytes(CUZK_GPU_G2, info->compressed ? CUZK_GPU_PT_COMPRESSED
-                                                                        : CUZK_GPU_PT_LEM);
+                                                                       : CUZK_GPU_PT_LEM);
     /* a buffer holds one whole chunk of the largest points (G2): cuzk_g16key_read reads whole
      * chunks only, so a smaller buffer would be overrun */
     size_t chunk_bytes = (size_t)info->chunk_points * pt;
@@ -287,8 +286,8 @@ static int points_from_host(struct cuda_state *st, const struct cuzk_groth16_pk 
 }
 
 /* Makes pk resident (dev_mu held; the work objects already fit it). */
-static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                    struct key_entry **out, char *err, size_t errlen) {
+static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, struct key_entry **out,
+                    char *err, size_t errlen) {
     int host = pk->a && pk->b1 && pk->b2 && pk->h && (pk->c || pk->n_vars == pk->n_public + 1);
     if (!host && !pk->file) {
         snprintf(err, errlen, "key upload: the key has neither host points nor a key file");
@@ -322,13 +321,15 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     k->n_pub_rows = pk->n_pub_rows;
     k->rows = (uint32_t)pk->cs->n_rows;
     k->log_n = pk->log_n;
-    int rc = host ? points_from_host(st, pk, k, err, errlen)
-                  : points_from_file(st, pk, k, err, errlen);
+    int rc =
+        host ? points_from_host(st, pk, k, err, errlen) : points_from_file(st, pk, k, err, errlen);
     if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs)))
         failed(err, errlen, "upload of the A/B rows", MOD_G16, rc);
-    if (!rc && pk->a_wires && (rc = cuzk_gpu_idx_upload(st->device, pk->a_wires, pk->n_a, &k->a_idx)))
+    if (!rc && pk->a_wires &&
+        (rc = cuzk_gpu_idx_upload(st->device, pk->a_wires, pk->n_a, &k->a_idx)))
         failed(err, errlen, "upload of the A wires", MOD_G16, rc);
-    if (!rc && pk->b_wires && (rc = cuzk_gpu_idx_upload(st->device, pk->b_wires, pk->n_b, &k->b_idx)))
+    if (!rc && pk->b_wires &&
+        (rc = cuzk_gpu_idx_upload(st->device, pk->b_wires, pk->n_b, &k->b_idx)))
         failed(err, errlen, "upload of the B wires", MOD_G16, rc);
     if (rc) {
         key_entry_free(k);
@@ -448,8 +449,8 @@ static int cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_grot
     if (vram_bytes) *vram_bytes = 0;
     if (!st || !pk) return CUZK_EINVAL;
     if (pk->log_n > CUZK_GPU_NTT_MAX_LOG) {
-        snprintf(err, errlen, "key upload: a domain of 2^%d is above the GPU NTT's 2^%d",
-                 pk->log_n, CUZK_GPU_NTT_MAX_LOG);
+        snprintf(err, errlen, "key upload: a domain of 2^%d is above the GPU NTT's 2^%d", pk->log_n,
+                 CUZK_GPU_NTT_MAX_LOG);
         return CUZK_EUNSUPPORTED;
     }
     int rc = work_grow(st, pk, err, errlen);
@@ -506,7 +507,8 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
 
     /* the MSMs on the witness: A and B over their wires (gathered into S when filtered) */
     if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
-    STEP("A MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
+    STEP("A MSM", MOD_MSM,
+         cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
     if (k->b_idx) STEP("B gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->b_idx));
     const void *sb = k->b_idx ? s : w;
     STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, sb, k->n_b, &m->b1));
@@ -627,8 +629,9 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
             snprintf(err, errlen, "cuda: the key was dropped from the device during the proof");
             rc = CUZK_EINVAL;
         } else if (st->broken) {
-            snprintf(err, errlen, "cuda: the device failed in another proof; its contexts are "
-                                  "being rebuilt");
+            snprintf(err, errlen,
+                     "cuda: the device failed in another proof; its contexts are "
+                     "being rebuilt");
             rc = CUZK_EGPU;
         } else {
             k->last_used = now_ms();
@@ -734,8 +737,9 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     cuzk_gpu_mem_info(st->device, &free_b, &total_b);
     if (bytes > total_b) return CUZK_EINVAL;
     pthread_mutex_lock(&st->dev_mu);
-    st->vram_budget =
-        bytes ? bytes : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
+    st->vram_budget = bytes                              ? bytes
+                      : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE
+                                                         : 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }

@@ -97,8 +97,8 @@ int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth1
     return CUZK_OK;
 }
 
-int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk,
-                         const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b) {
+int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
+                         cuzk_fr *a, cuzk_fr *b) {
     const struct cuzk_cs *cs = pk->cs;
     size_t rows = cs->n_rows, n = pk->domain_size;
     if (rows + pk->n_pub_rows > n || cs->n_cols != pk->n_vars) return CUZK_EINVAL;

@@ -57,8 +57,8 @@ struct cuzk_groth16_pk {
     const cuzk_g1_affine *ic; /* n_public + 1 (the verification key's) */
     const struct cuzk_cs *cs; /* the A and B rows (C is read only to check witnesses) */
     uint32_t n_pub_rows;
-    uint32_t n_a, n_b;                  /* points in the A and the B1 / B2 queries */
-    const uint32_t *a_wires, *b_wires;  /* their wires; NULL = every wire */
+    uint32_t n_a, n_b;                 /* points in the A and the B1 / B2 queries */
+    const uint32_t *a_wires, *b_wires; /* their wires; NULL = every wire */
     /* the points in host memory, or all NULL when only a device holds them (loaded from file) */
     const cuzk_g1_affine *a, *b1, *c, *h; /* c: wires n_public + 1 .. n_vars - 1; h: domain */
     const cuzk_g2_affine *b2;
@@ -84,8 +84,8 @@ void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk);
 int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk);
 /* a = A w and b = B w over the key's rows (the public-input rows included), zeros up to
  * domain_size, on pool: the CPU SpMV every backend's device version must equal. */
-int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk,
-                         const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b);
+int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
+                         cuzk_fr *a, cuzk_fr *b);
 
 /* Checks a proof for public inputs pub[0..n_pub): returns 1 if valid, 0 if not, CUZK_EINVAL if
  * n_pub != vk->n_public. The proof's points must already be validated (on curve, in the
@@ -111,8 +111,8 @@ struct cuzk_prove_hooks {
 /* What one proof reports (times in milliseconds). */
 #define CUZK_STAGES_MAX 400
 struct cuzk_prove_info {
-    double lock_ms;   /* waiting for the device (another proof held it) */
-    double device_ms; /* device_begin .. device_end */
+    double lock_ms;               /* waiting for the device (another proof held it) */
+    double device_ms;             /* device_begin .. device_end */
     char stages[CUZK_STAGES_MAX]; /* the backend's stage times as "name_ms=X ..." ("" = none) */
 };
 

@@ -19,7 +19,6 @@
 #define FB_WINDOW 8  /* the CPU's fixed-base tables */
 #define MAX_LOG_N 28 /* the largest domain the setup makes */
 
-
 static void wipe(void *p, size_t n) {
     volatile unsigned char *q = p;
     while (n--) *q++ = 0;
@@ -132,8 +131,8 @@ static int phase1(struct cuzk_pool *pool, struct setup_ctx *c, struct cuzk_rng *
     const struct cuzk_cs *cs = c->cs;
     c->n = cuzk_groth16_domain_for(cs->n_rows, c->n_public);
     if (!c->n)
-        return cuzk_errf(err, errlen, CUZK_ERANGE, "setup: %zu constraints need a domain above 2^%d",
-                    cs->n_rows, MAX_LOG_N);
+        return cuzk_errf(err, errlen, CUZK_ERANGE,
+                         "setup: %zu constraints need a domain above 2^%d", cs->n_rows, MAX_LOG_N);
     if (cuzk_groth16_domain_log(c->n, &c->log_n))
         return cuzk_errf(err, errlen, CUZK_ERANGE, "setup: bad domain %u", c->n);
     size_t n = c->n, nv = c->n_vars;
@@ -251,9 +250,9 @@ struct chunk_job {
     const struct setup_ctx *c;
     enum section s;
     size_t first, len;
-    cuzk_fr *scalars;                 /* len */
-    void *points;                     /* len affine points (CPU path) */
-    const cuzk_g1_affine *g1_table;   /* NULL: scalars only */
+    cuzk_fr *scalars;               /* len */
+    void *points;                   /* len affine points (CPU path) */
+    const cuzk_g1_affine *g1_table; /* NULL: scalars only */
     const cuzk_g2_affine *g2_table;
     int failed;
 };
@@ -328,18 +327,19 @@ static int emit_section(struct cuzk_pool *pool, const struct setup_ctx *c, struc
     for (size_t first = 0; first < count; first += em->chunk) {
         size_t len = count - first < em->chunk ? count - first : em->chunk;
         void *out = s == SEC_IC ? (void *)(em->ic + first) : em->points;
-        struct chunk_job j = {.c = c, .s = s, .first = first, .len = len, .scalars = em->scalars,
-                              .points = out};
+        struct chunk_job j = {
+            .c = c, .s = s, .first = first, .len = len, .scalars = em->scalars, .points = out};
         if (!em->on_gpu) j.g1_table = em->t1, j.g2_table = em->t2;
         cuzk_pool_run(pool, (len + BLOCK - 1) / BLOCK, chunk_block, &j);
         if (j.failed) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
         if (em->on_gpu) {
-            int rc = s == SEC_B2 ? cuzk_gpu_g2_batch_mul(em->opts->device, &g2, em->scalars, len, out)
-                                 : cuzk_gpu_g1_batch_mul(em->opts->device, &g1, em->scalars, len, out);
+            int rc = s == SEC_B2
+                         ? cuzk_gpu_g2_batch_mul(em->opts->device, &g2, em->scalars, len, out)
+                         : cuzk_gpu_g1_batch_mul(em->opts->device, &g1, em->scalars, len, out);
             if (rc) {
                 const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
                 cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s%s%s", cuzk_strerror(rc),
-                     *why ? ": " : "", why);
+                          *why ? ": " : "", why);
                 if (em->opts->gpu == CUZK_SETUP_GPU_ONLY) return rc;
                 /* this chunk and the rest on the CPU: the same points */
                 fprintf(stderr, "cuzk: %s; computing the points on the CPU\n", err);
@@ -370,7 +370,8 @@ static int emit_key(struct cuzk_pool *pool, const struct setup_ctx *c,
     em.chunk = CUZK_KEYGEN_CHUNK;
     size_t largest = 0;
     for (int s = 0; s < SEC_COUNT; s++)
-        if (section_count(c, (enum section)s) > largest) largest = section_count(c, (enum section)s);
+        if (section_count(c, (enum section)s) > largest)
+            largest = section_count(c, (enum section)s);
     if (largest < em.chunk) em.chunk = largest ? largest : 1;
     em.ic = malloc(((size_t)c->n_public + 1) * sizeof *em.ic);
     em.t1 = malloc(cuzk_g1_fb_table_len(FB_WINDOW) * sizeof *em.t1);
@@ -477,11 +478,11 @@ int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,
     if (!opts) opts = &defaults;
     if (opts->setup.device < 0)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: device %d does not exist",
-                    opts->setup.device);
+                         opts->setup.device);
     if (cs->row_open || cs->n_cols > UINT32_MAX || cs->n_cols < cs->n_public + 1)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: the constraint system is not complete");
-    struct setup_ctx c = {.cs = cs, .n_vars = (uint32_t)cs->n_cols,
-                          .n_public = (uint32_t)cs->n_public};
+    struct setup_ctx c = {
+        .cs = cs, .n_vars = (uint32_t)cs->n_cols, .n_public = (uint32_t)cs->n_public};
     uint32_t *aw = NULL, *bw = NULL;
     int rc = density(cs, opts->dense, &c, &aw, &bw);
     if (rc) {
@@ -578,7 +579,8 @@ static int mem_put(void *ctx, enum cuzk_g16key_section s, const void *points, si
     struct cuzk_groth16_keydata *kd = m->kd;
     void *dst[5] = {kd->a, kd->b1, kd->b2, kd->c, kd->h};
     size_t sz = s == CUZK_G16KEY_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    if ((unsigned)s > CUZK_G16KEY_H) return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
+    if ((unsigned)s > CUZK_G16KEY_H)
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
     memcpy((char *)dst[s] + m->at[s] * sz, points, n * sz);
     m->at[s] += n;
     return CUZK_OK;
@@ -665,7 +667,8 @@ int cuzk_groth16_keydata_load(struct cuzk_groth16_keydata *kd, struct cuzk_g16ke
     return rc;
 }
 
-int cuzk_groth16_vk_from_keydata(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_keydata *kd) {
+int cuzk_groth16_vk_from_keydata(struct cuzk_snarkjs_vk *vk,
+                                 const struct cuzk_groth16_keydata *kd) {
     struct cuzk_groth16_pk pk = {0};
     const struct cuzk_g16key_info *i = &kd->info;
     pk.n_public = i->n_public;
@@ -747,7 +750,8 @@ static int zkey_put(void *ctx, enum cuzk_g16key_section s, const void *points, s
     struct cuzk_zkey *z = k->z;
     void *dst[5] = {z->a, z->b1, z->b2, z->c, z->h};
     size_t sz = s == CUZK_G16KEY_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    if ((unsigned)s > CUZK_G16KEY_H) return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
+    if ((unsigned)s > CUZK_G16KEY_H)
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: bad section");
     memcpy((char *)dst[s] + k->at[s] * sz, points, n * sz);
     k->at[s] += n;
     return CUZK_OK;
@@ -769,11 +773,12 @@ int cuzk_groth16_setup_ex(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs,
     uint32_t nc = r1cs->n_constraints;
     if (n_vars < n_public + 1)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: %u wires cannot hold %u public signals",
-                    n_vars, n_public);
+                         n_vars, n_public);
     uint32_t n = cuzk_groth16_domain_for(nc, n_public);
     if (!n)
         return cuzk_errf(err, errlen, CUZK_ERANGE,
-                    "setup: %u constraints need a domain above 2^%d (max 2^28)", nc, MAX_LOG_N);
+                         "setup: %u constraints need a domain above 2^%d (max 2^28)", nc,
+                         MAX_LOG_N);
 
     struct cuzk_cs cs;
     int rc = cuzk_r1cs_to_cs(r1cs, &cs);

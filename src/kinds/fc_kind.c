@@ -297,8 +297,8 @@ static int key_open_checked(const struct fc_kind *fk, const struct cuzk_fc_profi
     if (i->n_vars != cs->n_cols || i->n_public != cs->n_public ||
         i->domain_size != cuzk_groth16_domain_for(cs->n_rows, cs->n_public) ||
         i->cs_checksum != pce->checksum) {
-        snprintf(err, errlen, "%s: %s is not the key of %s's current constraint system",
-                 fk->k.name, path, p->name);
+        snprintf(err, errlen, "%s: %s is not the key of %s's current constraint system", fk->k.name,
+                 path, p->name);
         cuzk_g16key_close(*out);
         *out = NULL;
         return CUZK_EFORMAT;
@@ -325,7 +325,8 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
     int rc = CUZK_ENOTFOUND;
     if (!stat(path, &st)) {
         rc = key_open_checked(fk, p, pce, path, out, lerr, sizeof lerr);
-        if (rc) cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
+        if (rc)
+            cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
     }
     if (rc) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -357,8 +358,8 @@ static void fc_priv_free(struct fc_priv *pv) {
 }
 
 static int fc_key_load(const struct cuzk_kind *k, const char *key_id, struct cuzk_pool *pool,
-                       const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out,
-                       char *err, size_t errlen) {
+                       const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out, char *err,
+                       size_t errlen) {
     struct fc_kind *fk = k->ctx;
     struct cuzk_fc_profile p;
     struct cuzk_builder_counts c;
@@ -389,8 +390,7 @@ static int fc_key_load(const struct cuzk_kind *k, const char *key_id, struct cuz
                  (unsigned long long)pv->pce.checksum);
         /* a key the devices decode is compressed (half the disk and the read); one read into
          * host memory is stored as it is used (decompressing on the CPU costs minutes) */
-        if ((rc = key_file_get(fk, &p, &pv->pce, path, !host_points, pool, &pv->file, err,
-                               errlen)))
+        if ((rc = key_file_get(fk, &p, &pv->pce, path, !host_points, pool, &pv->file, err, errlen)))
             goto fail;
         rc = cuzk_groth16_keydata_load(&pv->kd, pv->file, pool, host_points, err, errlen);
     } else {

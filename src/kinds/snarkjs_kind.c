@@ -65,8 +65,7 @@ static int read_zkey_header(struct circuit *c, char *err, size_t errlen) {
         !(rc = cuzk_binfile_require(&bf, 4, "coefficients", &s4, err, errlen))) {
         const uint32_t off = 4 + 48 + 4 + 32;
         if (s2->size < off + 12 || s4->size < 4) {
-            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "zkey: %s: header too short",
-                                c->zkey_path);
+            rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "zkey: %s: header too short", c->zkey_path);
         } else {
             const uint8_t *p = cuzk_binfile_ptr(&bf, s2) + off;
             c->n_vars = cuzk_fmt_le32(p);
@@ -76,7 +75,7 @@ static int read_zkey_header(struct circuit *c, char *err, size_t errlen) {
             c->zkey_file = bf.size;
             if (c->n_vars < c->n_public + 1 || !c->domain_size)
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "zkey: %s: inconsistent header",
-                                    c->zkey_path);
+                               c->zkey_path);
         }
     }
     cuzk_binfile_close(&bf);
@@ -148,8 +147,8 @@ static int sj_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
      * memory (its values are checked in synthesis) */
     uint32_t n_w = 0;
     char werr[200];
-    int rc = cuzk_wtns_peek(req->witness, req->witness_len, req->witness_path, &n_w, werr,
-                            sizeof werr);
+    int rc =
+        cuzk_wtns_peek(req->witness, req->witness_len, req->witness_path, &n_w, werr, sizeof werr);
     if (rc) {
         snprintf(err, errlen, "snarkjs: %s", werr);
         return rc;

@@ -43,7 +43,7 @@ struct cuzk_cs_csr {
 
 /* The distinct coefficient values of a system and, while it is built, their hash index. */
 struct cuzk_cs_coefs {
-    cuzk_fr *v;     /* n values, v[0] = 1, v[1] = -1 */
+    cuzk_fr *v; /* n values, v[0] = 1, v[1] = -1 */
     uint32_t n, cap;
     uint32_t *slot; /* open-addressing table of value indices + 1 (0 = empty); NULL once the
                        system is finished or when it was loaded */
@@ -56,8 +56,8 @@ struct cuzk_cs {
     size_t n_public;         /* public inputs, the constant one excluded */
     struct cuzk_cs_csr m[3]; /* indexed by enum cuzk_cs_matrix */
     struct cuzk_cs_coefs coefs;
-    size_t rows_cap;         /* row_ptr entries allocated, the same for the three */
-    int row_open;            /* between cuzk_cs_begin_row and cuzk_cs_end_row */
+    size_t rows_cap; /* row_ptr entries allocated, the same for the three */
+    int row_open;    /* between cuzk_cs_begin_row and cuzk_cs_end_row */
 };
 
 /* ---- building ---------------------------------------------------------------------------- */
