@@ -388,7 +388,7 @@ CUZK_HD fp_t inv(const fp_t &a) {
 // decoding of public keys, never secret data (the names of the roots say _var).
 
 // a^e for a public exponent e (a plain integer of six 64-bit words), by fixed windows of 4 bits
-// from a table of a^0..a^15: for e = (p - 3) / 4 (379 bits, 228 of them set) that is 378
+// from a table of a^0..a^15: for e = (p - 3) / 4 (379 bits, 228 of them set) that is 376
 // squarings and 91 + 14 multiplications instead of 227. The loops stay rolled (one squaring and
 // one multiplication call each, the table in local memory): the exponentiation runs 380 times
 // per decompressed point, and an unrolled copy would overflow the instruction cache.
