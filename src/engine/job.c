@@ -206,13 +206,19 @@ int job_dead(void *ctx) { return atomic_load(&((struct job *)ctx)->dead); }
 
 void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id, int rc,
                    const char *msg) {
+    /* only the jobs that waited for this load: one submitted while the failures are being
+     * answered asks for a load of its own */
+    pthread_mutex_lock(&e->mu);
+    const uint64_t before = e->job_seq;
+    pthread_mutex_unlock(&e->mu);
     for (;;) {
         struct part *grave = NULL;
         struct final_report rep;
         struct job *found = NULL;
         pthread_mutex_lock(&e->mu);
         for (struct job *j = e->jobs_head; j && !found; j = j->next) {
-            if (j->final || j->kr != kr || strcmp(j->key_id, key_id)) continue;
+            if (j->final || j->seq >= before || j->kr != kr || strcmp(j->key_id, key_id))
+                continue;
             /* only jobs still waiting for the key: none of their partitions went further */
             int waiting = 1;
             for (uint32_t i = 0; i < j->n_parts && waiting; i++)
