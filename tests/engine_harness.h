@@ -212,7 +212,7 @@ static inline void wrap_wrong(struct wrap *x, uint64_t s0, int times) {
 }
 
 /* The kinds every engine test uses (synthetic, snarkjs; no Filecoin kinds), with the private
- * key cache: registered with e, destroyed by harness_kinds_free after the engine. */
+ * key cache: registered with e, destroyed by cuzk_kinds_destroy after the engine. */
 static inline struct cuzk_kinds *harness_kinds(struct cuzk_engine *e) {
     struct cuzk_kinds_config kc;
     cuzk_kinds_config_default(&kc);

@@ -183,8 +183,11 @@ static void test_budget(void) {
     pthread_join(tr.th, NULL);
     CHECK(tr.rc == CUZK_OK && tr.r.bytes == 200);
     cuzk_reservation_release_all(&tr.r);
-    /* a claim that got what it waited for is cleared: the memory is free for all again */
+    /* a claim that got what it waited for is cleared: the memory is free for all again (aged
+     * past the overtake time it holds its 200 back from rank 99 until then) */
     cuzk_budget_claim_set(b, &claim, 200, 10);
+    harness_sleep_ms(150);
+    CHECK(cuzk_budget_try_reserve(b, 300, CUZK_MEM_PARTITION, 99, &r2) == CUZK_EBUSY);
     cuzk_budget_claim_clear(b, &claim);
     CHECK(cuzk_budget_try_reserve(b, 300, CUZK_MEM_PARTITION, 99, &r2) == CUZK_OK);
     cuzk_reservation_release_all(&r2);

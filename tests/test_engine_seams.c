@@ -820,8 +820,11 @@ static void test_srs_failed_load(void) {
     pthread_create(&p1.th, NULL, preload_main, &p1);
     CHECK(gkind_wait_in_load(&g, 1));
     pthread_create(&p2.th, NULL, preload_main, &p2);
-    harness_sleep_ms(100); /* p2 waits for p1's load */
+    harness_sleep_ms(100); /* p2 waits for p1's load instead of loading a second time */
     CHECK(srs_loaded(e, "gated", "256") == 0);
+    pthread_mutex_lock(&g.mu);
+    CHECK(g.in_load == 1);
+    pthread_mutex_unlock(&g.mu);
     gkind_gate(&g, 0);
     pthread_join(p1.th, NULL);
     pthread_join(p2.th, NULL);

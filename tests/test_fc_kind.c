@@ -280,8 +280,10 @@ static void corrupt_and_prove(const char *profile, const char *damage, uint64_t 
     } else {
         CHECK(truncate(path, size / 2) == 0);
     }
+    /* a flipped point is found by the load's chunk checksums only; a truncated file at open */
     struct cuzk_g16key *kf = NULL;
-    CHECK(cuzk_g16key_open(&kf, path, err, sizeof err) != CUZK_OK || !strcmp(damage, "flip"));
+    const int orc = cuzk_g16key_open(&kf, path, err, sizeof err);
+    CHECK(!strcmp(damage, "flip") ? orc == CUZK_OK : orc != CUZK_OK);
     cuzk_g16key_close(kf);
     seen[0] = 0;
     cuzk_log_set_sink(log_keep, NULL);

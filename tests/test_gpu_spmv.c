@@ -84,7 +84,9 @@ static int build(struct cuzk_cs *cs, const struct shape *sh, const cuzk_fr *tabl
             size_t len = row_len(sh->max_len);
             if (sh->long_rows && rnd(sh->rows) < (size_t)sh->long_rows) len = 300 + rnd(2700);
             for (size_t t = 0; t < len; t++) {
-                uint32_t col = (uint32_t)(r % 5 == 0 && sh->cols > 3 ? rnd(3) : rnd(sh->cols));
+                uint32_t col =
+                    (uint32_t)(sh->narrow_cols && r % 5 == 0 && sh->cols > 3 ? rnd(3)
+                                                                             : rnd(sh->cols));
                 cuzk_fr c;
                 term_coef(&c, table, table_n);
                 ok &= cuzk_cs_add_term(cs, (enum cuzk_cs_matrix)m, col, &c) == CUZK_OK;
