@@ -102,6 +102,10 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
             snprintf(err, errlen, "engine: device %zu has no complete backend", i);
             return CUZK_EINVAL;
         }
+    if (cfg->fallback && (!cfg->fallback->backend->prove || !cfg->fallback->backend->mem)) {
+        snprintf(err, errlen, "engine: the fallback device has no complete backend");
+        return CUZK_EINVAL;
+    }
     struct cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ENOMEM;
     e->t0 = cuzk_eng_mono_ms();
@@ -116,7 +120,6 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     cond_init_mono(&e->house_cv);
     e->fallback = -1;
     e->accepting = 1;
-    e->min_idle_ms = cfg->eviction_min_idle_ms;
     e->srs_idle_ms = cfg->srs_idle_evict_ms;
     e->trim_threshold = cfg->trim_threshold;
     e->ttl_ms = cfg->result_ttl_ms;
@@ -217,7 +220,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
     size_t k = 0;
     for (unsigned i = 0; i < e->synth_workers && !rc; i++, k++) {
         struct worker *w = &e->workers[k];
-        *w = (struct worker){.e = e, .id = i, .device = -1, .sub = i, .part = -1};
+        *w = (struct worker){.e = e, .id = i, .device = -1, .part = -1};
         snprintf(name, sizeof name, "cuzk-synth-%u", i);
         rc = spawn(&w->th, synth_main, w, name);
         w->running = !rc;
@@ -227,8 +230,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
     for (size_t d = 0; d < e->n_devs && !rc; d++)
         for (unsigned i = 0; i < e->devs[d].workers && !rc; i++, k++) {
             struct worker *w = &e->workers[k];
-            *w = (struct worker){
-                .e = e, .id = dev_worker_id++, .device = (int)d, .sub = i, .part = -1};
+            *w = (struct worker){.e = e, .id = dev_worker_id++, .device = (int)d, .part = -1};
             snprintf(name, sizeof name, "cuzk-dev-%zu-%u", d, i);
             rc = spawn(&w->th, device_main, w, name);
             w->running = !rc;
@@ -236,7 +238,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
         }
     for (unsigned i = 0; i < e->key_loaders && !rc; i++, k++) {
         struct worker *w = &e->workers[k];
-        *w = (struct worker){.e = e, .id = i, .device = -2, .sub = i, .part = -1};
+        *w = (struct worker){.e = e, .id = i, .device = -2, .part = -1};
         snprintf(name, sizeof name, "cuzk-keyload-%u", i);
         rc = spawn(&w->th, keyload_main, w, name);
         w->running = !rc;

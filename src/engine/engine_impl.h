@@ -101,14 +101,12 @@ struct part {
     int worker;        /* device worker that proved it; -1 */
     struct cuzk_srs_entry *key;
     struct cuzk_reservation res;
-    cuzk_fr *w;      /* the witness buffer (witness.c), NULL once given back */
-    size_t w_cap;    /* its capacity in elements */
-    int prove_rc;    /* the backend's result, for the finalizer */
-    char *prove_err; /* its sentence (malloc'd) when it failed */
+    cuzk_fr *w;   /* the witness buffer (witness.c), NULL once given back */
+    size_t w_cap; /* its capacity in elements */
     struct cuzk_snarkjs_proof proof;
-    double t_first, t_key, t_synth0, t_gpu0, t_dev0; /* engine ms; 0 = not yet */
-    double synth_ms, gpu_ms;                         /* -1 until measured */
-    double mem_logged;                               /* last "waits for memory" log line */
+    double t_first, t_key, t_synth0, t_gpu0; /* engine ms; 0 = not yet */
+    double synth_ms, gpu_ms;                 /* -1 until measured */
+    double mem_logged;                       /* last "waits for memory" log line */
 };
 
 struct kindreg {
@@ -157,7 +155,6 @@ struct dev {
     struct cuzk_backend cpu_be; /* when the engine made the device */
     int is_fallback;
     unsigned workers;
-    struct cuzk_backend_mem mem_cache; /* scratch for the memory model */
     /* under e->mu: */
     struct part *fin_head, *fin_tail;
     pthread_cond_t fin_cv;
@@ -174,7 +171,6 @@ struct worker {
     struct cuzk_engine *e;
     uint32_t id;
     int device; /* -1: synthesis; -2: key loader */
-    unsigned sub;
     pthread_t th;
     int running;
     /* under e->mu: */
@@ -208,7 +204,7 @@ struct wbuf {
 
 struct cuzk_engine {
     /* settings (immutable after create) */
-    uint64_t min_idle_ms, srs_idle_ms, trim_threshold, ttl_ms, util_window_ms, overtake_ms;
+    uint64_t srs_idle_ms, trim_threshold, ttl_ms, util_window_ms, overtake_ms;
     unsigned synth_workers, workers_per_dev, key_loaders;
     int self_verify;
     FILE *trace_file;
@@ -305,7 +301,6 @@ int part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_s
 void part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);
 void grave_release(struct cuzk_engine *e, struct part *grave);
 void part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg);
-int job_dead(void *ctx);
 uint64_t part_rank(const struct part *p);
 /* Fails every live job whose partitions wait for key (kind, key_id) and have not started:
  * the key could not be loaded (no lock held). */

@@ -14,8 +14,6 @@
 
 void job_free_mem(struct job *j) {
     pthread_cond_destroy(&j->cv);
-    if (j->parts)
-        for (uint32_t i = 0; i < j->n_parts; i++) free(j->parts[i].prove_err);
     free(j->parts);
     free(j->proof);
     free(j->pub);
@@ -202,8 +200,6 @@ void part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg) 
     part_discard(e, p, CUZK_PART_FAILED);
 }
 
-int job_dead(void *ctx) { return atomic_load(&((struct job *)ctx)->dead); }
-
 void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id, int rc,
                    const char *msg) {
     /* only the jobs that waited for this load: one submitted while the failures are being
@@ -217,8 +213,7 @@ void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *
         struct job *found = NULL;
         pthread_mutex_lock(&e->mu);
         for (struct job *j = e->jobs_head; j && !found; j = j->next) {
-            if (j->final || j->seq >= before || j->kr != kr || strcmp(j->key_id, key_id))
-                continue;
+            if (j->final || j->seq >= before || j->kr != kr || strcmp(j->key_id, key_id)) continue;
             /* only jobs still waiting for the key: none of their partitions went further */
             int waiting = 1;
             for (uint32_t i = 0; i < j->n_parts && waiting; i++)

@@ -23,8 +23,8 @@
  * witness is in device memory, so the next partition's synthesis can start while this one
  * proves), device_begin / device_end mark the device busy for the utilization figures and the
  * TIMELINE's GPU_START. A backend error (its sentence kept) or a proof that fails the
- * self-check is retried once (another device, or the fallback backend; synthesized again when
- * the witness is gone), then fails the job. */
+ * self-check is retried once: synthesized again (the backend gave the witness back), then
+ * proved on another device or the fallback backend; a second failure fails the job. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,9 +395,8 @@ void *synth_main(void *arg) {
 /* ---- device workers and finalizers ------------------------------------------------------------
  */
 
-/* A backend call failed for p on device dv (no lock held): retry once (another device, the
- * fallback, or resynthesis when the witness is gone), else fail the job with the backend's
- * sentence. */
+/* A backend call failed for p on device dv (no lock held): retry once (synthesized again, then
+ * another device or the fallback), else fail the job with the backend's sentence. */
 static void backend_error(struct cuzk_engine *e, struct part *p, int dv, int rc, const char *what) {
     struct job *j = p->job;
     pthread_mutex_lock(&e->mu);
@@ -422,11 +421,8 @@ static void backend_error(struct cuzk_engine *e, struct part *p, int dv, int rc,
     }
     cuzk_log_warn("engine", "job %s partition %u: the proof failed on %s (%s); retrying once",
                   j->id, p->idx, e->devs[dv].name, what);
-    if (p->w) { /* the witness is still here: straight back to the devices */
-        to_device_queue(e, p);
-        return;
-    }
-    /* the backend was done with the witness: synthesize again (memory and key taken again) */
+    /* the witness went back at witness_done (a backend gives it back on failure too):
+     * synthesized again, memory and key taken again */
     cuzk_reservation_release_all(&p->res);
     cuzk_srs_release(e->srs, p->key);
     p->key = NULL;
@@ -489,7 +485,6 @@ static void hook_device_begin(void *ctx) {
     struct cuzk_engine *e = c->e;
     double t = eng_now(e);
     pthread_mutex_lock(&e->mu);
-    c->p->t_dev0 = t;
     dev_busy_begin(c->dev, t);
     pthread_mutex_unlock(&e->mu);
     eng_timeline(e, t, CUZK_TRACE_GPU_START, c->p->job->id, "worker=%u,partition=%u", c->worker,
@@ -522,10 +517,11 @@ void *device_main(void *arg) {
         p->state = CUZK_PART_PROVING;
         p->device = dv;
         p->worker = (int)w->id;
+        const double t0 = eng_now(e);
+        p->t_gpu0 = t0; /* the status's time on the device so far */
         worker_busy_locked(e, w, p);
         pthread_mutex_unlock(&e->mu);
 
-        double t0 = eng_now(e);
         eng_timeline(e, t0, CUZK_TRACE_GPU_PICKUP, j->id, "worker=%u,partition=%u", w->id, p->idx);
         const struct cuzk_kind_key *key = cuzk_srs_key(p->key);
         struct prove_ctx pc = {.e = e, .p = p, .dev = dev, .worker = w->id};
@@ -560,7 +556,6 @@ void *device_main(void *arg) {
             dev->proofs++;
             p->gpu_ms = dev_ms;
             j->tm.gpu_ms += dev_ms;
-            p->t_gpu0 = t0;
             p->where = IN_FIN;
             fifo_push(&dev->fin_head, &dev->fin_tail, p);
             pthread_cond_signal(&dev->fin_cv);

@@ -235,17 +235,16 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
         cuzk_budget_get_stats(s->budget, &st);
         char what[2 * CUZK_NAME_MAX + 16];
         snprintf(what, sizeof what, "key %s/%s", kind->name, e->key_id);
-        /* the three charges are taken one after the other: together they must fit */
+        /* the three charges in one reservation, split afterwards: two loads that each held a
+         * part while waiting for the rest could wait for each other forever */
         if (kb + cb + tb > st.total) rc = CUZK_ENOMEM;
         if (!rc)
-            rc = cuzk_budget_reserve(s->budget, kb, CUZK_MEM_KEY, rank, what, abort, abort_ctx,
-                                     &key_res, NULL);
-        if (!rc)
-            rc = cuzk_budget_reserve(s->budget, cb, CUZK_MEM_CS, rank, what, abort, abort_ctx,
-                                     &cs_res, NULL);
-        if (!rc)
-            rc = cuzk_budget_reserve(s->budget, tb, CUZK_MEM_OTHER, rank, what, abort, abort_ctx,
-                                     &scratch_res, NULL);
+            rc = cuzk_budget_reserve(s->budget, kb + cb + tb, CUZK_MEM_KEY, rank, what, abort,
+                                     abort_ctx, &key_res, NULL);
+        if (!rc) {
+            cuzk_reservation_move(&key_res, cb, CUZK_MEM_CS, &cs_res);
+            cuzk_reservation_move(&key_res, tb, CUZK_MEM_OTHER, &scratch_res);
+        }
         if (rc == CUZK_ENOMEM)
             snprintf(err, errlen, "key %s/%s needs %llu bytes, more than the memory budget (%llu)",
                      kind->name, e->key_id, (unsigned long long)(kb + cb + tb),

@@ -88,9 +88,9 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
                 op->synth_ms = p->synth_ms >= 0                     ? p->synth_ms
                                : p->state == CUZK_PART_SYNTHESIZING ? t - p->t_synth0
                                                                     : -1;
-                op->gpu_ms = p->gpu_ms >= 0                                        ? p->gpu_ms
-                             : p->state == CUZK_PART_PROVING && p->where == IN_FIN ? t - p->t_gpu0
-                                                                                   : -1;
+                op->gpu_ms = p->gpu_ms >= 0                  ? p->gpu_ms
+                             : p->state == CUZK_PART_PROVING ? t - p->t_gpu0
+                                                             : -1;
                 op->device = p->device;
                 op->attempts = p->attempts;
                 if (p->where == IN_SYNTHQ)

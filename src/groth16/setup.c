@@ -1,7 +1,6 @@
 /* The development setup (contract and DESIGN: setup.h). */
 #include "groth16/setup.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
 #include "groth16/groth16.h"
+#include "util/log.h"
 #include "util/pool.h"
 
 #define BLOCK 1024   /* points (or scalars) per pool item */
@@ -46,14 +46,12 @@ struct setup_ctx {
     cuzk_fr tau, alpha, beta, delta, delta_inv;
     cuzk_fr omega2;  /* primitive 2n-th root */
     cuzk_fr h_scale; /* (tau^(2n) - 1) / (2n) / delta */
-    int failed;
 };
 
 struct lagrange_ctx {
     cuzk_fr *lag;
     size_t n;
     cuzk_fr omega, tau, scale; /* scale = (tau^n - 1)/n */
-    int failed;
 };
 
 /* L_i(tau) = (tau^n - 1)/n * omega^i / (tau - omega^i), one block of BLOCK indices per item */
@@ -338,12 +336,13 @@ static int emit_section(struct cuzk_pool *pool, const struct setup_ctx *c, struc
                          : cuzk_gpu_g1_batch_mul(em->opts->device, &g1, em->scalars, len, out);
             if (rc) {
                 const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
-                cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s%s%s", cuzk_strerror(rc),
-                          *why ? ": " : "", why);
-                if (em->opts->gpu == CUZK_SETUP_GPU_ONLY) return rc;
-                /* this chunk and the rest on the CPU: the same points */
-                fprintf(stderr, "cuzk: %s; computing the points on the CPU\n", err);
-                err[0] = 0;
+                if (em->opts->gpu == CUZK_SETUP_GPU_ONLY)
+                    return cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s%s%s",
+                                     cuzk_strerror(rc), *why ? ": " : "", why);
+                /* this chunk and the rest on the CPU: the same points (the caller's err is
+                 * left alone: it may be NULL, and nothing failed) */
+                cuzk_log_warn("setup", "the GPU failed: %s%s%s; computing the points on the CPU",
+                              cuzk_strerror(rc), *why ? ": " : "", why);
                 em->on_gpu = 0;
                 j.g1_table = em->t1;
                 j.g2_table = em->t2;

@@ -48,7 +48,7 @@ struct cuzk_pool;
 
 /* Fills *z (which must be zeroed; free it with cuzk_zkey_free). rng NULL = the kernel's
  * randomness (a seeded rng is for reproducible tests only). Returns CUZK_OK, CUZK_ENOMEM,
- * CUZK_ERANGE (circuit too large for a 2^31 domain) or CUZK_EINVAL, with a message in err. */
+ * CUZK_ERANGE (circuit too large for a 2^28 domain) or CUZK_EINVAL, with a message in err. */
 int cuzk_groth16_setup(struct cuzk_pool *pool, const struct cuzk_r1cs *r1cs, struct cuzk_rng *rng,
                        struct cuzk_zkey *z, char *err, size_t errlen);
 
