@@ -5,7 +5,8 @@
  * conversion and the five MSMs. Every buffer is allocated and freed inside the call. The pool
  * serialises its jobs, so two proofs on one pool share the cores instead of fighting over
  * them. The whole call counts as "the device" for the hooks (device_begin at entry,
- * device_end before the assembly); the witness is read until the MSMs are done. */
+ * device_end before the assembly); the witness is read until its conversion to scalars, before
+ * the MSMs, and given back then (witness_done). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,8 @@ static const cuzk_scalar *query_scalars(struct cuzk_pool *pool, const cuzk_scala
 }
 
 static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
-                 struct cuzk_groth16_msms *m, char *stage, size_t stagelen) {
+                 const struct cuzk_prove_hooks *hooks, int *given_back, struct cuzk_groth16_msms *m,
+                 char *stage, size_t stagelen) {
     size_t n = pk->domain_size, nv = pk->n_vars, npub = pk->n_public;
     const struct cuzk_ntt_domain *dom;
     int rc = cuzk_ntt_domain_get(pk->log_n, &dom);
@@ -109,6 +111,9 @@ static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const
     cuzk_pool_run(pool, blocks, pointwise_block, &pw);
 
     cuzk_scalar_batch_from_fr(pool, ws, w, nv);
+    /* the MSMs read the scalars: the witness is free for the next partition */
+    if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+    *given_back = 1;
     snprintf(stage, stagelen, "MSM");
     const cuzk_scalar *sa = query_scalars(pool, ws, pk->a_wires, pk->n_a, wq);
     if ((rc = cuzk_g1_msm(pool, &m->a, pk->a, sa, pk->n_a))) goto out;
@@ -151,9 +156,10 @@ static int cpu_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
     if (hooks->device_begin) hooks->device_begin(hooks->ctx);
     struct cuzk_groth16_msms m;
     char stage[32];
-    rc = heavy(be->impl, pk, w, &m, stage, sizeof stage);
+    int given_back = 0;
+    rc = heavy(be->impl, pk, w, hooks, &given_back, &m, stage, sizeof stage);
     if (hooks->device_end) hooks->device_end(hooks->ctx);
-    if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+    if (!given_back && hooks->witness_done) hooks->witness_done(hooks->ctx);
     double t1 = now_ms();
     if (info) {
         info->device_ms = t1 - t0;
