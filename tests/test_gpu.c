@@ -1,7 +1,10 @@
-/* GPU enumeration through the C boundary. On a machine without a GPU (or a build without
- * CUDA) the test says so and reports itself skipped (exit 77) instead of passing silently. */
+/* GPU enumeration through the C boundary, and the CUDA backend's answer where no GPU can
+ * prove (a machine without one, or a build without CUDA: the ENODEV boundary of
+ * cuda_backend.h). Without a GPU the test says so and reports itself skipped (exit 77) once
+ * those checks pass, instead of passing silently. */
 #include "cuzk/error.h"
 #include "gpu/gpu.h"
+#include "groth16/cuda_backend.h"
 #include "test_util.h"
 
 int main(void) {
@@ -19,6 +22,17 @@ int main(void) {
     CHECK(cuzk_gpu_mem_info(n, &vfree, &vtotal) == CUZK_EINVAL);
     CHECK(vfree == 1 && vtotal == 1); /* untouched on failure */
     if (n <= 0) {
+        /* no device: the CUDA backend refuses to start, and says why where it can */
+        struct cuzk_backend be;
+        CHECK(cuzk_cuda_backend_init(&be, 0, NULL) == CUZK_ENODEV);
+        char err[128] = "";
+        cuzk_g1_affine g1, out;
+        cuzk_g1_generator(&g1);
+        cuzk_fr one;
+        cuzk_fr_set_one(&one);
+        CHECK(cuzk_cuda_batch_mul(0, 0, &g1, &one, 1, &out, err, sizeof err) == CUZK_ENODEV);
+        CHECK(err[0] != 0); /* a sentence says why */
+        CHECK(cuzk_cuda_batch_mul(0, 0, &g1, &one, 1, &out, NULL, 0) == CUZK_ENODEV);
         printf("test_gpu: no GPU on this machine: GPU checks skipped\n");
         int rc = test_finish();
         return rc ? rc : 77;

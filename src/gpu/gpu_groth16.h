@@ -32,10 +32,10 @@
  * Pinned memory: cuzk_gpu_pinned_alloc is the one allocator of page-locked host memory; it
  * counts every byte it hands out (cuzk_gpu_pinned_bytes).
  *
- * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU; every call of a build
- * without CUDA), CUZK_EINVAL (bad argument), CUZK_ENOMEM (host memory), CUZK_EGPUOOM (device
- * or pinned memory exhausted), CUZK_EGPU (any other CUDA failure; cuzk_gpu_g16_last_error()
- * names the call). After a fault in device work the area is unusable: free it.
+ * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU), CUZK_EINVAL (bad argument),
+ * CUZK_ENOMEM (host memory), CUZK_EGPUOOM (device or pinned memory exhausted), CUZK_EGPU (any other
+ * CUDA failure; cuzk_gpu_g16_last_error() names the call). After a fault in device work the area is
+ * unusable: free it.
  *
  * Thread-safety: a work area is used by one thread at a time, with one exception: an upload to
  * one vector (typically the witness slot W or W1 of the next proof), its cuzk_gpu_g16_wait and
@@ -213,8 +213,8 @@ int cuzk_gpu_g16_spmv_eval(int device, const struct cuzk_cs *cs, const cuzk_fr *
  * src/ff's (gpu/cuda/ff_fr.cuh is device-only); the device's Fr arithmetic is checked by the
  * GPU tests. Slow (one thread): for systems of up to a few million terms. Same arguments and
  * results as cuzk_gpu_g16_spmv_eval (cs finished, n >= n_rows + n_pub_rows, n_pub_rows <=
- * n_cols) and as cuzk_gpu_g16_gather (dst[k] = src[idx[k]]). CUZK_OK, CUZK_EINVAL, CUZK_ENOMEM,
- * or CUZK_ENODEV in builds without CUDA, where the twin code does not exist. */
+ * n_cols) and as cuzk_gpu_g16_gather (dst[k] = src[idx[k]]). CUZK_OK, CUZK_EINVAL or CUZK_ENOMEM
+ * (the twin code lives in the CUDA sources: a build without CUDA has none). */
 int cuzk_gpu_twin_spmv(const struct cuzk_cs *cs, const cuzk_fr *w, uint32_t n_pub_rows, cuzk_fr *a,
                        cuzk_fr *b, size_t n);
 int cuzk_gpu_twin_gather(const cuzk_fr *src, const uint32_t *idx, size_t count, cuzk_fr *dst);

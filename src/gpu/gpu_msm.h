@@ -24,12 +24,11 @@
  * a stream and all scratch memory for MSMs of up to max_n points, allocated at creation, so
  * the MSM path never calls cudaMalloc. cuzk_gpu_msm_ctx_vram tells the scratch size.
  *
- * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU, and every call of a
- * build without CUDA), CUZK_EINVAL (bad argument, n above the context's max_n, range outside
- * the bases, bases of another device or group), CUZK_EGPUOOM (device memory exhausted: the
- * caller may retry later or fall back to the CPU), CUZK_EGPU (any other CUDA failure;
- * cuzk_gpu_msm_last_error() says which call). After a fault inside device work the context is
- * unusable: free it.
+ * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU), CUZK_EINVAL (bad argument,
+ * n above the context's max_n, range outside the bases, bases of another device or group),
+ * CUZK_EGPUOOM (device memory exhausted: the caller may retry later or fall back to the CPU),
+ * CUZK_EGPU (any other CUDA failure; cuzk_gpu_msm_last_error() says which call). After a fault
+ * inside device work the context is unusable: free it.
  *
  * Thread-safety: bases are read-only after upload and may be shared by contexts of their
  * device used from different threads; a context is used by one thread at a time. Functions

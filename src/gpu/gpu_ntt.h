@@ -27,8 +27,8 @@
  *
  * Thread-safety: a context must be used by one thread at a time (its stream and buffers are
  * shared state); different contexts may be used concurrently. The functions make the
- * context's device current on the calling thread. Builds without CUDA provide the same
- * functions; they return CUZK_ENODEV. */
+ * context's device current on the calling thread. A build without CUDA has no GPU module
+ * (groth16/cuda_backend.h is its one boundary). */
 #ifndef CUZK_GPU_GPU_NTT_H
 #define CUZK_GPU_GPU_NTT_H
 

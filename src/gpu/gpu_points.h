@@ -22,12 +22,12 @@
  * the GPU no longer reads the buffer it returns. Points land in submission order: submits that
  * write the same destination range keep their order.
  *
- * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU; every call of a build
- * without CUDA), CUZK_EINVAL (bad argument: range outside the bases, more points than a buffer
- * holds, bases of another device, unknown group or encoding), CUZK_EFORMAT (_finish, _write:
- * some point was bad), CUZK_ENOMEM, CUZK_EGPUOOM (device or pinned memory exhausted),
- * CUZK_EGPU (any other CUDA failure; cuzk_gpu_points_last_error() names the call). After a CUDA
- * failure the loader keeps returning it: free it.
+ * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU), CUZK_EINVAL (bad argument:
+ * range outside the bases, more points than a buffer holds, bases of another device, unknown group
+ * or encoding), CUZK_EFORMAT (_finish, _write: some point was bad), CUZK_ENOMEM, CUZK_EGPUOOM
+ * (device or pinned memory exhausted), CUZK_EGPU (any other CUDA failure;
+ * cuzk_gpu_points_last_error() names the call). After a CUDA failure the loader keeps returning it:
+ * free it.
  *
  * Thread-safety: a loader is used by one thread at a time. The bases being written must not be
  * read (by an MSM) or freed before the _finish that covers the writes returns. Functions make

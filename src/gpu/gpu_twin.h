@@ -10,8 +10,8 @@
  * and MSMs of a few thousand points.
  *
  * Every function returns CUZK_OK or a negative cuzk code: CUZK_EINVAL for bad arguments,
- * CUZK_ENOMEM, and CUZK_ENODEV in builds without CUDA (src/gpu/gpu_twin_none.c), where the
- * twin code does not exist. Thread-safety: reentrant. */
+ * CUZK_ENOMEM. The twin code lives in the CUDA sources: a build without CUDA has none (nor
+ * test_gpu_twin). Thread-safety: reentrant. */
 #ifndef CUZK_GPU_GPU_TWIN_H
 #define CUZK_GPU_GPU_TWIN_H
 

@@ -806,3 +806,12 @@ int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cud
     pthread_mutex_unlock(&st->info_mu);
     return have ? CUZK_OK : CUZK_ENOTFOUND;
 }
+
+int cuzk_cuda_batch_mul(int device, int g2, const void *base, const cuzk_fr *scalars, size_t n,
+                        void *out, char *err, size_t errlen) {
+    int rc = g2 ? cuzk_gpu_g2_batch_mul(device, base, scalars, n, out)
+                : cuzk_gpu_g1_batch_mul(device, base, scalars, n, out);
+    if (!rc) return CUZK_OK;
+    const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
+    return cuzk_errf(err, errlen, rc, "%s%s%s", cuzk_strerror(rc), *why ? ": " : "", why);
+}

@@ -28,6 +28,11 @@
  * CUZK_ENODEV, always with a sentence naming the stage, the error and the CUDA call. After a
  * GPU failure the work contexts are dropped and recreated by the next proof.
  *
+ * Without CUDA. This header is the one boundary between the CPU-only build and the GPU code:
+ * a build without CUDA compiles cuda_backend_none.c in place of cuda_backend.c and src/gpu/cuda,
+ * and every function here then answers CUZK_ENODEV (or nothing held); gpu/gpu.h's enumeration
+ * reports zero devices. No other module calls the GPU modules (gpu_msm.h, gpu_ntt.h, ...).
+ *
  * Thread-safety: see DESIGN in cuda_backend.c; every function may be called from any thread,
  * except init and free. */
 #ifndef CUZK_GROTH16_CUDA_BACKEND_H
@@ -88,6 +93,13 @@ struct cuzk_cuda_stats {
     size_t proofs;      /* proofs finished */
 };
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
+
+/* The fixed-base multiplications of a key setup on `device`, outside any backend: out[i] =
+ * scalars[i] * base for i < n, in G2 when g2 (base a cuzk_g2_affine, out cuzk_g2_affine[n]), else
+ * in G1 (cuzk_g1_affine). Returns CUZK_OK, CUZK_ENODEV (no such GPU, or a build without CUDA),
+ * CUZK_ENOMEM, CUZK_EGPUOOM or CUZK_EGPU, with a sentence in err (which may be NULL). */
+int cuzk_cuda_batch_mul(int device, int g2, const void *base, const cuzk_fr *scalars, size_t n,
+                        void *out, char *err, size_t errlen);
 
 /* The stage times of the last proof finished on this backend. Returns CUZK_OK, or
  * CUZK_ENOTFOUND before the first one. */

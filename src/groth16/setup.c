@@ -10,7 +10,7 @@
 #include "ec/g2.h"
 #include "ff/fr.h"
 #include "gpu/gpu.h"
-#include "gpu/gpu_msm.h"
+#include "groth16/cuda_backend.h"
 #include "groth16/groth16.h"
 #include "util/log.h"
 #include "util/pool.h"
@@ -331,18 +331,17 @@ static int emit_section(struct cuzk_pool *pool, const struct setup_ctx *c, struc
         cuzk_pool_run(pool, (len + BLOCK - 1) / BLOCK, chunk_block, &j);
         if (j.failed) return cuzk_errf(err, errlen, CUZK_ENOMEM, "setup: out of memory");
         if (em->on_gpu) {
-            int rc = s == SEC_B2
-                         ? cuzk_gpu_g2_batch_mul(em->opts->device, &g2, em->scalars, len, out)
-                         : cuzk_gpu_g1_batch_mul(em->opts->device, &g1, em->scalars, len, out);
+            char why[256] = "";
+            int rc = s == SEC_B2 ? cuzk_cuda_batch_mul(em->opts->device, 1, &g2, em->scalars, len,
+                                                       out, why, sizeof why)
+                                 : cuzk_cuda_batch_mul(em->opts->device, 0, &g1, em->scalars, len,
+                                                       out, why, sizeof why);
             if (rc) {
-                const char *why = rc == CUZK_ENOMEM ? "" : cuzk_gpu_msm_last_error();
                 if (em->opts->gpu == CUZK_SETUP_GPU_ONLY)
-                    return cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s%s%s",
-                                     cuzk_strerror(rc), *why ? ": " : "", why);
+                    return cuzk_errf(err, errlen, rc, "setup: the GPU failed: %s", why);
                 /* this chunk and the rest on the CPU: the same points (the caller's err is
                  * left alone: it may be NULL, and nothing failed) */
-                cuzk_log_warn("setup", "the GPU failed: %s%s%s; computing the points on the CPU",
-                              cuzk_strerror(rc), *why ? ": " : "", why);
+                cuzk_log_warn("setup", "the GPU failed: %s; computing the points on the CPU", why);
                 em->on_gpu = 0;
                 j.g1_table = em->t1;
                 j.g2_table = em->t2;
