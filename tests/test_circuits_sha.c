@@ -34,6 +34,29 @@ static void test_native(void) {
     memset(ma, 'a', 1000000);
     cuzk_sha256(d, ma, 1000000);
     CHECK(digest_is(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+    /* the context fed in pieces of every size around the block and padding edges: the same */
+    int pieces_ok = 1;
+    for (size_t len = 0; len < 300; len += len < 130 ? 1 : 17) {
+        uint8_t want[32], got[32];
+        for (size_t i = 0; i < len; i++) ma[i] = (uint8_t)(i * 7 + len);
+        cuzk_sha256(want, ma, len);
+        for (size_t step = 1; step <= 65; step += step < 4 ? 1 : 20) {
+            struct cuzk_sha256_ctx c;
+            cuzk_sha256_init(&c);
+            for (size_t at = 0; at < len; at += step)
+                cuzk_sha256_update(&c, ma + at, len - at < step ? len - at : step);
+            cuzk_sha256_final(&c, got);
+            pieces_ok &= !memcmp(got, want, 32);
+        }
+    }
+    CHECK(pieces_ok);
+    memset(ma, 'a', 1000000);
+    struct cuzk_sha256_ctx c;
+    cuzk_sha256_init(&c);
+    cuzk_sha256_update(&c, ma, 333333);
+    cuzk_sha256_update(&c, ma, 1000000 - 333333);
+    cuzk_sha256_final(&c, d);
+    CHECK(digest_is(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
     free(ma);
 
     /* Fr32 tree roots over all-zero 32-byte leaves */

@@ -5,76 +5,7 @@
 
 #include "cuzk/error.h"
 
-/* ---- native ------------------------------------------------------------------------------- */
-
-const uint32_t cuzk_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-static inline uint32_t rotr32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-void cuzk_sha256_compress(uint32_t st[8], const uint8_t blk[64]) {
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)blk[4 * i] << 24 | (uint32_t)blk[4 * i + 1] << 16 |
-               (uint32_t)blk[4 * i + 2] << 8 | blk[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t S1 = rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25);
-        uint32_t ch = (e & f) ^ (~e & g);
-        uint32_t t1 = h + S1 + ch + K[i] + w[i];
-        uint32_t S0 = rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22);
-        uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-        uint32_t t2 = S0 + maj;
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    st[0] += a, st[1] += b, st[2] += c, st[3] += d;
-    st[4] += e, st[5] += f, st[6] += g, st[7] += h;
-}
-
-void cuzk_sha256(uint8_t out[32], const uint8_t *msg, size_t len) {
-    uint32_t st[8];
-    memcpy(st, cuzk_sha256_iv, sizeof st);
-    size_t off = 0;
-    for (; len - off >= 64; off += 64) cuzk_sha256_compress(st, msg + off);
-    uint8_t blk[128];
-    size_t rest = len - off;
-    memset(blk, 0, sizeof blk);
-    if (rest) memcpy(blk, msg + off, rest);
-    blk[rest] = 0x80;
-    size_t total = rest + 1 + 8 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; i++) blk[total - 1 - i] = (uint8_t)(bits >> (8 * i));
-    cuzk_sha256_compress(st, blk);
-    if (total == 128) cuzk_sha256_compress(st, blk + 64);
-    for (int i = 0; i < 8; i++) {
-        out[4 * i] = (uint8_t)(st[i] >> 24);
-        out[4 * i + 1] = (uint8_t)(st[i] >> 16);
-        out[4 * i + 2] = (uint8_t)(st[i] >> 8);
-        out[4 * i + 3] = (uint8_t)st[i];
-    }
-}
+/* ---- native (SHA-256 itself: util/sha256.c) ------------------------------------------------ */
 
 void cuzk_sha256_fr32(uint8_t out[32], const uint8_t *msg, size_t len) {
     cuzk_sha256(out, msg, len);
@@ -136,8 +67,8 @@ void cuzk_sha256_compress_gadget(struct cuzk_builder *b, const struct cuzk_bool 
         u = cuzk_u32_rotr(&e, 25);
         S1 = cuzk_u32_xor(b, &S1, &u);
         struct cuzk_u32 ch = cuzk_u32_sha256_ch(b, &e, &f, &g);
-        /* temp1 = h + S1 + ch + K[i] + w[i] */
-        struct cuzk_u32 temp1[5] = {h, S1, ch, cuzk_u32_const(K[i]), w[i]};
+        /* temp1 = h + S1 + ch + cuzk_sha256_k[i] + w[i] */
+        struct cuzk_u32 temp1[5] = {h, S1, ch, cuzk_u32_const(cuzk_sha256_k[i]), w[i]};
 
         if (a_n) {
             for (unsigned k = 0; k < a_n; k++) ops[k] = &a_ops[k];

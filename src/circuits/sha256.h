@@ -1,6 +1,6 @@
 /* SHA-256: the native function and its circuit, plus Filecoin's Fr32-truncated node hash.
  *
- * Native: FIPS 180-4 SHA-256 (cuzk_sha256), its compression function, and the Filecoin tree
+ * Native: FIPS 180-4 SHA-256 (util/sha256.h, cuzk_sha256), and the Filecoin tree
  * node hash: SHA-256 of left || right (32 bytes each) with the last digest byte's two top bits
  * cleared (so the digest read little-endian is below 2^254 < r, a valid Fr).
  *
@@ -21,15 +21,10 @@
 
 #include "circuits/num.h"
 #include "circuits/uint32.h"
+#include "util/sha256.h" /* the native function */
 
 /* ---- native ------------------------------------------------------------------------------- */
 
-extern const uint32_t cuzk_sha256_iv[8];
-
-/* state = compress(state, block). */
-void cuzk_sha256_compress(uint32_t state[8], const uint8_t block[64]);
-/* out = SHA-256(msg[0 .. len)). */
-void cuzk_sha256(uint8_t out[32], const uint8_t *msg, size_t len);
 /* SHA-256 with out[31] &= 0x3f (Filecoin's trim_to_fr32). */
 void cuzk_sha256_fr32(uint8_t out[32], const uint8_t *msg, size_t len);
 /* The tree node hash over two 32-byte nodes. */
