@@ -13,6 +13,7 @@
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/groth16.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "engine_harness.h"
 #include "test_util.h"
@@ -161,10 +162,9 @@ static void test_proofs(void) {
     CHECK(cuzk_groth16_verify(&vk, want, nwant, &pr) == 1);
     free(pj);
     cuzk_job_result_free(&res);
-    FILE *f = fopen(wt, "rb");
-    static uint8_t buf[1 << 20];
-    size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
-    if (f) fclose(f);
+    uint8_t *buf;
+    size_t len;
+    CHECK(cuzk_file_read(wt, SIZE_MAX, &buf, &len, err, sizeof err) == CUZK_OK && len > 0);
     sr.witness_path = NULL;
     sr.witness = buf;
     sr.witness_len = len;
@@ -175,11 +175,12 @@ static void test_proofs(void) {
     free(pj);
     cuzk_job_result_free(&res);
     /* a witness that breaks a constraint fails in synthesis, with the constraint named */
-    buf[len - 1] ^= 1;
+    if (len) buf[len - 1] ^= 1;
     CHECK(cuzk_engine_prove(e, &sr, 60000, &info, &res, err, sizeof err) == CUZK_EINVAL);
     CHECK(res.state == CUZK_JOB_FAILED && strstr(res.error, "partition 0 synthesis failed"));
     CHECK(strstr(res.error, "constraint") != NULL);
     cuzk_job_result_free(&res);
+    free(buf);
     free(want);
     cuzk_snarkjs_vk_free(&vk);
     cuzk_zkey_free(&z);
@@ -234,15 +235,26 @@ static void test_idempotency_ttl(void) {
     struct cuzk_job_request r = synth_req(SMALL "x2", 5, CUZK_PRIORITY_DEFAULT, "porep-1000-17");
     struct cuzk_submit_info a, b;
     CHECK(cuzk_engine_submit(e, &r, &a, err, sizeof err) == CUZK_OK);
-    r.seed = 6; /* a different body with the same id still attaches */
-    CHECK(cuzk_engine_submit(e, &r, &b, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_submit(e, &r, &b, err, sizeof err) == CUZK_OK); /* the same body attaches */
     CHECK(!a.attached && b.attached && !strcmp(a.job_id, "porep-1000-17"));
     CHECK(!strcmp(a.job_id, b.job_id) && b.state == CUZK_JOB_QUEUED);
+    /* the same id with another body is refused, naming what differs: the queued job's proof
+     * would not answer it */
+    r.seed = 6;
+    CHECK(cuzk_engine_submit(e, &r, &b, err, sizeof err) == CUZK_EEXIST);
+    CHECK(strstr(err, "porep-1000-17") && strstr(err, "another seed"));
+    struct cuzk_job_request other = synth_req(SMALL, 5, CUZK_PRIORITY_DEFAULT, "porep-1000-17");
+    CHECK(cuzk_engine_submit(e, &other, &b, err, sizeof err) == CUZK_EEXIST);
+    CHECK(strstr(err, "synthetic/" SMALL "x2") && strstr(err, "synthetic/" SMALL " "));
+    other = synth_req(SMALL "x2", 5, CUZK_PRIORITY_HIGH, "porep-1000-17"); /* priority may differ */
+    CHECK(cuzk_engine_submit(e, &other, &b, err, sizeof err) == CUZK_OK && b.attached);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     struct cuzk_job_result r1, r2, r3;
     CHECK(cuzk_engine_await(e, a.job_id, 60000, &r1) == CUZK_OK);
     double done_at = harness_ms();
-    /* after completion a repeat gets the stored result, no new work */
+    /* after completion a repeat gets the stored result, no new work; another body is refused */
+    CHECK(cuzk_engine_submit(e, &r, &b, err, sizeof err) == CUZK_EEXIST);
+    r.seed = 5;
     CHECK(cuzk_engine_submit(e, &r, &b, err, sizeof err) == CUZK_OK);
     CHECK(b.attached && b.state == CUZK_JOB_DONE);
     CHECK(cuzk_engine_await(e, b.job_id, 0, &r3) == CUZK_OK);
@@ -257,7 +269,8 @@ static void test_idempotency_ttl(void) {
     CHECK(r3.proof && !memcmp(r1.proof, r3.proof, r1.proof_len));
     cuzk_job_result_free(&r2);
     cuzk_job_result_free(&r3);
-    /* past the TTL the result is gone, and the id starts a new job */
+    /* past the TTL the result is gone, and the id starts a new job (another body now) */
+    r.seed = 6;
     double left = 1500 + 500 - (harness_ms() - done_at);
     if (left > 0) harness_sleep_ms((unsigned)left);
     CHECK(cuzk_engine_await(e, a.job_id, 0, &r2) == CUZK_ENOTFOUND);

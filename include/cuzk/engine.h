@@ -11,9 +11,12 @@
  *     status snapshot.
  *   - Idempotency: a request id names a job. Submitting a request id whose job is live (not
  *     yet final) attaches to that job; one whose job is DONE returns the stored result until
- *     result_ttl_ms after completion. A request id whose job FAILED or was CANCELLED starts a
- *     new job (a client retry must be able to run again). Jobs without a request id get a
- *     random UUID as their id.
+ *     result_ttl_ms after completion; either only when the request asks for the same thing
+ *     (kind, circuit id and a SHA-256 digest of the inputs: witness bytes or path, seed; the
+ *     priority may differ), else it is refused with CUZK_EEXIST saying what differs, since
+ *     the job's proof would not answer it. A request id whose job FAILED or was CANCELLED
+ *     starts a new job (a client retry must be able to run again, with the same or corrected
+ *     inputs). Jobs without a request id get a random UUID as their id.
  *   - Every cuzk_engine_await call returns exactly once: with the job's final result, with
  *     CUZK_ETIMEOUT when its timeout passes first (the job is unharmed), or, at shutdown, with
  *     the job answered as CANCELLED / FAILED with CUZK_ESHUTDOWN. Never silence.
@@ -262,7 +265,8 @@ const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name
 
 /* Queues a job, or attaches to the one its request id names (see the contract above).
  * Returns CUZK_OK (info filled), CUZK_EINVAL (bad request: unknown kind, bad circuit id or
- * request id, a witness the kind needs missing), CUZK_ENOMEM, CUZK_ESHUTDOWN, or a kind's
+ * request id, a witness the kind needs missing), CUZK_EEXIST (the request id names a live or
+ * done job of another request), CUZK_ENOMEM, CUZK_ESHUTDOWN, or a kind's
  * error (e.g. CUZK_EIO reading a key header), with a sentence in err. */
 int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req,
                        struct cuzk_submit_info *info, char *err, size_t errlen);

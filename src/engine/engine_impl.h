@@ -120,6 +120,8 @@ struct job {
     uint64_t seq;
     struct kindreg *kr;
     char circuit[CUZK_NAME_MAX], key_id[CUZK_NAME_MAX];
+    uint8_t inputs[32]; /* SHA-256 of the request's inputs (request_digest): what a reuse of the
+                           id must repeat */
     int priority;
     void *kstate;
     struct cuzk_kind_sizes sizes;

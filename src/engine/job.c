@@ -10,6 +10,7 @@
 #include "ec/encode.h"
 #include "engine/engine_impl.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "util/rand.h"
 
 void job_free_mem(struct job *j) {
@@ -260,6 +261,46 @@ static int make_uuid(char out[CUZK_JOB_ID_MAX]) {
     return CUZK_OK;
 }
 
+/* The digest of what a request asks to be proved beyond its kind and circuit: the input bytes
+ * (or the path they will be read from) and the seed. Two requests with the same id must agree
+ * on it, their kind and their circuit (the priority may differ: a retry may raise it). */
+static void request_digest(const struct cuzk_job_request *req, uint8_t out[32]) {
+    struct cuzk_sha256_ctx c;
+    cuzk_sha256_init(&c);
+    uint8_t tag = req->witness ? 1 : req->witness_path ? 2 : 0;
+    cuzk_sha256_update(&c, &tag, 1);
+    if (req->witness) {
+        uint64_t n = req->witness_len;
+        cuzk_sha256_update(&c, &n, sizeof n);
+        cuzk_sha256_update(&c, req->witness, req->witness_len);
+    } else if (req->witness_path) {
+        cuzk_sha256_update(&c, req->witness_path, strlen(req->witness_path) + 1);
+    }
+    cuzk_sha256_update(&c, &req->seed, sizeof req->seed);
+    cuzk_sha256_final(&c, out);
+}
+
+/* Whether old, the live or done job of req's id, was asked for the same thing; else
+ * CUZK_EEXIST with what differs in err (under e->mu). */
+static int same_request(const struct job *old, const struct cuzk_job_request *req,
+                        const uint8_t inputs[32], char *err, size_t errlen) {
+    const char *circuit = req->circuit_id ? req->circuit_id : "";
+    if (strcmp(old->kr->k->name, req->kind) || strcmp(old->circuit, circuit))
+        return cuzk_errf(err, errlen, CUZK_EEXIST,
+                         "request id \"%s\" names a job for %s/%s; this request is for %s/%s "
+                         "(an id is for one request only)",
+                         old->id, old->kr->k->name, old->circuit, req->kind, circuit);
+    if (memcmp(old->inputs, inputs, 32))
+        return cuzk_errf(err, errlen, CUZK_EEXIST,
+                         "request id \"%s\" names a job for %s/%s with other inputs (%s); an id "
+                         "is for one request only",
+                         old->id, req->kind, circuit,
+                         req->witness        ? "other input bytes"
+                         : req->witness_path ? "another input file"
+                                             : "another seed");
+    return CUZK_OK;
+}
+
 static void fill_info(struct cuzk_engine *e, struct job *j, struct cuzk_submit_info *info,
                       int attached) {
     if (!info) return;
@@ -324,8 +365,11 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
         return CUZK_EINVAL;
     }
     const struct cuzk_kind *k = kr->k;
+    uint8_t inputs[32];
+    if (rid) request_digest(req, inputs);
 
-    /* a live or DONE job with this id: attach without doing any work */
+    /* a live or DONE job with this id: attach without doing any work, when it was asked for
+     * the same thing (else its proof would answer another request) */
     pthread_mutex_lock(&e->mu);
     if (!e->accepting) {
         pthread_mutex_unlock(&e->mu);
@@ -335,9 +379,10 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
     if (rid) {
         struct job *old = table_find(e, rid);
         if (old && (!old->final || old->final == CUZK_JOB_DONE)) {
-            fill_info(e, old, info, 1);
+            int rc = same_request(old, req, inputs, err, errlen);
+            if (!rc) fill_info(e, old, info, 1);
             pthread_mutex_unlock(&e->mu);
-            return CUZK_OK;
+            return rc;
         }
     }
     pthread_mutex_unlock(&e->mu);
@@ -369,10 +414,12 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
         if (!j->parts || !j->proof || !j->pub) rc = CUZK_ENOMEM;
     }
     if (!rc) {
-        if (rid)
+        if (rid) {
             snprintf(j->id, sizeof j->id, "%s", rid);
-        else
+            memcpy(j->inputs, inputs, sizeof inputs);
+        } else {
             rc = make_uuid(j->id);
+        }
     }
     /* the request's inputs are in memory already: charged when they fit, refused otherwise
      * (charging them past the total would hold every other job up until they are gone) */
@@ -406,8 +453,10 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
     if (!e->accepting || attach || heap_reserve(&e->synthq, e->live_parts + j->n_parts) ||
         heap_reserve(&e->gpuq, e->live_parts + j->n_parts)) {
         /* shut down, or another submit of the same id won the race, or no memory */
-        rc = !e->accepting ? CUZK_ESHUTDOWN : attach ? CUZK_OK : CUZK_ENOMEM;
-        if (attach && e->accepting) fill_info(e, old, info, 1);
+        rc = !e->accepting ? CUZK_ESHUTDOWN
+             : attach      ? same_request(old, req, inputs, err, errlen)
+                           : CUZK_ENOMEM;
+        if (attach && e->accepting && !rc) fill_info(e, old, info, 1);
         pthread_mutex_unlock(&e->mu);
         if (rc == CUZK_ESHUTDOWN) snprintf(err, errlen, "the engine is shutting down");
         k->job_free(k, j->kstate);

@@ -15,6 +15,7 @@
 #include "engine/kind.h"
 #include "gpu/gpu.h"
 #include "server/metrics.h"
+#include "server/wire.h"
 #include "util/log.h"
 
 #define SERVICE_WAIT_SLICE_MS 200 /* how often a waiting call checks for its client leaving */
@@ -160,11 +161,12 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
         const uint8_t *colon = memchr(sel->data, ':', sel->len);
         size_t kl = colon ? (size_t)(colon - sel->data) : 0;
         size_t cl = colon ? sel->len - kl - 1 : 0;
-        if (!colon || kl == 0 || kl >= sizeof b->kind || cl >= sizeof b->circuit ||
-            memchr(sel->data, 0, sel->len)) {
+        int ctl = 0;
+        for (size_t i = 0; i < sel->len; i++) ctl |= sel->data[i] < 0x20 || sel->data[i] == 0x7f;
+        if (!colon || kl == 0 || kl >= sizeof b->kind || cl >= sizeof b->circuit || ctl) {
             snprintf(why, n,
                      "vanilla_proofs[0] must be \"<kind>:<circuit_id>\" (kind and circuit "
-                     "id under %d bytes, no NUL)",
+                     "id under %d bytes, no control characters)",
                      CUZK_NAME_MAX);
             return CUZK_RPC_INVALID_ARGUMENT;
         }
@@ -443,16 +445,28 @@ static struct wait_job *new_wait(struct cuzk_service *s, struct cuzk_rpc_call *c
 
 /* ---- handlers ---------------------------------------------------------------------------- */
 
-#define UNPACK(type, fn, call, req, len)                                                           \
-    type *m = fn(NULL, len, req);                                                                  \
+/* Decodes the request into m, and refuses one that does not decode or whose strings (ids) hold
+ * a control character (a NUL would cut an id short unseen: server/wire.h). */
+#define UNPACK(type, prefix, call, req, len)                                                       \
+    type *m = prefix##__unpack(NULL, len, req);                                                    \
     if (!m) {                                                                                      \
         fail(call, CUZK_RPC_INVALID_ARGUMENT, "malformed request message");                        \
         return;                                                                                    \
+    }                                                                                              \
+    {                                                                                              \
+        char bad_[128];                                                                            \
+        if (!cuzk_wire_strings_ok(&prefix##__descriptor, req, len, bad_, sizeof bad_)) {           \
+            fail(call, CUZK_RPC_INVALID_ARGUMENT,                                                  \
+                 "%s holds a control character (NUL, newline, escape ...): ids are printable",     \
+                 bad_);                                                                            \
+            prefix##__free_unpacked(m, NULL);                                                      \
+            return;                                                                                \
+        }                                                                                          \
     }
 
 static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, call, req, len);
     struct cuzk_submit_info info;
     char why[512] = "";
     int st = submit(s, m, &info, why, sizeof why);
@@ -471,7 +485,7 @@ static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
 
 static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__ProveRequest, cuzk__v1__prove_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__ProveRequest, cuzk__v1__prove_request, call, req, len);
     if (!m->submit) {
         fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
     } else if (reserve_wait(s, call) == CUZK_RPC_OK) {
@@ -494,7 +508,7 @@ static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
 
 static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__AwaitProofRequest, cuzk__v1__await_proof_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__AwaitProofRequest, cuzk__v1__await_proof_request, call, req, len);
     if (!m->job_id[0] || strlen(m->job_id) >= CUZK_JOB_ID_MAX) {
         fail(call, CUZK_RPC_INVALID_ARGUMENT, m->job_id[0] ? "job_id too long" : "missing job_id");
     } else if (reserve_wait(s, call) == CUZK_RPC_OK) {
@@ -510,11 +524,12 @@ static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
 
 static void h_cancel(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__CancelProofRequest, cuzk__v1__cancel_proof_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__CancelProofRequest, cuzk__v1__cancel_proof_request, call, req, len);
     int running = 0, rc = CUZK_OK;
-    if (m->job_id[0]) rc = cuzk_engine_cancel(s->engine, m->job_id, &running);
-    if (!m->job_id[0]) {
-        fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing job_id");
+    size_t idlen = strlen(m->job_id);
+    if (idlen && idlen < CUZK_JOB_ID_MAX) rc = cuzk_engine_cancel(s->engine, m->job_id, &running);
+    if (!idlen || idlen >= CUZK_JOB_ID_MAX) {
+        fail(call, CUZK_RPC_INVALID_ARGUMENT, idlen ? "job_id too long" : "missing job_id");
     } else if (rc == CUZK_ENOTFOUND) {
         fail(call, CUZK_RPC_NOT_FOUND, "job not found: %s", m->job_id);
     } else if (rc != CUZK_OK && rc != CUZK_EINVAL) {
@@ -534,7 +549,7 @@ static void h_cancel(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
 
 static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__GetStatusRequest, cuzk__v1__get_status_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__GetStatusRequest, cuzk__v1__get_status_request, call, req, len);
     cuzk__v1__get_status_request__free_unpacked(m, NULL);
     struct cuzk_engine_status st;
     if (cuzk_engine_status(s->engine, &st) != CUZK_OK) {
@@ -618,7 +633,7 @@ out:
 }
 
 static void h_metrics(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    UNPACK(Cuzk__V1__GetMetricsRequest, cuzk__v1__get_metrics_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__GetMetricsRequest, cuzk__v1__get_metrics_request, call, req, len);
     cuzk__v1__get_metrics_request__free_unpacked(m, NULL);
     size_t n;
     char *text = cuzk_service_render_metrics(ctx, &n);
@@ -661,13 +676,13 @@ static void key_call(struct cuzk_service *s, struct cuzk_rpc_call *call, const c
 }
 
 static void h_preload(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    UNPACK(Cuzk__V1__PreloadSrsRequest, cuzk__v1__preload_srs_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__PreloadSrsRequest, cuzk__v1__preload_srs_request, call, req, len);
     key_call(ctx, call, m->circuit_id, WAIT_PRELOAD);
     cuzk__v1__preload_srs_request__free_unpacked(m, NULL);
 }
 
 static void h_evict(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    UNPACK(Cuzk__V1__EvictSrsRequest, cuzk__v1__evict_srs_request__unpack, call, req, len);
+    UNPACK(Cuzk__V1__EvictSrsRequest, cuzk__v1__evict_srs_request, call, req, len);
     key_call(ctx, call, m->circuit_id, WAIT_EVICT);
     cuzk__v1__evict_srs_request__free_unpacked(m, NULL);
 }

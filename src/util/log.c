@@ -87,6 +87,36 @@ static void json_escape(char *buf, size_t *n, size_t cap, const char *s) {
     buf[*n] = 0;
 }
 
+/* Copies s into buf[0 .. cap) for a text line: every control character (below 0x20, 0x7f, and
+ * the UTF-8 encoded C1 controls U+0080..U+009F) written as an escape (\n, \r, \t, \xNN,
+ * \u00NN), so a string that came with a request can neither end the line nor drive a
+ * terminal; stops early when full. */
+static void text_escape(char *buf, size_t cap, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 7 < cap; p++) {
+        unsigned char c = *p;
+        if (c == '\n' || c == '\r' || c == '\t') {
+            buf[n++] = '\\';
+            buf[n++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        } else if (c < 0x20 || c == 0x7f) {
+            buf[n++] = '\\';
+            buf[n++] = 'x';
+            buf[n++] = hex[c >> 4];
+            buf[n++] = hex[c & 15];
+        } else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            memcpy(buf + n, "\\u00", 4);
+            buf[n + 4] = hex[p[1] >> 4];
+            buf[n + 5] = hex[p[1] & 15];
+            n += 6;
+            p++;
+        } else {
+            buf[n++] = (char)c;
+        }
+    }
+    buf[n] = 0;
+}
+
 void cuzk_log_write(int level, const char *module, const char *fmt, ...) {
     if (level < CUZK_LOG_ERROR) level = CUZK_LOG_ERROR;
     if (level > CUZK_LOG_DEBUG) level = CUZK_LOG_DEBUG;
@@ -116,8 +146,10 @@ void cuzk_log_write(int level, const char *module, const char *fmt, ...) {
         json_escape(line, &n, sizeof line - 4, msg);
         memcpy(line + n, "\"}", 3);
     } else {
+        char safe[CUZK_LOG_LINE_MAX];
+        text_escape(safe, sizeof safe, msg);
         snprintf(line, sizeof line, "%s %s %s: %s", stamp, level_tags[level], module ? module : "-",
-                 msg);
+                 safe);
     }
     if (log_sink) {
         log_sink(log_sink_ctx, level, line);

@@ -6,7 +6,9 @@
  * interleaved: each is formatted into a buffer and written whole under one mutex.
  *   text: "2025-01-31T12:34:56.789Z INFO  engine: message"    (UTC, milliseconds)
  *   json: {"ts":"2025-01-31T12:34:56.789Z","level":"info","module":"engine","msg":"message"}
- * A message longer than CUZK_LOG_LINE_MAX is truncated. Output goes to a FILE* (default
+ * A text line holds no control character: the message's are escaped (\n, \t, \xNN, \u00NN
+ * for C1), so strings from requests cannot forge a line. A message longer than
+ * CUZK_LOG_LINE_MAX is truncated. Output goes to a FILE* (default
  * stderr) or to a sink callback, which then receives the finished line without the newline.
  * Thread-safety: every function is thread-safe; the setters apply to lines started after
  * they return. */

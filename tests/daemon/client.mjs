@@ -133,6 +133,15 @@ enabled = true   # a deprecated key: warned about, ignored
   r = await call(c, 'AwaitProof', { job_id: 'snarkjs-1' });
   check(r.res && r.res.status === 'COMPLETED' && res1 && Buffer.compare(r.res.proof, res1.proof) === 0,
     'AwaitProof of a finished job returns its stored result');
+  // the same request_id with another body is refused: the stored proof would not answer it
+  const other = Buffer.from(wtns);
+  other[other.length - 40] ^= 1;
+  r = await call(c, 'SubmitProof', snarkjsReq('snarkjs-1', { vanilla_proof: other }));
+  expectCode(r, Status.ALREADY_EXISTS, 'the same request_id with another witness');
+  check(r.err && /snarkjs-1/.test(r.err.details) && /other input bytes/.test(r.err.details),
+    'ALREADY_EXISTS names the id and what differs', r.err && r.err.details);
+  expectCode(await call(c, 'Prove', { submit: synthReq('snarkjs-1', '256') }), Status.ALREADY_EXISTS,
+    'the same request_id for another kind');
 
   // a job failure comes back inside the result (a witness that breaks the constraints)
   const bad = Buffer.from(wtns);
@@ -268,6 +277,21 @@ enabled = true   # a deprecated key: warned about, ignored
   expectCode(await call(c, 'AwaitProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'AwaitProof of an unknown job');
   expectCode(await call(c, 'AwaitProof', { job_id: '' }), Status.INVALID_ARGUMENT, 'AwaitProof without a job_id');
   expectCode(await call(c, 'CancelProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'CancelProof of an unknown job');
+  // ids hold no control characters: a NUL would cut an id short unseen, a newline forge a log line
+  expectCode(await call(c, 'SubmitProof', synthReq('snarkjs-1\u0000tail', '256')), Status.INVALID_ARGUMENT,
+    'a request_id with a NUL (it would name job "snarkjs-1")');
+  expectCode(await call(c, 'AwaitProof', { job_id: 'snarkjs-1\u0000x' }), Status.INVALID_ARGUMENT, 'a job_id with a NUL');
+  const forged = 'x\n2026-01-01T00:00:00.000Z ERROR engine: forged';
+  expectCode(await call(c, 'AwaitProof', { job_id: forged }), Status.INVALID_ARGUMENT, 'a job_id with a newline');
+  expectCode(await call(c, 'CancelProof', { job_id: '\u001b[2Jx' }), Status.INVALID_ARGUMENT, 'a job_id with an escape sequence');
+  expectCode(await call(c, 'CancelProof', { job_id: 'j'.repeat(200) }), Status.INVALID_ARGUMENT, 'CancelProof with a job_id over 127 bytes');
+  expectCode(await call(c, 'PreloadSRS', { circuit_id: 'snarkjs:circ\tuit' }), Status.INVALID_ARGUMENT, 'a circuit_id with a tab');
+  expectCode(await call(c, 'SubmitProof', { request_id: 'x9', proof_kind: 0, vanilla_proofs: [Buffer.from('snarkjs:circ\nuit')] }),
+    Status.INVALID_ARGUMENT, 'a selector with a newline');
+  check(!A.lines.some((l) => /forged/.test(l) && !/^\d{4}-\d\d-\d\dT/.test(l)) &&
+    !A.lines.some((l) => /^2026-01-01T00:00:00.000Z ERROR engine: forged/.test(l)) &&
+    !A.lines.some((l) => l.includes('\u001b')),
+    'no request string forged a log line or reached the log raw');
   expectCode(await callRaw(c, 'SubmitProof', Buffer.from([0x0a, 0xff, 0xff, 0xff])), Status.INVALID_ARGUMENT, 'a malformed message');
   expectCode(await call(c, 'SubmitProof', synthReq('big', '256', 1, { vanilla_proof: Buffer.alloc(2 << 20, 7) })),
     Status.RESOURCE_EXHAUSTED, 'a message over max_message_size (1 MiB)');
