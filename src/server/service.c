@@ -274,12 +274,13 @@ static void fill_result(Cuzk__V1__AwaitProofResponse *out, const char *job_id, i
 
 /* ---- blocking calls ---------------------------------------------------------------------- */
 
-enum wait_op { WAIT_AWAIT, WAIT_PROVE, WAIT_PRELOAD, WAIT_EVICT };
+enum wait_op { WAIT_SUBMIT, WAIT_AWAIT, WAIT_PROVE, WAIT_PRELOAD, WAIT_EVICT };
 
 struct wait_job {
     struct cuzk_service *svc;
     struct cuzk_rpc_call *call;
     enum wait_op op;
+    ProtobufCMessage *msg;        /* SUBMIT, PROVE: the decoded request, freed with the job */
     char job_id[CUZK_JOB_ID_MAX]; /* AWAIT, PROVE */
     int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
     char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
@@ -335,6 +336,29 @@ static void run_await(struct wait_job *w) {
     cuzk_job_result_free(&r);
 }
 
+/* SubmitProof, and the first half of Prove: the kind's parsing and the key's sizes (a COUNT
+ * pass for a profile not seen before) run here, never on the gRPC thread. Returns 1 when the
+ * job is queued (its id in w->job_id), 0 after answering the call. */
+static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m) {
+    struct cuzk_submit_info info;
+    char why[512] = "";
+    int st = submit(w->svc, m, &info, why, sizeof why);
+    if (st != CUZK_RPC_OK) {
+        fail(w->call, st, "%s", why);
+        return 0;
+    }
+    snprintf(w->job_id, sizeof w->job_id, "%s", info.job_id);
+    if (w->op == WAIT_SUBMIT) {
+        cuzk_log_debug("rpc", "SubmitProof %s: %s at queue position %u", info.job_id,
+                       info.attached ? "attached" : "queued", info.queue_position);
+        Cuzk__V1__SubmitProofResponse res = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
+        res.job_id = info.job_id;
+        res.queue_position = info.queue_position;
+        reply(w->call, &res.base);
+    }
+    return 1;
+}
+
 static void run_preload(struct wait_job *w) {
     int already = 0;
     uint64_t ms = 0;
@@ -372,17 +396,25 @@ static void run_evict(struct wait_job *w) {
 
 static void release_wait(struct cuzk_service *s);
 
+static void wait_free(struct wait_job *w) {
+    if (w->msg) protobuf_c_message_free_unpacked(w->msg, NULL);
+    free(w);
+}
+
 static void *wait_thread(void *arg) {
     struct wait_job *w = arg;
     struct cuzk_service *s = w->svc;
     pthread_setname_np(pthread_self(), "cuzk-rpc-wait");
     switch (w->op) {
-    case WAIT_AWAIT:
-    case WAIT_PROVE: run_await(w); break;
+    case WAIT_SUBMIT: run_submit(w, (const Cuzk__V1__SubmitProofRequest *)w->msg); break;
+    case WAIT_PROVE:
+        if (run_submit(w, ((const Cuzk__V1__ProveRequest *)w->msg)->submit)) run_await(w);
+        break;
+    case WAIT_AWAIT: run_await(w); break;
     case WAIT_PRELOAD: run_preload(w); break;
     case WAIT_EVICT: run_evict(w); break;
     }
-    free(w);
+    wait_free(w);
     release_wait(s);
     return NULL;
 }
@@ -424,7 +456,7 @@ static void start_wait(struct wait_job *w) {
     if (e) {
         struct cuzk_service *s = w->svc;
         fail(w->call, CUZK_RPC_RESOURCE_EXHAUSTED, "cannot start a thread for the call");
-        free(w);
+        wait_free(w);
         release_wait(s);
     }
 }
@@ -464,46 +496,36 @@ static struct wait_job *new_wait(struct cuzk_service *s, struct cuzk_rpc_call *c
         }                                                                                          \
     }
 
-static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    struct cuzk_service *s = ctx;
-    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, call, req, len);
-    struct cuzk_submit_info info;
-    char why[512] = "";
-    int st = submit(s, m, &info, why, sizeof why);
-    if (st != CUZK_RPC_OK) {
-        fail(call, st, "%s", why);
-    } else {
-        cuzk_log_debug("rpc", "SubmitProof %s: %s at queue position %u", info.job_id,
-                       info.attached ? "attached" : "queued", info.queue_position);
-        Cuzk__V1__SubmitProofResponse res = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
-        res.job_id = info.job_id;
-        res.queue_position = info.queue_position;
-        reply(call, &res.base);
+/* Hands the decoded request m to a thread of its own (see DESIGN): the gRPC thread only
+ * decodes and checks the message. */
+static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call, ProtobufCMessage *m,
+                         enum wait_op op) {
+    if (reserve_wait(s, call) != CUZK_RPC_OK) {
+        protobuf_c_message_free_unpacked(m, NULL);
+        return;
     }
-    cuzk__v1__submit_proof_request__free_unpacked(m, NULL);
+    struct wait_job *w = new_wait(s, call, op);
+    if (!w) {
+        protobuf_c_message_free_unpacked(m, NULL);
+        return;
+    }
+    w->msg = m;
+    start_wait(w);
+}
+
+static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
+    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, call, req, len);
+    start_submit(ctx, call, &m->base, WAIT_SUBMIT);
 }
 
 static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    struct cuzk_service *s = ctx;
     UNPACK(Cuzk__V1__ProveRequest, cuzk__v1__prove_request, call, req, len);
     if (!m->submit) {
         fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
-    } else if (reserve_wait(s, call) == CUZK_RPC_OK) {
-        struct cuzk_submit_info info;
-        char why[512] = "";
-        int st = submit(s, m->submit, &info, why, sizeof why);
-        if (st != CUZK_RPC_OK) {
-            fail(call, st, "%s", why);
-            release_wait(s);
-        } else {
-            struct wait_job *w = new_wait(s, call, WAIT_PROVE);
-            if (w) {
-                snprintf(w->job_id, sizeof w->job_id, "%s", info.job_id);
-                start_wait(w);
-            }
-        }
+        cuzk__v1__prove_request__free_unpacked(m, NULL);
+        return;
     }
-    cuzk__v1__prove_request__free_unpacked(m, NULL);
+    start_submit(ctx, call, &m->base, WAIT_PROVE);
 }
 
 static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {

@@ -22,14 +22,17 @@
  * NOT_FOUND for unknown jobs, UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED when
  * max_blocking_calls calls already wait.
  *
- * DESIGN: SubmitProof, CancelProof, GetStatus and GetMetrics run on the gRPC thread (none of
- * them waits for a proof). Prove, AwaitProof, PreloadSRS and EvictSRS wait, so each runs on a
- * thread of its own ("cuzk-rpc-wait", detached, counted): it waits in slices of
- * SERVICE_WAIT_SLICE_MS so that a client that goes away frees its thread (the job goes on;
- * a retry with the same request_id attaches to it), then finishes the call. cuzk_service_stop
- * refuses new calls and waits until every such thread has answered its call: after a
- * cuzk_engine_shutdown every await returns, so this ends.
- * Thread-safety: handlers are called by the gRPC thread; the render functions from any thread. */
+ * DESIGN: the gRPC thread only decodes and checks messages and answers the cheap calls:
+ * CancelProof, GetStatus and GetMetrics run there (none waits or parses an input). Every call
+ * that can take long runs on a thread of its own ("cuzk-rpc-wait", detached, counted against
+ * daemon.max_blocking_calls): SubmitProof and Prove (the kind parses the input, and the first
+ * job of a profile not seen before runs the circuit's COUNT pass: seconds), AwaitProof,
+ * PreloadSRS and EvictSRS. So a slow submit never delays GetStatus. A waiting call waits in slices
+ * of SERVICE_WAIT_SLICE_MS so that a client that goes away frees its thread (the job goes on; a
+ * retry with the same request_id attaches to it), then finishes the call. cuzk_service_stop refuses
+ * new calls and waits until every such thread has answered its call: after a cuzk_engine_shutdown
+ * every await returns, so this ends. Thread-safety: handlers are called by the gRPC thread; the
+ * render functions from any thread. */
 #ifndef CUZK_SERVER_SERVICE_H
 #define CUZK_SERVER_SERVICE_H
 

@@ -399,6 +399,39 @@ level = "error"
   const exitC = await C.exited;
   check(exitC.code === 0, 'daemon C exits 0 after SIGINT', exitC);
   cleanup.length = 0;
+
+  // ---- a slow SubmitProof does not delay the cheap calls -------------------------------------
+  // The first job of a Filecoin profile runs the circuit's COUNT pass inside SubmitProof (about
+  // a second for the real-shape porep-c2); a budget too small for its key refuses it after
+  // that, so nothing is left to prove. GetStatus calls meanwhile answer in < 50 ms.
+  if (genVanilla) {
+    const vf = path.join(dir, 'porep-c2.bin');
+    const g = spawnSync(genVanilla, ['porep-c2', '8', vf], { encoding: 'utf8' });
+    check(g.status === 0, 'gen_vanilla makes a porep-c2 input', g.stderr);
+    const D = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n[memory]\ntotal_budget = "256MiB"\n`, dir);
+    cleanup.push(D);
+    const d = D.client;
+    await call(d, 'GetStatus', {}); // the channel is up before the timing starts
+    const t0 = Date.now();
+    let submitMs = -1;
+    const slow = call(d, 'SubmitProof', { request_id: 'slow-submit', proof_kind: 1, vanilla_proof: fs.readFileSync(vf) })
+      .then((res) => { submitMs = Date.now() - t0; return res; });
+    const lat = [];
+    while (submitMs < 0 && Date.now() - t0 < 120000) {
+      const t = Date.now();
+      const st = await call(d, 'GetStatus', {});
+      if (submitMs < 0 && !st.err) lat.push(Date.now() - t);
+      await sleep(20);
+    }
+    r = await slow;
+    expectCode(r, Status.RESOURCE_EXHAUSTED, 'the porep-c2 submit is refused by the 256 MiB budget after its COUNT pass');
+    check(submitMs > 200 && lat.length >= 5, 'the submit took long enough to measure beside it', { submitMs, calls: lat.length });
+    check(lat.length > 0 && Math.max(...lat) < 50, 'GetStatus answers in < 50 ms while a slow SubmitProof runs',
+      { submitMs, worstMs: Math.max(...lat), calls: lat.length });
+    D.proc.kill('SIGKILL');
+    await D.exited;
+    cleanup.length = 0;
+  }
 }
 
 try {
