@@ -121,12 +121,18 @@ int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, si
     s->routes = routes;
     s->n_routes = n_routes;
     s->ctx = ctx;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* One polling thread (epoll where the system has it, so no FD_SETSIZE bound) serves every
+     * connection: a slow or idle client costs a slot and its memory, never the thread. Slow
+     * clients that trickle a header line now and then (never idle for the timeout) are held
+     * off by the slots: many of them, and a quarter at most from one address. */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    s->mhd =
-        MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
-                         (unsigned)10, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+    s->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CUZK_HTTP_MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(CUZK_HTTP_MAX_CONNECTIONS / 4),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)10, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!s->mhd) {
         say(err, errlen, "cannot listen on %s (address in use, or not an address of this host)",

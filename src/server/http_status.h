@@ -6,14 +6,18 @@
  * "Cache-Control: no-store" and "Access-Control-Allow-Origin: *" (dashboards in a browser).
  * Listening: "host:port" (an IPv4 or IPv6 address or a host name; IPv6 in brackets; port 0
  * picks a free port).
- * DESIGN: libmicrohttpd's own polling thread serves every connection; renderers run on it, one
- * at a time, so they may take locks but must not wait long. At most 64 connections, idle ones
- * closed after 10 s.
+ * DESIGN: libmicrohttpd's own polling thread (epoll) serves every connection; renderers run on
+ * it, one at a time, so they may take locks but must not wait long. A slow client (one that
+ * trickles its request) holds a connection slot, not the thread: at most
+ * CUZK_HTTP_MAX_CONNECTIONS connections, a quarter of them from one address, 16 KiB of memory
+ * each, idle ones closed after 10 s; 100 slow clients leave /status answering at once.
  * Thread-safety: start and stop from one thread. */
 #ifndef CUZK_SERVER_HTTP_STATUS_H
 #define CUZK_SERVER_HTTP_STATUS_H
 
 #include <stddef.h>
+
+#define CUZK_HTTP_MAX_CONNECTIONS 1024
 
 struct cuzk_http_server;
 

@@ -8,6 +8,7 @@
 // RPC tests and a SIGTERM with 50 queued jobs, B on TCP (shutdown = "finish").
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as snarkjs from 'snarkjs';
@@ -325,6 +326,29 @@ enabled = true   # a deprecated key: warned about, ignored
     check(nf.status === 404, 'HTTP: an unknown path is 404', nf.status);
     const post = await getText(`${A.http}/status`, { method: 'POST', body: 'x' });
     check(post.status === 405, 'HTTP: POST /status is 405', post.status);
+  }
+
+  // ---- 100 slow HTTP clients (each trickles a header line every 3 s) do not starve /status -----
+  {
+    const url = new URL(A.http);
+    const slow = [];
+    await Promise.all(Array.from({ length: 100 }, () => new Promise((resolve) => {
+      const sk = net.connect(Number(url.port), url.hostname, () => {
+        sk.write('GET /status HTTP/1.1\r\nHost: x\r\n');
+        resolve();
+      });
+      sk.on('error', () => resolve());
+      slow.push(sk);
+    })));
+    const drip = setInterval(() => { for (const sk of slow) if (!sk.destroyed) sk.write('X-Slow: 1\r\n'); }, 3000);
+    await sleep(3500); // every slow client has sent a second line: none is idle
+    const t = Date.now();
+    const s = await getJson(`${A.http}/status`);
+    const ms = Date.now() - t;
+    const open = slow.filter((sk) => !sk.destroyed).length;
+    check(s.status === 200 && ms < 1000 && open === 100, '/status answers in < 1 s beside 100 slow clients', { ms, status: s.status, open });
+    clearInterval(drip);
+    for (const sk of slow) sk.destroy();
   }
 
   // ---- SIGTERM with 50 queued jobs (shutdown = "cancel") ------------------------------------
