@@ -1,5 +1,5 @@
 /* Multi-scalar multiplication and batch scalar multiplication over BLS12-381 G1 and G2 on a
- * CUDA GPU, behind a plain C boundary (src/gpu/cuda/msm.cu and its device ff/ec headers).
+ * CUDA GPU, behind a plain C boundary (src/gpu/cuda/msm*.cu and its device ff/ec headers).
  *
  * Promise: every result equals, as a group element, what the CPU computes (src/msm/msm.h for
  * MSMs, cuzk_g*_mul_var for batch multiplication) on the same inputs, for every input the CPU

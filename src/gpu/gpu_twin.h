@@ -1,4 +1,4 @@
-/* Host twins of the GPU MSM and point decompression code (src/gpu/cuda/msm.cu, points.cu,
+/* Host twins of the GPU MSM and point decompression code (src/gpu/cuda/msm*.cu, points.cu,
  * ff_fp.cuh, ec.cuh), for tests on machines without a GPU.
  *
  * Promise: each function runs, on the host, the very functions the GPU runs (the device field

@@ -5,9 +5,11 @@
 // Promise: cuda_fail maps cudaErrorMemoryAllocation to CUZK_EGPUOOM, a missing device or driver
 // to CUZK_ENODEV and everything else to CUZK_EGPU, names the call, the CUDA error and the
 // module's line, and clears a non-sticky CUDA error so that the next call does not report it
-// again. Include it once per module, after defining CUZK_CUDA_MODULE (the module's file name,
-// for the messages): the functions and the text are internal to the including module, so each
-// module keeps its own last error. Host code only.
+// again. Include it after defining CUZK_CUDA_MODULE (the file's name, for the messages): the
+// functions are internal to the including file. The last-error text is too, so each module
+// keeps its own; a module of several files (msm*.cu) shares one by also defining
+// CUZK_CUDA_ERROR_TEXT as the name of its text, defined (thread_local char NAME[320]) by one of
+// them. Host code only.
 #ifndef CUZK_GPU_CUDA_CUDA_ERRORS_CUH
 #define CUZK_GPU_CUDA_CUDA_ERRORS_CUH
 
@@ -22,9 +24,16 @@
 #error "define CUZK_CUDA_MODULE (the module's file name) before including cuda_errors.cuh"
 #endif
 
+#ifdef CUZK_CUDA_ERROR_TEXT
+extern thread_local char CUZK_CUDA_ERROR_TEXT[320]; // the module's, shared by its files
+#define g_last_error CUZK_CUDA_ERROR_TEXT
+#endif
+
 namespace {
 
+#ifndef CUZK_CUDA_ERROR_TEXT
 thread_local char g_last_error[320];
+#endif
 
 // Records msg as the last error and returns code.
 inline int set_error(int code, const char *msg) {

@@ -334,7 +334,7 @@ CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
 // mul is one out-of-line function (operands and result in registers), not a copy at every call
 // site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
 // code, more than the instruction cache holds, and warps stalled on instruction fetches; with
-// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm.cu
+// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm_exec.cu
 // compiles several times faster. mul2 takes two independent products in one call, the two
 // carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
 // instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.

@@ -1,0 +1,403 @@
+// The per-thread work of every kernel of the GPU MSM module (see msm_common.cuh). A body is a
+// functor: its fields are a launch's arguments and operator()(i) computes thread i's share. It
+// is __host__ __device__ (inlined into its kernel, msm_kernel in msm_exec.cu), so the kernels
+// and the host twins (host_exec, a loop over i) run the very same code; fr_canonical_body alone
+// is device only.
+//
+// Promise: the threads of one launch write disjoint elements and read none that another thread
+// of the launch writes, so they may run in any order (the twins run them in index order); what
+// a launch reads from an earlier one, the executor has finished first. Each body says what its
+// thread computes; msm.cu's DESIGN comment says how the MSM's phases use them.
+#ifndef CUZK_GPU_CUDA_MSM_BODIES_CUH
+#define CUZK_GPU_CUDA_MSM_BODIES_CUH
+
+#include "gpu/cuda/msm_plan.cuh"
+
+// Out-of-line copies of the point formulas. Only the accumulation's mixed addition is inlined
+// (the hot loop); the other kernels call these: a call costs about 1% of a point operation,
+// and inlining every call site made the module's device code several times larger and its
+// compilation (ptxas) several times slower.
+template <class F> __host__ __device__ __noinline__ xyzz<F> call_dbl(const xyzz<F> &p) {
+    return dbl(p);
+}
+template <class F>
+__host__ __device__ __noinline__ xyzz<F> call_madd(const xyzz<F> &p, const affine<F> &q) {
+    return madd(p, q);
+}
+template <class F>
+__host__ __device__ __noinline__ xyzz<F> call_add(const xyzz<F> &p, const xyzz<F> &q) {
+    return add(p, q);
+}
+template <class F> __host__ __device__ __noinline__ jac<F> call_to_jac(const xyzz<F> &p) {
+    return to_jac(p);
+}
+template <class F> __host__ __device__ __noinline__ affine<F> call_to_affine(const xyzz<F> &p) {
+    return to_affine(p);
+}
+
+// Scalar classification for the bit-witness split: flags and the identity list idx[i] = i
+// that DeviceSelect compacts.
+struct classify_body {
+    const uint64_t *scalars;
+    uint32_t *idx;
+    uint8_t *flag_one, *flag_rest;
+    CUZK_HD void operator()(size_t i) const {
+        const uint64_t *s = scalars + 4 * i;
+        const uint64_t high = s[1] | s[2] | s[3];
+        const bool zero = (s[0] | high) == 0, one = s[0] == 1 && high == 0;
+        idx[i] = static_cast<uint32_t>(i);
+        flag_one[i] = one;
+        flag_rest[i] = !zero && !one;
+    }
+};
+
+// The keys and values of k windows (from w0) for entry j: the scalar of index list[j] (or j).
+struct digits_body {
+    const uint64_t *scalars;
+    const uint32_t *list;
+    uint64_t kofs[5];
+    unsigned c, w0, k;
+    uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
+    CUZK_HD void operator()(size_t j) const {
+        const uint32_t idx = list ? list[j] : static_cast<uint32_t>(j);
+        const uint64_t *s = scalars + 4 * static_cast<size_t>(idx);
+        uint64_t sc[4] = {s[0], s[1], s[2], s[3]}, t[5];
+        msm_offset_scalar(t, sc, kofs);
+        CUZK_UNROLL
+        for (unsigned w = 0; w < MSM_MAX_WINDOWS; w++) { // constant indices (see pick)
+            if (w >= k) break;
+            const int d = msm_digit(t, c, w0 + w);
+            keys[w][j] = static_cast<uint32_t>(d < 0 ? -d : d);
+            vals[w][j] = idx | (d < 0 ? 0x80000000u : 0u);
+        }
+    }
+};
+
+// a[j] for a runtime j by selects over constant indices: indexing a kernel parameter's array
+// with a runtime index would make each thread copy the array to local memory.
+template <class T> CUZK_HD T pick(T const (&a)[MSM_MAX_WINDOWS], size_t j) {
+    T r = a[0];
+    CUZK_UNROLL
+    for (unsigned w = 1; w < MSM_MAX_WINDOWS; w++)
+        if (w == j) r = a[w];
+    return r;
+}
+
+// The affine base of a sorted value: index in the low 31 bits, negated when bit 31 is set.
+template <class F> CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, uint32_t v) {
+    affine<F> p = load_ro(bases + (v & 0x7fffffffu));
+    if (v >> 31) p.y = neg(p.y);
+    return p;
+}
+
+// Chunk t of a window of m entries split into cpw chunks: entries [chunk_begin(t), chunk_begin(t +
+// 1)). The chunks differ in length by at most one and none is empty (cpw <= m).
+CUZK_HD size_t chunk_begin(size_t t, size_t m, size_t cpw) { return t * m / cpw; }
+
+// Starts moving the base of a sorted value towards the multiprocessor (the L2 cache) a few
+// iterations before the accumulation reads it; nothing on the host.
+template <class F> CUZK_HD void msm_prefetch(const aff_mem<F> *bases, uint32_t v) {
+#ifdef __CUDA_ARCH__
+    const char *p = reinterpret_cast<const char *>(bases + (v & 0x7fffffffu));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p + sizeof(aff_mem<F>) - 1));
+#else
+    (void)bases;
+    (void)v;
+#endif
+}
+
+#define MSM_PREFETCH_AHEAD 2 // entries ahead of the accumulation that msm_prefetch fetches
+
+// Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). Zero keys come
+// first in a sorted window, so a binary search skips them. The loop does one mixed addition per
+// entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
+// threads of a warp never wait for the longest run among them.
+template <class F> struct accum_body {
+    const aff_mem<F> *bases;
+    const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
+    xyzz_mem<F> *buckets, *heads;
+    size_t m, cpw;
+    unsigned B;
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t j = tid / cpw, t = tid % cpw;
+        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
+        const uint32_t *K = pick(keys, j), *V = pick(vals, j);
+        size_t i = b;
+        if (K[b] == 0) {           // the first non-zero key in (b, e), or e
+            size_t lo = b, hi = e; // K[lo] == 0; K[hi] != 0 or hi == e
+            while (hi - lo > 1) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (K[mid] == 0)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            i = hi;
+        }
+        if (i == e) return;
+        uint32_t cur = K[i];
+        bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
+        for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++) msm_prefetch(bases, V[a]);
+        xyzz<F> acc = xyzz_inf<F>();
+        for (; i < e; i++) {
+            const uint32_t k = K[i];
+            if (k != cur) {
+                store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1),
+                      acc);
+                head = false;
+                cur = k;
+                acc = xyzz_inf<F>();
+            }
+            if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, V[i + MSM_PREFETCH_AHEAD]);
+            acc = madd(acc, msm_base(bases, V[i]));
+        }
+        store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1), acc);
+    }
+};
+
+// The fix-up tree: the chunks of a window in aligned blocks of 4^l chunks at levels l = 1..6. A
+// block is whole when every chunk of it starts inside one run that began before the block (the
+// head of each of its chunks is valid and of one key): then the sum of its heads is stored at
+// level l, from the sums of its four sub-blocks at level l - 1 (level 0: the heads). Whole
+// blocks exist only where a run covers many chunks (a key shared by a large part of the
+// scalars: equal scalars, or the top window of a width that leaves it few bits); elsewhere a
+// thread reads three keys and returns. The fix-up then adds a long run's heads a block at a
+// time, so its serial chain of additions is at most about 2 * 3 * 6 long plus one per 4^6
+// chunks, instead of one per chunk (a 2^22-point MSM's top window had runs over 2,400 chunks).
+CUZK_HD bool fix_whole(const uint32_t *K, size_t m, size_t cpw, size_t a, size_t z) {
+    if (a == 0) return false;
+    const size_t ba = chunk_begin(a, m, cpw);
+    const uint32_t k = K[ba];
+    return k != 0 && K[ba - 1] == k && K[chunk_begin(z, m, cpw)] == k;
+}
+
+template <class F> struct fixtree_body {
+    const uint32_t *keys[MSM_MAX_WINDOWS];
+    const xyzz_mem<F> *in; // level l - 1: n_in per window
+    xyzz_mem<F> *out;      // level l: n_out = cpw >> (l MSM_FIX_LOG) per window
+    size_t m, cpw, n_in, n_out;
+    unsigned lg; // l MSM_FIX_LOG: a block is 2^lg chunks
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t j = tid / n_out, i = tid % n_out, a = i << lg;
+        if (!fix_whole(pick(keys, j), m, cpw, a, a + (static_cast<size_t>(1) << lg) - 1)) return;
+        const xyzz_mem<F> *q = in + j * n_in + (i << MSM_FIX_LOG);
+        xyzz<F> acc = load(q);
+        for (unsigned u = 1; u < (1u << MSM_FIX_LOG); u++) acc = call_add(acc, load(q + u));
+        store(out + j * n_out + i, acc);
+    }
+};
+
+// The offset of fix-up tree level l (1..MSM_FIX_LEVELS) in the tree buffer, for k windows of
+// cpw chunks: the levels below it, k (cpw >> (l' MSM_FIX_LOG)) items each.
+CUZK_HD size_t fix_level_offset(unsigned l, size_t k, size_t cpw) {
+    size_t off = 0;
+    for (unsigned u = 1; u < l; u++) off += k * (cpw >> (u * MSM_FIX_LOG));
+    return off;
+}
+
+// For chunk t of window j whose last run began in it and continues past it: adds the heads
+// of the following chunks that the run covers into the run's bucket, a whole block of the
+// fix-up tree at a time where one starts.
+template <class F> struct fixup_body {
+    const uint32_t *keys[MSM_MAX_WINDOWS];
+    xyzz_mem<F> *buckets;
+    const xyzz_mem<F> *heads, *tree;
+    size_t m, cpw;
+    unsigned B, k;
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t j = tid / cpw, t = tid % cpw;
+        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
+        const uint32_t *K = pick(keys, j);
+        const uint32_t key = K[e - 1];
+        if (key == 0 || e == m || K[e] != key) return;       // the last run ends in this chunk
+        if (K[b] == key && b > 0 && K[b - 1] == key) return; // it began before: not the owner
+        xyzz_mem<F> *bucket = buckets + static_cast<size_t>(j) * B + (key - 1);
+        xyzz<F> acc = load(bucket);
+        for (size_t u = t + 1;;) {
+            // chunk u starts inside the run: the largest whole block starting at u, if any
+            unsigned l = MSM_FIX_LEVELS;
+            for (; l > 0; l--) {
+                const unsigned lg = l * MSM_FIX_LOG;
+                const size_t n_l = cpw >> lg, z = u + (static_cast<size_t>(1) << lg) - 1;
+                if ((u & ((static_cast<size_t>(1) << lg) - 1)) == 0 && (u >> lg) < n_l &&
+                    K[chunk_begin(z, m, cpw)] == key)
+                    break;
+            }
+            if (l > 0) {
+                const unsigned lg = l * MSM_FIX_LOG;
+                acc = call_add(
+                    acc, load(tree + fix_level_offset(l, k, cpw) + j * (cpw >> lg) + (u >> lg)));
+                u += static_cast<size_t>(1) << lg;
+            } else {
+                acc = call_add(acc, load(heads + j * cpw + u));
+                u++;
+            }
+            const size_t eu = chunk_begin(u, m, cpw);
+            if (eu >= m || K[eu] != key) break; // the run ended within chunk u - 1
+        }
+        store(bucket, acc);
+    }
+};
+
+// One level of the reduction, for item K of window j: the inputs k in [K sz, K sz + sz) of the
+// window (cnt_in per window) become one output (cnt_out per window). Three modes:
+//   REDUCE_BUCKETS  the inputs are buckets S_k for the digit values k + 1: out_acc = sum_k S_k
+//                   + sum_k (k - K sz) S_k and out_run = sum_k S_k;
+//   REDUCE_WEIGHTED the inputs are (acc_k, run_k) of a level whose item k stands for
+//                   acc_k + 2^mlog k run_k (in the window's total): out_acc = sum_k acc_k +
+//                   2^mlog sum_k (k - K sz) run_k and out_run = sum_k run_k;
+//   REDUCE_PLAIN    out_acc = sum_k acc_k (the sum of the ones; a partial last chunk is fine).
+// The window's total is then sum_K out_acc_K + 2^(mlog + log2 sz) sum_K K out_run_K, the same
+// form one level up; with one item left it is out_acc. The weighted sum uses the running sum
+// from the top: w += run (the items above), then run += item, so item k is counted
+// (k - K sz) times.
+enum { REDUCE_BUCKETS = 0, REDUCE_WEIGHTED = 1, REDUCE_PLAIN = 2 };
+template <class F> struct reduce_body {
+    const xyzz_mem<F> *in_acc, *in_run;
+    xyzz_mem<F> *out_acc, *out_run; // out_run is NULL at the last level and in REDUCE_PLAIN
+    size_t cnt_in, sz, cnt_out;
+    unsigned mlog;
+    int mode;
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t j = tid / cnt_out, kk = tid % cnt_out, lo = kk * sz;
+        const size_t hi = lo + sz < cnt_in ? lo + sz : cnt_in;
+        const size_t base = j * cnt_in;
+        xyzz<F> a = xyzz_inf<F>(), run = xyzz_inf<F>(), w = xyzz_inf<F>();
+        for (size_t k = hi; k-- > lo;) {
+            if (mode == REDUCE_PLAIN) {
+                a = call_add(a, load(in_acc + base + k));
+                continue;
+            }
+            w = call_add(w, run);
+            run = call_add(run, load(in_run + base + k));
+            if (mode == REDUCE_WEIGHTED) a = call_add(a, load(in_acc + base + k));
+        }
+        if (mode == REDUCE_BUCKETS) a = run;
+        if (mode != REDUCE_PLAIN) {
+            for (unsigned d = 0; d < mlog; d++) w = call_dbl(w);
+            a = call_add(a, w);
+        }
+        store(out_acc + j * cnt_out + kk, a);
+        if (out_run) store(out_run + j * cnt_out + kk, run);
+    }
+};
+
+// The first level of the sum of the ones: item kk sums the bases of list entries
+// [kk sz, kk sz + sz).
+template <class F> struct ones_body {
+    const aff_mem<F> *bases;
+    const uint32_t *list;
+    size_t cnt, sz;
+    xyzz_mem<F> *out;
+    CUZK_HD void operator()(size_t kk) const {
+        const size_t lo = kk * sz, hi = lo + sz < cnt ? lo + sz : cnt;
+        xyzz<F> a = xyzz_inf<F>();
+        for (size_t k = lo; k < hi; k++) a = call_madd(a, load_ro(bases + list[k]));
+        store(out + kk, a);
+    }
+};
+
+// Montgomery Fr -> canonical integer (multiplication by the plain integer 1 divides by R), in
+// place or not. Device only: the Fr arithmetic (ff_fr.cuh) has no host path.
+struct fr_canonical_body {
+    const fr_mem *in;
+    fr_mem *out;
+    __device__ __forceinline__ void operator()(size_t i) const {
+        fr_t one_plain = fr_zero();
+        one_plain.l[0] = 1;
+        fr_store(out + i, fr_mul(fr_load(in + i), one_plain));
+    }
+};
+
+// Batch multiplication: out[i] = k_i B from the fixed-base table of B (window w, nwin windows:
+// entry j (2^w - 1) + d - 1 is d 2^(w j) B), k_i canonical.
+template <class F> struct fb_mul_body {
+    const aff_mem<F> *table;
+    const uint64_t *scalars;
+    aff_mem<F> *out;
+    unsigned w, nwin;
+    CUZK_HD void operator()(size_t i) const {
+        const uint64_t *k = scalars + 4 * i;
+        const size_t per = (static_cast<size_t>(1) << w) - 1;
+        xyzz<F> acc = xyzz_inf<F>();
+        for (unsigned j = 0; j < nwin; j++) {
+            const unsigned bit = j * w, limb = bit / 64, off = bit % 64;
+            uint64_t d = k[limb] >> off;
+            if (off + w > 64 && limb + 1 < 4) d |= k[limb + 1] << (64 - off);
+            d &= per;
+            if (d) acc = call_madd(acc, load_ro(table + j * per + d - 1));
+        }
+        store(out + i, call_to_affine(acc));
+    }
+};
+
+// ---- the arithmetic checks' bodies (device eval and host twin alike) ----------------------------
+
+CUZK_HD bool fp_op_is_fp2(int op) { return op >= CUZK_GPU_FP2_ADD; }
+
+struct fp_eval_body {
+    int op;
+    const void *a, *b;
+    void *out;
+    CUZK_HD void operator()(size_t i) const {
+        if (fp_op_is_fp2(op)) {
+            const fp2_t x = load(static_cast<const fp2_mem *>(a) + i);
+            const fp2_t y = load(static_cast<const fp2_mem *>(b) + i);
+            fp2_t r;
+            switch (op) {
+            case CUZK_GPU_FP2_ADD: r = add(x, y); break;
+            case CUZK_GPU_FP2_SUB: r = sub(x, y); break;
+            case CUZK_GPU_FP2_MUL: r = mul(x, y); break;
+            default: r = sqr(x); break;
+            }
+            store(static_cast<fp2_mem *>(out) + i, r);
+        } else {
+            const fp_t x = load(static_cast<const fp_mem *>(a) + i);
+            const fp_t y = load(static_cast<const fp_mem *>(b) + i);
+            fp_t r;
+            switch (op) {
+            case CUZK_GPU_FP_ADD: r = add(x, y); break;
+            case CUZK_GPU_FP_SUB: r = sub(x, y); break;
+            case CUZK_GPU_FP_MUL: r = mul(x, y); break;
+            default: r = sqr(x); break;
+            }
+            store(static_cast<fp_mem *>(out) + i, r);
+        }
+    }
+};
+
+// Inversion in Fp (degree 1) or Fp2 (2), for the twin (the device runs it inside to_affine).
+struct fp_inv_body {
+    int degree;
+    const void *a;
+    void *out;
+    CUZK_HD void operator()(size_t i) const {
+        if (degree == 2)
+            store(static_cast<fp2_mem *>(out) + i, inv(load(static_cast<const fp2_mem *>(a) + i)));
+        else
+            store(static_cast<fp_mem *>(out) + i, inv(load(static_cast<const fp_mem *>(a) + i)));
+    }
+};
+
+// sum = a + b and dbl = 2a through every XYZZ routine and their exceptional branches:
+//   X = dbl(a) = 2a (doubling with ZZ = 1)
+//   Y = madd(b, -a) = b - a (b = a: the identity; b = -a: the doubling branch, -2a)
+//   sum = add(X, Y) (a = b: Y is the identity; a = -b: X + (-X), the identity; b = 3a: X + X)
+//   P = madd(madd(a, b), -b) = a with ZZ != 1 in general, dbl = add(P, P) (the doubling branch
+//   of the general addition).
+template <class F> struct add_eval_body {
+    const aff_mem<F> *a, *b;
+    jac_mem<F> *sum, *dbl_out;
+    CUZK_HD void operator()(size_t i) const {
+        const affine<F> pa = load(a + i), pb = load(b + i);
+        const xyzz<F> xa = xyzz_from_affine(pa);
+        const xyzz<F> x = call_dbl(xa);
+        const xyzz<F> y = call_madd(xyzz_from_affine(pb), neg(pa));
+        store(sum + i, call_to_jac(call_add(x, y)));
+        const xyzz<F> p = call_madd(call_madd(xa, pb), neg(pb));
+        store(dbl_out + i, call_to_jac(call_add(p, p)));
+    }
+};
+
+#endif

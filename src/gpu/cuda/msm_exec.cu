@@ -1,0 +1,125 @@
+// The GPU executor (contract: msm_exec.cuh): the module's kernels, each a thin wrapper
+// (msm_kernel) around one body, with their launch; CUB's sort and select; and the two sizes that
+// ask a kernel or CUB (the accumulation's chunk count, CUB's temporary storage). Every kernel of
+// the module is instantiated here and only here, so its code and that of the device functions
+// it calls are compiled in this one translation unit.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#define CUZK_CUDA_MODULE "msm_exec.cu"
+#include "gpu/cuda/msm_exec.cuh"
+
+// Resident blocks per multiprocessor a kernel is compiled for (its register bound): 1 lets the
+// compiler use up to 255 registers per thread. The G1 accumulation runs fastest at 3 blocks (166
+// registers, no spills: 3 % faster than 4 blocks at 128 registers with spills, 4 % faster than
+// 5); the G2 one at 1 (3 blocks spill heavily and ran 3 % slower). Measured in
+// docs/performance.md.
+template <class B> struct msm_min_blocks { static constexpr int v = 1; };
+template <> struct msm_min_blocks<accum_body<fp_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
+};
+template <> struct msm_min_blocks<accum_body<fp2_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
+};
+
+template <class B>
+__global__ void __launch_bounds__(MSM_THREADS, msm_min_blocks<B>::v)
+    msm_kernel(const B b, size_t n) {
+    const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) b(i);
+}
+
+template <class B> int dev_exec::launch(const B &b, size_t n) {
+    if (n == 0) return CUZK_OK;
+    const size_t blocks = (n + MSM_THREADS - 1) / MSM_THREADS;
+    msm_kernel<B><<<static_cast<unsigned>(blocks), MSM_THREADS, 0, stream>>>(b, n);
+    CU_TRY(cudaPeekAtLastError());
+    return CUZK_OK;
+}
+
+// The bodies the module launches: one kernel each.
+template int dev_exec::launch(const classify_body &, size_t);
+template int dev_exec::launch(const digits_body &, size_t);
+template int dev_exec::launch(const accum_body<fp_t> &, size_t);
+template int dev_exec::launch(const accum_body<fp2_t> &, size_t);
+template int dev_exec::launch(const fixtree_body<fp_t> &, size_t);
+template int dev_exec::launch(const fixtree_body<fp2_t> &, size_t);
+template int dev_exec::launch(const fixup_body<fp_t> &, size_t);
+template int dev_exec::launch(const fixup_body<fp2_t> &, size_t);
+template int dev_exec::launch(const reduce_body<fp_t> &, size_t);
+template int dev_exec::launch(const reduce_body<fp2_t> &, size_t);
+template int dev_exec::launch(const ones_body<fp_t> &, size_t);
+template int dev_exec::launch(const ones_body<fp2_t> &, size_t);
+template int dev_exec::launch(const fr_canonical_body &, size_t);
+template int dev_exec::launch(const fb_mul_body<fp_t> &, size_t);
+template int dev_exec::launch(const fb_mul_body<fp2_t> &, size_t);
+template int dev_exec::launch(const fp_eval_body &, size_t);
+template int dev_exec::launch(const add_eval_body<fp_t> &, size_t);
+template int dev_exec::launch(const add_eval_body<fp2_t> &, size_t);
+
+int dev_exec::sort(uint32_t *keys, uint32_t *keys_alt, uint32_t *vals, uint32_t *vals_alt, size_t m,
+                   int end_bit, int *in_alt) {
+    cub::DoubleBuffer<uint32_t> dk(keys, keys_alt), dv(vals, vals_alt);
+    size_t bytes = tmp_bytes;
+    CU_TRY(cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, static_cast<int64_t>(m), 0, end_bit,
+                                           stream));
+    if (dk.selector != dv.selector)
+        return set_error(CUZK_EGPU, "radix sort left keys and values in different buffers");
+    *in_alt = dk.selector;
+    return CUZK_OK;
+}
+
+int dev_exec::select(const uint32_t *in, const uint8_t *flags, uint32_t *out, int64_t *count,
+                     size_t n) {
+    size_t bytes = tmp_bytes;
+    CU_TRY(cub::DeviceSelect::Flagged(tmp, bytes, in, flags, out, count, static_cast<int64_t>(n),
+                                      stream));
+    return CUZK_OK;
+}
+
+int dev_exec::zero(void *p, size_t bytes) {
+    CU_TRY(cudaMemsetAsync(p, 0, bytes, stream));
+    return CUZK_OK;
+}
+
+int dev_exec::to_host(void *dst, const void *src, size_t bytes) {
+    CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    CU_TRY(cudaStreamSynchronize(stream));
+    return CUZK_OK;
+}
+
+int dev_exec::mark(int phase) {
+    if (!ev || nev >= MSM_MAX_EVENTS) return CUZK_OK;
+    CU_TRY(cudaEventRecord(ev[nev], stream));
+    ev_phase[nev++] = phase;
+    return CUZK_OK;
+}
+
+// ---- sizes that ask the device ------------------------------------------------------------------
+
+int msm_cub_bytes_for(size_t max_n, size_t *out) {
+    size_t sort_bytes = 0, sel_bytes = 0;
+    cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+    CU_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, static_cast<int64_t>(max_n),
+                                           0, 32));
+    CU_TRY(cub::DeviceSelect::Flagged(
+        nullptr, sel_bytes, static_cast<const uint32_t *>(nullptr),
+        static_cast<const uint8_t *>(nullptr), static_cast<uint32_t *>(nullptr),
+        static_cast<int64_t *>(nullptr), static_cast<int64_t>(max_n)));
+    *out = std::max(sort_bytes, sel_bytes);
+    return CUZK_OK;
+}
+
+size_t msm_acc_threads_for(int device) {
+    int sms = 0, blocks = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, msm_kernel<accum_body<fp_t>>,
+                                                      MSM_THREADS, 0) != cudaSuccess ||
+        sms <= 0 || blocks <= 0) {
+        (void)cudaGetLastError();
+        return MSM_ACC_THREADS;
+    }
+    const size_t wave = static_cast<size_t>(sms) * blocks * MSM_THREADS;
+    const size_t waves = std::max<size_t>(1, (MSM_ACC_THREADS + wave / 2) / wave);
+    return waves * wave;
+}
