@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
@@ -600,6 +601,75 @@ static void test_keys_status(void) {
     cuzk_pool_destroy(pool);
 }
 
+/* The setup policy: with setup_policy on, only keys matching setup_allow, or stored, or loaded
+ * are set up; others are refused at submit (before their sizes) and at preload with
+ * CUZK_EDENIED naming the key; the synthetic kind's own bound refuses a large key that is not
+ * stored. */
+static void test_setup_policy(void) {
+    const char *allow[] = {"synthetic:2[0-9][0-9]", "snarkjs:*"};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.setup_policy = 1;
+    c.setup_allow = allow;
+    c.n_setup_allow = 2;
+    struct cuzk_engine *e;
+    char err[256];
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds_config kc;
+    cuzk_kinds_config_default(&kc);
+    kc.cache_dir = harness_cache_dir();
+    kc.filecoin = 0;
+    kc.synthetic_max_setup = 1000;
+    struct cuzk_kinds *ks = NULL;
+    CHECK(cuzk_kinds_create(&ks, &kc, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_kinds_register(ks, e, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    struct cuzk_submit_info info;
+    struct cuzk_job_request r = synth_req("317x1", 1, CUZK_PRIORITY_DEFAULT, NULL);
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EDENIED);
+    CHECK(strstr(err, "synthetic:317") && strstr(err, "setup_allow"));
+    CHECK(cuzk_engine_preload(e, "synthetic", "317", NULL, NULL, err, sizeof err) == CUZK_EDENIED);
+    /* allowed by a pattern: set up, proved */
+    r = synth_req(SMALL "x1", 2, CUZK_PRIORITY_DEFAULT, NULL);
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    struct cuzk_job_result res;
+    CHECK(cuzk_engine_await(e, info.job_id, 60000, &res) == CUZK_OK && res.state == CUZK_JOB_DONE);
+    cuzk_job_result_free(&res);
+    /* above the synthetic kind's bound: refused whatever the patterns say */
+    r = synth_req("5000x1", 1, CUZK_PRIORITY_DEFAULT, NULL);
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EDENIED);
+    CHECK(strstr(err, "max_setup_constraints") != NULL);
+    char path[512];
+    struct stat fst;
+    snprintf(path, sizeof path, "%s/synthetic-317.zkey", harness_cache_dir());
+    CHECK(stat(path, &fst) != 0); /* nothing was set up for the refused key */
+    cuzk_engine_destroy(e);
+
+    /* the same key once stored (set up by an engine without a policy) is used under it */
+    struct cuzk_engine *open;
+    harness_config(&c, NULL);
+    CHECK(cuzk_engine_create(&open, &c, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_kinds_register(ks, open, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_preload(open, "synthetic", "317", NULL, NULL, err, sizeof err) == CUZK_OK);
+    cuzk_engine_destroy(open);
+    harness_config(&c, NULL);
+    c.setup_policy = 1;
+    c.setup_allow = NULL; /* nothing may be set up */
+    c.n_setup_allow = 0;
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_kinds_register(ks, e, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    r = synth_req("317x1", 3, CUZK_PRIORITY_DEFAULT, NULL);
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, info.job_id, 60000, &res) == CUZK_OK && res.state == CUZK_JOB_DONE);
+    cuzk_job_result_free(&res);
+    r = synth_req("319x1", 3, CUZK_PRIORITY_DEFAULT, NULL);
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_EDENIED);
+    CHECK(strstr(err, "is empty") != NULL);
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+}
+
 int main(void) {
     test_init("test_engine");
     cuzk_log_set_level(CUZK_LOG_WARN);
@@ -608,6 +678,7 @@ int main(void) {
     test_cancel_timeout();
     test_priority();
     test_keys_status();
+    test_setup_policy();
     harness_cache_remove();
     return test_finish();
 }

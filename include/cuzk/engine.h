@@ -210,6 +210,14 @@ struct cuzk_engine_config {
     unsigned key_loaders;            /* threads loading or setting up keys; default 2 */
     uint64_t result_ttl_ms;          /* keep final results this long; default 1800000 (30 min) */
     int self_verify;                 /* verify every partition's proof; default 1 */
+    /* key setups on demand: with setup_policy 0 (default) any key a job or a preload needs is
+     * set up when it is not stored; with 1 only keys whose "<kind>:<key id>" matches one of
+     * the setup_allow patterns (fnmatch globs: "porep:porep-c18", "synthetic:*"; none = no
+     * setup at all) are, and any other job or preload of a key that is neither loaded nor
+     * stored is refused with CUZK_EDENIED before its input is parsed further. */
+    int setup_policy;
+    const char *const *setup_allow;
+    size_t n_setup_allow;
     /* devices: NULL / 0 = one CPU backend on the engine's pool */
     const struct cuzk_engine_device *devices;
     size_t n_devices;

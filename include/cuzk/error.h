@@ -55,7 +55,9 @@ extern "C" {
     /* a number does not fit where it must go */                                                   \
     X(CUZK_ERANGE, -21, "value out of range", INVALID_ARGUMENT)                                    \
     /* not ready yet (a key still loading): ask again later */                                     \
-    X(CUZK_EAGAIN, -22, "not ready yet", UNAVAILABLE)
+    X(CUZK_EAGAIN, -22, "not ready yet", UNAVAILABLE)                                              \
+    /* the configuration does not allow it (a key setup a client asked for) */                     \
+    X(CUZK_EDENIED, -23, "not allowed by the configuration", PERMISSION_DENIED)
 
 enum cuzk_err {
 #define CUZK_ERR_ENUM_(name, value, text, grpc) name = value,

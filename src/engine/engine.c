@@ -2,6 +2,7 @@
  * engine's DESIGN (threads, queues, ownership, locks) opens engine_impl.h. */
 #define _GNU_SOURCE
 #include <malloc.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,14 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     e->overtake_ms = cfg->mem_overtake_ms;
     e->util_window_ms = cfg->util_window_ms ? cfg->util_window_ms : 60000;
     e->self_verify = cfg->self_verify;
+    e->setup_policy = cfg->setup_policy;
+    if (cfg->setup_policy && cfg->n_setup_allow) {
+        e->setup_allow = calloc(cfg->n_setup_allow, sizeof *e->setup_allow);
+        for (size_t i = 0; e->setup_allow && i < cfg->n_setup_allow; i++)
+            if (!(e->setup_allow[e->n_setup_allow++] = strdup(cfg->setup_allow[i]))) break;
+        if (!e->setup_allow || !e->setup_allow[e->n_setup_allow - 1])
+            return fail_create(e, CUZK_ENOMEM);
+    }
     e->trace_file = cfg->trace_file;
     e->trace_fn = cfg->trace_fn;
     e->trace_ctx = cfg->trace_ctx;
@@ -366,6 +375,8 @@ void cuzk_engine_destroy(struct cuzk_engine *e) {
     pthread_cond_destroy(&e->drain_cv);
     pthread_cond_destroy(&e->house_cv);
     pthread_cond_destroy(&e->load_cv);
+    for (size_t i = 0; i < e->n_setup_allow; i++) free(e->setup_allow[i]);
+    free(e->setup_allow);
     free(e);
 }
 
@@ -420,6 +431,23 @@ static int key_of(struct cuzk_engine *e, const char *kind, const char *circuit_i
     return CUZK_OK;
 }
 
+int engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
+                       char *err, size_t errlen) {
+    if (!e->setup_policy || !k->key_cached) return CUZK_OK;
+    char name[2 * CUZK_NAME_MAX + 2];
+    snprintf(name, sizeof name, "%s:%s", k->name, key_id);
+    for (size_t i = 0; i < e->n_setup_allow; i++)
+        if (!fnmatch(e->setup_allow[i], name, 0)) return CUZK_OK;
+    if (cuzk_srs_present(e->srs, k->name, key_id) || k->key_cached(k, key_id)) return CUZK_OK;
+    return cuzk_errf(err, errlen, CUZK_EDENIED,
+                     "%s has no stored key, and setting one up on demand is not allowed for it "
+                     "(srs.setup_allow%s)",
+                     name,
+                     e->n_setup_allow ? " does not match it"
+                                      : " is empty, or srs.on_demand_setup "
+                                        "is false");
+}
+
 int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *circuit_id,
                         int *already_loaded, uint64_t *load_ms, char *err, size_t errlen) {
     char dummy[8];
@@ -428,6 +456,7 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     struct kindreg *kr;
     char key_id[CUZK_NAME_MAX];
     int rc = key_of(e, kind, circuit_id, &kr, key_id, err, errlen);
+    if (!rc) rc = engine_setup_check(e, kr->k, key_id, err, errlen);
     if (rc) return rc;
     struct cuzk_srs_entry *en;
     int loaded = 0;

@@ -209,6 +209,9 @@ struct cuzk_engine {
     uint64_t srs_idle_ms, trim_threshold, ttl_ms, util_window_ms, overtake_ms;
     unsigned synth_workers, workers_per_dev, key_loaders;
     int self_verify;
+    int setup_policy; /* cuzk_engine_config's, with copies of the patterns */
+    char **setup_allow;
+    size_t n_setup_allow;
     FILE *trace_file;
     cuzk_engine_trace_fn trace_fn;
     void *trace_ctx;
@@ -341,5 +344,10 @@ void dispatch_poke(void *engine);
 struct kindreg *find_kind(struct cuzk_engine *e, const char *name);
 /* The engine-wide memory model of a key's sizes: the largest proof memory over the devices. */
 void engine_proof_mem(struct cuzk_engine *e, const struct cuzk_kind_sizes *sz, uint64_t *host);
+
+/* The setup policy (cuzk_engine_config.setup_allow) for a job or preload of key_id: CUZK_OK,
+ * or CUZK_EDENIED with the reason in err (engine.c). */
+int engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
+                       char *err, size_t errlen);
 
 #endif

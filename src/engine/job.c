@@ -405,7 +405,10 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
         free(j);
         return rc;
     }
-    if (!(rc = k->key_sizes(k, j->key_id, &j->sizes, err, errlen)))
+    /* a key the configuration does not let a job set up is refused before its sizes are
+     * asked for (a first profile's COUNT pass takes seconds) */
+    if (!(rc = engine_setup_check(e, k, j->key_id, err, errlen)) &&
+        !(rc = k->key_sizes(k, j->key_id, &j->sizes, err, errlen)))
         rc = size_job(e, j, req->witness ? req->witness_len : 0, err, errlen);
     if (!rc) {
         j->parts = calloc(j->n_parts, sizeof *j->parts);

@@ -22,6 +22,7 @@
  *   - key_trim (optional) is called once the devices hold the key: it frees what no device
  *     reads from host memory any more (points loaded in host memory, the constraint system
  *     unless a check needs it), leaving the pk's header, vk and whatever key_free still needs.
+ *   - key_cached (optional) says, cheaply, whether a key is stored or would be set up.
  *   - key_corrupt (optional) is called when a device found the key's stored form corrupt
  *     (a checksum of the key file): the kind removes it, so that the next key_load makes it
  *     again.
@@ -100,6 +101,11 @@ struct cuzk_kind {
     void (*key_free)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
     void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key); /* optional */
     void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id);     /* optional */
+    /* Optional, cheap (a stat, no COUNT pass): 1 when key_load would find the key stored (no
+     * setup), 0 when it would set one up. NULL: the kind never sets keys up (they are given,
+     * like a snarkjs .zkey). The engine's setup policy (cuzk_engine_config.setup_allow) asks
+     * it before anything else of a job runs. */
+    int (*key_cached)(const struct cuzk_kind *k, const char *key_id);
 
     int (*synthesize)(const struct cuzk_kind *k, void *job, const struct cuzk_kind_key *key,
                       uint32_t part, struct cuzk_pool *pool, cuzk_fr *w, char *err, size_t errlen);

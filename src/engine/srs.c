@@ -429,6 +429,14 @@ int cuzk_srs_evict(struct cuzk_srs *s, const char *kind, const char *key_id, uin
     return CUZK_OK;
 }
 
+int cuzk_srs_present(struct cuzk_srs *s, const char *kind, const char *key_id) {
+    pthread_mutex_lock(&s->mu);
+    struct cuzk_srs_entry *e = find(s, kind, key_id);
+    int present = e && (e->state == ENTRY_LOADED || e->state == ENTRY_LOADING);
+    pthread_mutex_unlock(&s->mu);
+    return present;
+}
+
 uint64_t cuzk_srs_evict_idle(struct cuzk_srs *s, uint64_t need, uint64_t min_idle_ms, int urgent) {
     uint64_t total = 0;
     while (total < need) {

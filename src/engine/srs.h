@@ -77,6 +77,8 @@ void cuzk_srs_release(struct cuzk_srs *s, struct cuzk_srs_entry *e);
 /* CUZK_OK (*freed = bytes released), CUZK_ENOTFOUND (not loaded), CUZK_EBUSY (referenced or
  * loading). kind is the kind's name. */
 int cuzk_srs_evict(struct cuzk_srs *s, const char *kind, const char *key_id, uint64_t *freed);
+/* 1 when the key is loaded or being loaded (a job for it needs no new setup). */
+int cuzk_srs_present(struct cuzk_srs *s, const char *kind, const char *key_id);
 /* Evicts unreferenced entries idle >= min_idle_ms (any idle time when urgent), least
  * recently used first, until at least need bytes are freed. Returns the bytes freed. */
 uint64_t cuzk_srs_evict_idle(struct cuzk_srs *s, uint64_t need, uint64_t min_idle_ms, int urgent);

@@ -228,6 +228,7 @@ struct synth_kind {
     char *cache_dir;
     unsigned default_partitions;
     int check;
+    uint32_t max_setup; /* keys above this many constraints are not set up; 0 = no bound */
 };
 
 struct synth_job {
@@ -284,12 +285,27 @@ bad:
     return CUZK_EINVAL;
 }
 
+static int synth_key_cached(const struct cuzk_kind *k, const char *key_id);
+
+/* A key of n constraints above the kind's setup bound, not stored: refused before anything is
+ * made (a client must not make the daemon set up a 2^28 circuit). */
+static int setup_bound(const struct synth_kind *sk, uint32_t n, char *err, size_t errlen) {
+    char key_id[16];
+    snprintf(key_id, sizeof key_id, "%u", n);
+    if (!sk->max_setup || n <= sk->max_setup || synth_key_cached(&sk->k, key_id)) return CUZK_OK;
+    return cuzk_errf(err, errlen, CUZK_EDENIED,
+                     "synthetic: a key of %u constraints is not stored, and keys above %u are not "
+                     "set up on demand (synthetic.max_setup_constraints)",
+                     n, sk->max_setup);
+}
+
 static int synth_job_open(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
                           uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err,
                           size_t errlen) {
     const struct synth_kind *sk = (const struct synth_kind *)k;
     uint32_t n, p;
     int rc = parse_circuit(sk, req->circuit_id, &n, &p, err, errlen);
+    if (!rc) rc = setup_bound(sk, n, err, errlen);
     if (rc) return rc;
     struct synth_job *j = calloc(1, sizeof *j);
     if (!j) return CUZK_ENOMEM;
@@ -306,6 +322,7 @@ static int synth_key_of(const struct cuzk_kind *k, const char *circuit_id,
                         char key_id[CUZK_NAME_MAX], char *err, size_t errlen) {
     uint32_t n, p;
     int rc = parse_circuit((const struct synth_kind *)k, circuit_id, &n, &p, err, errlen);
+    if (!rc) rc = setup_bound((const struct synth_kind *)k, n, err, errlen);
     if (!rc) snprintf(key_id, CUZK_NAME_MAX, "%u", n);
     return rc;
 }
@@ -329,6 +346,15 @@ static uint64_t cs_bytes(const struct cuzk_synth_shape *s) {
 
 static void cache_path(const struct synth_kind *sk, const char *key_id, char *out, size_t cap) {
     snprintf(out, cap, "%s/synthetic-%s.zkey", sk->cache_dir, key_id);
+}
+
+static int synth_key_cached(const struct cuzk_kind *k, const char *key_id) {
+    const struct synth_kind *sk = (const struct synth_kind *)k;
+    char path[4200];
+    struct stat st;
+    if (!sk->cache_dir) return 0;
+    cache_path(sk, key_id, path, sizeof path);
+    return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
 static int synth_key_sizes(const struct cuzk_kind *k, const char *key_id,
@@ -513,10 +539,15 @@ int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
         .key_load = synth_key_load,
         .key_free = synth_key_free,
         .key_trim = synth_key_trim,
+        .key_cached = synth_key_cached,
         .synthesize = synth_synthesize,
         .verify = NULL,
         .destroy = synth_destroy,
     };
     *out = &sk->k;
     return CUZK_OK;
+}
+
+void cuzk_kind_synthetic_set_max_setup(struct cuzk_kind *k, uint32_t max_constraints) {
+    ((struct synth_kind *)k)->max_setup = max_constraints;
 }

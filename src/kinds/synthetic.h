@@ -52,5 +52,9 @@ uint64_t cuzk_synth_partition_seed(uint64_t seed, uint32_t part);
 /* The kind. cache_dir NULL = no disk cache. */
 int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
                                unsigned default_partitions, int check);
+/* Jobs and preloads of a key above max_constraints (0 = no bound, the default) that is not
+ * stored in cache_dir are refused with CUZK_EDENIED: no client-chosen setups of huge keys.
+ * Call before the kind is registered. */
+void cuzk_kind_synthetic_set_max_setup(struct cuzk_kind *k, uint32_t max_constraints);
 
 #endif

@@ -41,6 +41,7 @@ enum cuzk_rpc_status {
     CUZK_RPC_DEADLINE_EXCEEDED = 4,
     CUZK_RPC_NOT_FOUND = 5,
     CUZK_RPC_ALREADY_EXISTS = 6,
+    CUZK_RPC_PERMISSION_DENIED = 7,
     CUZK_RPC_RESOURCE_EXHAUSTED = 8,
     CUZK_RPC_FAILED_PRECONDITION = 9,
     CUZK_RPC_UNIMPLEMENTED = 12,
@@ -61,15 +62,21 @@ struct cuzk_rpc_method {
 
 struct cuzk_rpc_config {
     const char *listen;
+    /* TLS (PEM files; NULL or "" = none): with tls_cert and tls_key the listener speaks TLS
+     * only; with tls_client_ca too, a client must present a certificate signed by it (mutual
+     * TLS). Without them a TCP listener is plaintext: the start logs a warning when its host
+     * is not a loopback address. */
+    const char *tls_cert, *tls_key, *tls_client_ca;
     size_t max_message_size;
     const struct cuzk_rpc_method *methods;
     size_t n_methods;
     void *ctx; /* passed to every handler */
 };
 
-/* Starts serving. Returns CUZK_OK, CUZK_EINVAL (bad address), CUZK_EBUSY (the unix socket is
- * live, or the port is taken), CUZK_EIO (a file-system error), CUZK_ENOMEM, with a sentence
- * in err. */
+/* Starts serving. Returns CUZK_OK, CUZK_EINVAL (bad address; a TLS certificate without its
+ * key or the other way round; a client CA without a certificate; a PEM file that does not
+ * parse), CUZK_ENOTFOUND (a TLS file missing), CUZK_EBUSY (the unix socket is live, or the port
+ * is taken), CUZK_EIO (a file-system error), CUZK_ENOMEM, with a sentence in err. */
 int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_server **out,
                           char *err, size_t errlen);
 /* The address served: the configured one, with the port chosen when it was 0. */
