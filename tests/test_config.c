@@ -9,6 +9,7 @@
 #include "cuzk/error.h"
 #include "server/config.h"
 #include "test_util.h"
+#include "util/file.h"
 
 struct warnings {
     int n;
@@ -314,13 +315,11 @@ static void test_set_and_files(void) {
  * every key, with the right default, and loads without a warning. */
 static void test_example_file(void) {
     const char *path = CUZK_SOURCE_DIR "/conf/cuzk.example.toml";
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (!f) return;
-    static char file[1 << 16];
-    size_t n = fread(file, 1, sizeof file - 1, f);
-    fclose(f);
-    file[n] = 0;
+    uint8_t *file;
+    size_t n;
+    char err[512];
+    CHECK(cuzk_file_read(path, SIZE_MAX, &file, &n, err, sizeof err) == CUZK_OK);
+    if (!file) return;
 
     struct cuzk_config c;
     CHECK(cuzk_config_init(&c) == CUZK_OK);
@@ -337,10 +336,10 @@ static void test_example_file(void) {
                 path);
     CHECK(same);
     free(text);
+    free(file);
     cuzk_config_free(&c);
 
     struct warnings w = {0};
-    char err[512];
     CHECK(cuzk_config_init(&c) == CUZK_OK);
     CHECK(cuzk_config_load_file(&c, path, on_warn, &w, err, sizeof err) == CUZK_OK && w.n == 0);
     cuzk_config_free(&c);

@@ -24,6 +24,7 @@
 #include "formats/zkey.h"
 #include "pairing/pairing.h"
 #include "r1cs/cs.h"
+#include "util/file.h"
 #include "util/pool.h"
 #include "test_util.h"
 
@@ -43,21 +44,19 @@ static void path_of(char *out, size_t cap, const char *dir, const char *name) {
 }
 
 static struct blob slurp(const char *name) {
-    char path[1200];
+    char path[1200], err[1400];
     path_of(path, sizeof path, data_dir, name);
     struct blob b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    /* NUL-terminated: JSON fixtures are used as strings */
+    int rc = cuzk_file_read(path, SIZE_MAX, &b.d, &b.n, err, sizeof err);
+    if (rc == CUZK_ENOTFOUND) {
         fprintf(stderr, "missing fixture %s (run tests/data/formats/make.sh)\n", path);
         exit(1);
     }
-    fseek(f, 0, SEEK_END);
-    b.n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.d = malloc(b.n + 1);
-    if (b.d == NULL || fread(b.d, 1, b.n, f) != b.n) exit(1);
-    b.d[b.n] = 0; /* JSON fixtures are used as strings */
-    fclose(f);
+    if (rc) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
     return b;
 }
 

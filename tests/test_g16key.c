@@ -19,6 +19,7 @@
 #include "formats/fmt.h"
 #include "formats/g16key.h"
 #include "test_util.h"
+#include "util/file.h"
 #include "util/pool.h"
 
 static char dir[64];
@@ -440,15 +441,6 @@ static void test_region_flips(void) {
     unlink(path);
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    *len = file_size(path);
-    uint8_t *b = malloc(*len + 1);
-    FILE *f = fopen(path, "rb");
-    CHECK(f && fread(b, 1, *len, f) == *len);
-    if (f) fclose(f);
-    return b;
-}
-
 static void spit(const char *path, const void *b, size_t len) {
     FILE *f = fopen(path, "wb");
     CHECK(f && fwrite(b, 1, len, f) == len);
@@ -464,8 +456,13 @@ static void test_sizes(void) {
     key_make(&k, &sh);
     CHECK(key_write(&k, path, 0, NULL) == CUZK_OK);
     size_t len;
-    uint8_t *b = slurp(path, &len);
-    int code;
+    uint8_t *b;
+    int code = cuzk_file_read(path, SIZE_MAX, &b, &len, err, sizeof err);
+    CHECK(code == CUZK_OK);
+    if (code) {
+        key_free(&k);
+        return;
+    }
     const size_t cuts[] = {0, 1, 100, 4095, 4096, 4097, 8192, len / 2, len - 97, len - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         spit(bad, b, cuts[i]);

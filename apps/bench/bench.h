@@ -87,8 +87,9 @@ int bench_input_load(struct bench_input *in, const struct bench_args *a, const c
                      const char *circuit, const char *priority, char *err, size_t errlen);
 void bench_input_free(struct bench_input *in);
 
-/* Reads a whole file into a malloc'd buffer (*out; free() it). Returns BENCH_OK, BENCH_ERROR
- * (cannot open or read) or BENCH_INTERNAL (memory), with the reason in err. */
+/* cuzk_file_read (util/file.h) without a size limit, in bench's codes: BENCH_OK, BENCH_ERROR
+ * (missing, a directory or a FIFO, cannot be read) or BENCH_INTERNAL (memory), with the reason in
+ * err. *out is malloc'd (free() it) and NUL-terminated one past *len. */
 int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
 
 /* A fresh UUIDv4 string (37 bytes with the NUL). */

@@ -1,7 +1,6 @@
 /* Proof types, priorities and the request template: reading the input files once and filling
  * a SubmitProofRequest the way cuzk's bench does (sector_size 32 GiB, priority 0 = the kind's
  * default unless --priority says otherwise). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "bench.h"
 #include "cuzk/error.h"
+#include "util/file.h"
 #include "util/rand.h"
 
 static const struct {
@@ -96,39 +96,8 @@ static int own(struct bench_input *in, void *p) {
 }
 
 int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return BENCH_ERROR;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory reading %s", path);
-        return BENCH_INTERNAL;
-    }
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "cannot read %s", path);
-        return BENCH_ERROR;
-    }
-    *out = buf;
-    *len = n;
-    return BENCH_OK;
+    int rc = cuzk_file_read(path, SIZE_MAX, out, len, err, errlen);
+    return rc == CUZK_OK ? BENCH_OK : rc == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
 }
 
 /* Exactly 2n hex digits (an optional "0x" prefix allowed) into a new buffer of n bytes. */

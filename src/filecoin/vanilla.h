@@ -31,7 +31,10 @@
  *     circuit hash gadget (milliseconds for PoRep, seconds for a real WindowPoSt partition).
  *
  * Errors: CUZK_EFORMAT (bad layout or inconsistent values), CUZK_ENONCANON (a field element
- * >= r), CUZK_EUNSUPPORTED (a newer version), CUZK_ENOMEM, CUZK_EIO (files).
+ * >= r), CUZK_EUNSUPPORTED (a newer version), CUZK_ENOMEM, and for files CUZK_EIO, plus
+ * cuzk_file_read's CUZK_ENOTFOUND (no such file) and CUZK_EINVAL (a directory, a FIFO).
+ * The bodies: vanilla_format.c (memory, file format), vanilla_derive.c (public inputs, native
+ * derivations), vanilla_check.c (consistency); vanilla_impl.h says what they share.
  * Thread-safety: a parsed struct cuzk_vanilla is read-only; checks may run concurrently. */
 #ifndef CUZK_FILECOIN_VANILLA_H
 #define CUZK_FILECOIN_VANILLA_H

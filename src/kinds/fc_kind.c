@@ -108,42 +108,6 @@ static int counts_of(struct fc_kind *fk, const struct cuzk_fc_profile *p,
 
 /* ---- jobs ------------------------------------------------------------------------------- */
 
-static int read_path(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return CUZK_EIO;
-    }
-    uint8_t *b = NULL;
-    size_t n = 0, cap = 0;
-    int rc = CUZK_OK;
-    for (;;) {
-        if (n == cap) {
-            uint8_t *nb = realloc(b, cap = cap ? 2 * cap : 1 << 16);
-            if (!nb) {
-                rc = CUZK_ENOMEM;
-                break;
-            }
-            b = nb;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        if (!got) break;
-        n += got;
-    }
-    if (!rc && ferror(f)) {
-        snprintf(err, errlen, "cannot read %s", path);
-        rc = CUZK_EIO;
-    }
-    fclose(f);
-    if (rc) {
-        free(b);
-        return rc;
-    }
-    *out = b;
-    *len = n;
-    return CUZK_OK;
-}
-
 static int fc_job_open(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
                        uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err,
                        size_t errlen) {
@@ -155,16 +119,9 @@ static int fc_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
     }
     struct fc_job *j = calloc(1, sizeof *j);
     if (!j) return CUZK_ENOMEM;
-    uint8_t *owned = NULL;
-    const void *bytes = req->witness;
-    size_t len = req->witness_len;
-    int rc = CUZK_OK;
-    if (req->witness_path) {
-        if ((rc = read_path(req->witness_path, &owned, &len, err, errlen))) goto fail;
-        bytes = owned;
-    }
-    rc = cuzk_vanilla_parse(&j->v, bytes, len, err, errlen);
-    free(owned);
+    int rc = req->witness_path
+                 ? cuzk_vanilla_read_file(&j->v, req->witness_path, err, errlen)
+                 : cuzk_vanilla_parse(&j->v, req->witness, req->witness_len, err, errlen);
     if (rc) goto fail;
     if (j->v.profile.kind != fk->fk) {
         snprintf(err, errlen, "%s: the vanilla proofs are for %s, a %s profile", k->name,

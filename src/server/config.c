@@ -12,6 +12,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "server/toml.h"
+#include "util/file.h"
 #include "util/log.h"
 
 enum cfg_type {
@@ -546,32 +547,13 @@ int cuzk_config_load_text(struct cuzk_config *c, const char *text, size_t len, c
 
 int cuzk_config_load_file(struct cuzk_config *c, const char *path, cuzk_config_warn_fn warn,
                           void *ctx, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        say(err, errlen, "%s: %s", path, strerror(e));
-        return e == ENOENT ? CUZK_ENOTFOUND : CUZK_EIO;
-    }
     /* a configuration file is small: refuse anything implausibly large */
     enum { MAX_CONFIG = 1 << 20 };
-    char *text = malloc(MAX_CONFIG + 1);
-    if (!text) {
-        fclose(f);
-        return CUZK_ENOMEM;
-    }
-    size_t n = fread(text, 1, MAX_CONFIG + 1, f);
-    int rd_err = ferror(f);
-    fclose(f);
-    int rc;
-    if (rd_err) {
-        say(err, errlen, "%s: read error", path);
-        rc = CUZK_EIO;
-    } else if (n > MAX_CONFIG) {
-        say(err, errlen, "%s: larger than %d bytes", path, MAX_CONFIG);
-        rc = CUZK_EINVAL;
-    } else {
-        rc = cuzk_config_load_text(c, text, n, path, warn, ctx, err, errlen);
-    }
+    uint8_t *text;
+    size_t n;
+    int rc = cuzk_file_read(path, MAX_CONFIG, &text, &n, err, errlen); /* "PATH: why" */
+    if (rc) return rc;
+    rc = cuzk_config_load_text(c, (const char *)text, n, path, warn, ctx, err, errlen);
     free(text);
     return rc;
 }

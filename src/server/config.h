@@ -66,7 +66,8 @@ void cuzk_config_free(struct cuzk_config *c);
 int cuzk_config_load_text(struct cuzk_config *c, const char *text, size_t len, const char *source,
                           cuzk_config_warn_fn warn, void *ctx, char *err, size_t errlen);
 /* Applies a file. Returns CUZK_ENOTFOUND when it does not exist, CUZK_EIO when it cannot be
- * read, else as cuzk_config_load_text. */
+ * read, CUZK_EINVAL when it is a directory (or a FIFO, ...: util/file.h) or holds more than
+ * 1 MiB, else as cuzk_config_load_text; err then starts with the path. */
 int cuzk_config_load_file(struct cuzk_config *c, const char *path, cuzk_config_warn_fn warn,
                           void *ctx, char *err, size_t errlen);
 

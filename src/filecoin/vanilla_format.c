@@ -1,30 +1,19 @@
-/* DESIGN: one walker per kind visits a partition's values in file order; the same walker
+/* Vanilla proofs, the format (filecoin/vanilla.h): a partition's block in memory (alloc,
+ * free), the file's layout (serialize, parse with its structural checks), files.
+ *
+ * DESIGN: one walker per kind visits a partition's values in file order; the same walker
  * serializes (io in write mode) and parses (read mode, which also checks canonicity), so the
  * writer and the reader cannot disagree on the layout. A partition's arrays live in one block
  * laid out by part_layout, which also gives the file length of a partition. */
-#include "filecoin/vanilla.h"
+#include "filecoin/vanilla_impl.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuits/merkle.h"
-#include "circuits/num.h"
-#include "circuits/poseidon.h"
-#include "circuits/sha256.h"
 #include "cuzk/error.h"
-
-#define SIBS8 7
-#define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
-
-static unsigned log2u(uint64_t x) {
-    unsigned k = 0;
-    while (((uint64_t)1 << k) < x) k++;
-    return k;
-}
-
+#include "util/file.h"
 /* ---- sizes and layout ------------------------------------------------------------------- */
 
 /* Counts of one partition: structs, field elements and u64s held in the block, and the file
@@ -45,10 +34,6 @@ static uint64_t mul_sat(uint64_t a, uint64_t b) {
 static uint64_t add_sat(uint64_t a, uint64_t b) {
     uint64_t r;
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
-static unsigned snap_below_apex(const struct cuzk_fc_profile *p) {
-    return p->tree_d_levels - p->partition_bits - log2u(p->apex_leaves);
 }
 
 static void part_layout(const struct cuzk_fc_profile *p, struct part_layout *o) {
@@ -92,12 +77,6 @@ uint64_t cuzk_vanilla_part_bytes(const struct cuzk_fc_profile *p) {
     struct part_layout l;
     part_layout(p, &l);
     return l.file == UINT64_MAX ? 0 : l.file;
-}
-
-uint64_t cuzk_vanilla_nodes(const struct cuzk_fc_profile *p) {
-    unsigned bits = 3 * p->tree_r_levels;
-    if (p->kind == CUZK_FC_POREP && p->tree_d_levels < bits) bits = p->tree_d_levels;
-    return bits >= 64 ? UINT64_MAX : (uint64_t)1 << bits;
 }
 
 /* Points the partition's vanilla struct into its block (structs first, then u64s, then field
@@ -560,361 +539,12 @@ int cuzk_vanilla_write_file(const struct cuzk_vanilla *v, const char *path, char
 
 int cuzk_vanilla_read_file(struct cuzk_vanilla *v, const char *path, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot open %s: %s", path,
-                         strerror(errno));
-    uint8_t *b = NULL;
-    size_t n = 0, cap = 0;
-    int rc = CUZK_OK;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            uint8_t *nb = realloc(b, cap);
-            if (!nb) {
-                rc = CUZK_ENOMEM;
-                break;
-            }
-            b = nb;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (!rc && ferror(f)) rc = cuzk_errf(err, errlen, CUZK_EIO, "vanilla: cannot read %s", path);
-    fclose(f);
-    if (!rc) rc = cuzk_vanilla_parse(v, b, n, err, errlen);
+    uint8_t *b;
+    size_t n;
+    char why[512];
+    int rc = cuzk_file_read(path, SIZE_MAX, &b, &n, why, sizeof why);
+    if (rc) return cuzk_errf(err, errlen, rc, "vanilla: %s", why);
+    rc = cuzk_vanilla_parse(v, b, n, err, errlen);
     free(b);
     return rc;
-}
-
-/* ---- public inputs ---------------------------------------------------------------------- */
-
-size_t cuzk_vanilla_public_count(const struct cuzk_fc_profile *p) {
-    switch (p->kind) {
-    case CUZK_FC_POREP: return 3 + (size_t)(1 + POREP_PARENTS + 3) * p->challenges;
-    case CUZK_FC_SNAP: return 4;
-    case CUZK_FC_WPOST:
-    case CUZK_FC_WINNING: return (size_t)p->sectors * (1 + (size_t)p->challenges);
-    }
-    return 0;
-}
-
-int cuzk_vanilla_public_inputs(const struct cuzk_vanilla *v, uint32_t part, cuzk_fr *out,
-                               size_t cap, size_t *n_out) {
-    const struct cuzk_fc_profile *p = &v->profile;
-    const size_t want = cuzk_vanilla_public_count(p);
-    if (part >= v->n_parts) return CUZK_EINVAL;
-    if (cap < want) return CUZK_ERANGE;
-    size_t n = 0;
-    switch (p->kind) {
-    case CUZK_FC_POREP: {
-        const struct cuzk_fc_porep_vanilla *x = &v->parts[part].v.porep;
-        const uint64_t mask_d = p->tree_d_levels >= 64 ? ~0ull : (1ull << p->tree_d_levels) - 1;
-        out[n++] = x->replica_id;
-        out[n++] = x->comm_d;
-        out[n++] = x->comm_r;
-        for (unsigned j = 0; j < p->challenges; j++) {
-            const struct cuzk_fc_porep_challenge *ch = &x->challenges[j];
-            cuzk_fr_from_u64(&out[n++], ch->challenge & mask_d); /* tree-D path index */
-            for (int q = 0; q < POREP_PARENTS; q++) cuzk_fr_from_u64(&out[n++], ch->parents[q]);
-            cuzk_fr_from_u64(&out[n++], ch->challenge);
-            cuzk_fr_from_u64(&out[n++], ch->challenge); /* tree-R path index */
-            cuzk_fr_from_u64(&out[n++], ch->challenge); /* tree-C path index */
-        }
-        break;
-    }
-    case CUZK_FC_SNAP: {
-        const struct cuzk_fc_snap_vanilla *x = &v->parts[part].v.snap;
-        cuzk_fr_from_u64(&out[n++], (uint64_t)x->k | (1ull << x->h_index) << p->partition_bits);
-        out[n++] = x->comm_r_old;
-        out[n++] = x->comm_d_new;
-        out[n++] = x->comm_r_new;
-        break;
-    }
-    case CUZK_FC_WPOST:
-    case CUZK_FC_WINNING:
-        for (unsigned s = 0; s < p->sectors; s++) {
-            const struct cuzk_fc_post_sector *sec = &v->parts[part].v.post.sectors[s];
-            out[n++] = sec->comm_r;
-            for (unsigned c = 0; c < p->challenges; c++)
-                cuzk_fr_from_u64(&out[n++], sec->indices[c]);
-        }
-        break;
-    }
-    *n_out = n;
-    return CUZK_OK;
-}
-
-/* ---- native derivations ----------------------------------------------------------------- */
-
-void cuzk_vanilla_comm_r(const cuzk_fr *comm_c, const cuzk_fr *root, cuzk_fr *comm_r) {
-    cuzk_fr in[2] = {*comm_c, *root};
-    cuzk_poseidon_hash_merkle(2, in, comm_r);
-}
-
-void cuzk_vanilla_porep_labels(const struct cuzk_fc_profile *p, const cuzk_fr *replica_id,
-                               uint64_t node, const cuzk_fr *cols, cuzk_fr *labels) {
-    const unsigned L = p->layers;
-    cuzk_fr exp[CUZK_FC_TOTAL_PARENTS];
-    for (unsigned layer = 1; layer <= L; layer++) {
-        for (unsigned k = 0; k < CUZK_FC_TOTAL_PARENTS; k++) {
-            if (layer == 1) {
-                unsigned q = k < 36 ? k % CUZK_FC_DRG_PARENTS : 0;
-                exp[k] = cols[q * L];
-            } else {
-                unsigned q = k % POREP_PARENTS;
-                exp[k] = cols[q * L + (q < CUZK_FC_DRG_PARENTS ? layer - 1 : layer - 2)];
-            }
-        }
-        cuzk_fc_label_native(&labels[layer - 1], replica_id, layer, node, exp);
-    }
-}
-
-unsigned cuzk_vanilla_snap_h(const struct cuzk_fc_profile *p, unsigned h_index) {
-    return p->tree_d_levels >= 12 ? 7 + h_index : 1;
-}
-
-static void hash_gen(const cuzk_fr *x, const cuzk_fr *y, cuzk_fr *out) {
-    cuzk_fr tag, in[2] = {*x, *y};
-    cuzk_poseidon_tag_custom(&tag, 1);
-    cuzk_poseidon_hash(2, &tag, in, out);
-}
-
-void cuzk_vanilla_snap_phi(const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_old, cuzk_fr *phi) {
-    hash_gen(comm_d_new, comm_r_old, phi);
-}
-
-void cuzk_vanilla_snap_rho(const cuzk_fr *phi, uint64_t c_high, cuzk_fr *rho) {
-    cuzk_fr c;
-    cuzk_fr_from_u64(&c, c_high);
-    hash_gen(phi, &c, rho);
-}
-
-void cuzk_vanilla_snap_challenges(const struct cuzk_fc_profile *p, const cuzk_fr *comm_r_new,
-                                  unsigned k, uint64_t *out) {
-    const unsigned D = p->tree_d_levels, P = p->partition_bits;
-    const unsigned bpc = D - P, per_digest = CUZK_FR_CAPACITY / bpc;
-    const unsigned digests = (p->challenges + per_digest - 1) / per_digest;
-    uint64_t limbs[4] = {0};
-    for (unsigned c = 0; c < p->challenges; c++) {
-        unsigned j = c / per_digest, off = (c % per_digest) * bpc;
-        if (c % per_digest == 0) {
-            cuzk_fr idx, d;
-            cuzk_fr_from_u64(&idx, (uint64_t)k * digests + j);
-            hash_gen(comm_r_new, &idx, &d);
-            cuzk_fr_to_canonical(limbs, &d);
-        }
-        uint64_t x = 0;
-        for (unsigned i = 0; i < bpc; i++) {
-            unsigned bit = off + i;
-            x |= ((limbs[bit / 64] >> (bit % 64)) & 1) << i;
-        }
-        out[c] = x | (uint64_t)k << bpc;
-    }
-}
-
-/* ---- consistency ------------------------------------------------------------------------ */
-
-static void root_of(enum cuzk_merkle_hash h, unsigned levels, const cuzk_fr *leaf,
-                    const cuzk_fr *sibs, uint64_t index, cuzk_fr *root) {
-    cuzk_merkle_root_native(h, h == CUZK_MERKLE_SHA256 ? 2 : 8, levels, leaf, sibs, index, root);
-}
-
-static int same(const cuzk_fr *a, const cuzk_fr *b) { return cuzk_fr_eq(a, b); }
-
-static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
-    const struct cuzk_fc_profile *p = &vs->profile;
-    const struct cuzk_fc_porep_vanilla *v = &vs->parts[part].v.porep, *v0 = &vs->parts[0].v.porep;
-    const unsigned L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
-    const struct {
-        const char *name;
-        const cuzk_fr *a, *b;
-    } shared[] = {{"replica_id", &v->replica_id, &v0->replica_id},
-                  {"comm_d", &v->comm_d, &v0->comm_d},
-                  {"comm_r", &v->comm_r, &v0->comm_r},
-                  {"comm_c", &v->comm_c, &v0->comm_c},
-                  {"comm_r_last", &v->comm_r_last, &v0->comm_r_last}};
-    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
-        if (!same(shared[i].a, shared[i].b))
-            return cuzk_errf(
-                err, errlen, CUZK_EFORMAT,
-                "vanilla: partition %u: %s differs from partition 0's (a job proves one "
-                "sector)",
-                part, shared[i].name);
-    cuzk_fr t, h;
-    cuzk_vanilla_comm_r(&v->comm_c, &v->comm_r_last, &t);
-    if (!same(&t, &v->comm_r))
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                         "vanilla: partition %u: comm_r is not H(comm_c, comm_r_last)", part);
-    cuzk_fr labels[CUZK_POSEIDON_MAX_ARITY];
-    for (unsigned j = 0; j < p->challenges; j++) {
-        const struct cuzk_fc_porep_challenge *ch = &v->challenges[j];
-        const unsigned long long node = (unsigned long long)ch->challenge;
-        root_of(CUZK_MERKLE_SHA256, D, &ch->data_leaf, ch->tree_d_path, ch->challenge, &t);
-        if (!same(&t, &v->comm_d))
-            return cuzk_errf(
-                err, errlen, CUZK_EFORMAT,
-                "vanilla: partition %u, challenge %u (node %llu): the tree-D path does "
-                "not reach comm_d",
-                part, j, node);
-        for (unsigned q = 0; q < POREP_PARENTS; q++) {
-            cuzk_poseidon_hash_merkle((int)L, ch->parent_columns + (size_t)q * L, &h);
-            root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->parent_paths + (size_t)q * R * SIBS8,
-                    ch->parents[q], &t);
-            if (!same(&t, &v->comm_c))
-                return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                 "vanilla: partition %u, challenge %u (node %llu): parent %u's "
-                                 "column does not reach comm_c",
-                                 part, j, node, q);
-        }
-        cuzk_vanilla_porep_labels(p, &v->replica_id, ch->challenge, ch->parent_columns, labels);
-        cuzk_fr_add(&h, &labels[L - 1], &ch->data_leaf);
-        root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_r_path, ch->challenge, &t);
-        if (!same(&t, &v->comm_r_last))
-            return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                             "vanilla: partition %u, challenge %u (node %llu): the encoded node "
-                             "(last label + data) does not reach comm_r_last",
-                             part, j, node);
-        cuzk_poseidon_hash_merkle((int)L, labels, &h);
-        root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_c_path, ch->challenge, &t);
-        if (!same(&t, &v->comm_c))
-            return cuzk_errf(
-                err, errlen, CUZK_EFORMAT,
-                "vanilla: partition %u, challenge %u (node %llu): the column of labels "
-                "derived from the parents does not reach comm_c",
-                part, j, node);
-    }
-    return CUZK_OK;
-}
-
-static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
-    const struct cuzk_fc_profile *p = &vs->profile;
-    const struct cuzk_fc_snap_vanilla *v = &vs->parts[part].v.snap, *v0 = &vs->parts[0].v.snap;
-    const unsigned D = p->tree_d_levels, R = p->tree_r_levels, A = p->apex_leaves;
-    const unsigned below = snap_below_apex(p);
-    const struct {
-        const char *name;
-        const cuzk_fr *a, *b;
-    } shared[] = {{"comm_r_old", &v->comm_r_old, &v0->comm_r_old},
-                  {"comm_d_new", &v->comm_d_new, &v0->comm_d_new},
-                  {"comm_r_new", &v->comm_r_new, &v0->comm_r_new},
-                  {"comm_c", &v->comm_c, &v0->comm_c},
-                  {"root_r_old", &v->root_r_old, &v0->root_r_old},
-                  {"root_r_new", &v->root_r_new, &v0->root_r_new}};
-    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
-        if (!same(shared[i].a, shared[i].b))
-            return cuzk_errf(
-                err, errlen, CUZK_EFORMAT,
-                "vanilla: partition %u: %s differs from partition 0's (a job proves one "
-                "sector)",
-                part, shared[i].name);
-    if (v->h_index != v0->h_index)
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                         "vanilla: partition %u: h index differs from partition 0's", part);
-    cuzk_fr t;
-    cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_old, &t);
-    if (!same(&t, &v->comm_r_old))
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                         "vanilla: partition %u: comm_r_old is not H(comm_c, root_r_old)", part);
-    cuzk_vanilla_comm_r(&v->comm_c, &v->root_r_new, &t);
-    if (!same(&t, &v->comm_r_new))
-        return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                         "vanilla: partition %u: comm_r_new is not H(comm_c, root_r_new)", part);
-    /* the apex tree, then its root up the partition path */
-    cuzk_fr *row = malloc((size_t)A * sizeof *row);
-    uint64_t *chal = malloc((size_t)p->challenges * sizeof *chal);
-    int rc = CUZK_OK;
-    if (!row || !chal) {
-        rc = cuzk_errf(err, errlen, CUZK_ENOMEM, "vanilla: out of memory");
-        goto out;
-    }
-    memcpy(row, v->apex_leaves, (size_t)A * sizeof *row);
-    for (unsigned n = A; n > 1; n /= 2)
-        for (unsigned i = 0; i < n / 2; i++)
-            cuzk_sha256_node_fr(&row[i], &row[2 * i], &row[2 * i + 1]);
-    root_of(CUZK_MERKLE_SHA256, p->partition_bits, &row[0], v->partition_path, v->k, &t);
-    if (!same(&t, &v->comm_d_new)) {
-        rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                       "vanilla: partition %u: the apex leaves and partition path do not reach "
-                       "comm_d_new",
-                       part);
-        goto out;
-    }
-    cuzk_fr phi, rho, leaf_new;
-    cuzk_vanilla_snap_phi(&v->comm_d_new, &v->comm_r_old, &phi);
-    cuzk_vanilla_snap_challenges(p, &v->comm_r_new, v->k, chal);
-    const unsigned h = cuzk_vanilla_snap_h(p, v->h_index);
-    for (unsigned j = 0; j < p->challenges; j++) {
-        const struct cuzk_fc_snap_challenge *ch = &v->challenges[j];
-        const uint64_t x = chal[j];
-        cuzk_vanilla_snap_rho(&phi, x >> (D - h), &rho);
-        cuzk_fr_mul(&leaf_new, &ch->leaf_d_new, &rho);
-        cuzk_fr_add(&leaf_new, &leaf_new, &ch->leaf_r_old);
-        const char *what = NULL;
-        root_of(CUZK_MERKLE_POSEIDON, R, &ch->leaf_r_old, ch->path_r_old, x, &t);
-        if (!same(&t, &v->root_r_old)) what = "the old replica path does not reach root_r_old";
-        root_of(CUZK_MERKLE_POSEIDON, R, &leaf_new, ch->path_r_new, x, &t);
-        if (!what && !same(&t, &v->root_r_new))
-            what = "the new replica node (old + data * rho) does not reach root_r_new";
-        root_of(CUZK_MERKLE_SHA256, below, &ch->leaf_d_new, ch->path_d_to_apex, x, &t);
-        if (!what && !same(&t, &v->apex_leaves[(x >> below) & (A - 1)]))
-            what = "the data path does not reach its apex leaf";
-        if (what) {
-            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                           "vanilla: partition %u, challenge %u (node %llu): %s", part, j,
-                           (unsigned long long)x, what);
-            goto out;
-        }
-    }
-out:
-    free(row);
-    free(chal);
-    return rc;
-}
-
-static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
-    const struct cuzk_fc_profile *p = &vs->profile;
-    const struct cuzk_fc_post_vanilla *v = &vs->parts[part].v.post;
-    const unsigned R = p->tree_r_levels;
-    cuzk_fr t;
-    for (unsigned s = 0; s < p->sectors; s++) {
-        const struct cuzk_fc_post_sector *sec = &v->sectors[s];
-        cuzk_vanilla_comm_r(&sec->comm_c, &sec->comm_r_last, &t);
-        if (!same(&t, &sec->comm_r))
-            return cuzk_errf(
-                err, errlen, CUZK_EFORMAT,
-                "vanilla: partition %u, sector %u: comm_r is not H(comm_c, comm_r_last)", part, s);
-        for (unsigned c = 0; c < p->challenges; c++) {
-            root_of(CUZK_MERKLE_POSEIDON, R, &sec->leaves[c], sec->paths + (size_t)c * R * SIBS8,
-                    sec->indices[c], &t);
-            if (!same(&t, &sec->comm_r_last))
-                return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                                 "vanilla: partition %u, sector %u, challenge %u (leaf %llu): the "
-                                 "path does not reach comm_r_last",
-                                 part, s, c, (unsigned long long)sec->indices[c]);
-        }
-    }
-    return CUZK_OK;
-}
-
-int cuzk_vanilla_check_part(const struct cuzk_vanilla *v, uint32_t part, char *err, size_t errlen) {
-    if (part >= v->n_parts)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla: no partition %u (%u in all)", part,
-                         v->n_parts);
-    switch (v->profile.kind) {
-    case CUZK_FC_POREP: return check_porep(v, part, err, errlen);
-    case CUZK_FC_SNAP: return check_snap(v, part, err, errlen);
-    case CUZK_FC_WPOST:
-    case CUZK_FC_WINNING: return check_post(v, part, err, errlen);
-    }
-    return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla: unknown kind");
-}
-
-int cuzk_vanilla_check(const struct cuzk_vanilla *v, char *err, size_t errlen) {
-    for (uint32_t i = 0; i < v->n_parts; i++) {
-        int rc = cuzk_vanilla_check_part(v, i, err, errlen);
-        if (rc) return rc;
-    }
-    return CUZK_OK;
 }

@@ -1,0 +1,168 @@
+/* Whole-file reads (util/file.h): a normal file comes back byte for byte with a NUL one past
+ * its end, an empty file and /dev/null as an empty string, and each refusal has its code, a
+ * message that starts with the path, and no buffer: a missing file, a limit exceeded (by the
+ * size stat gives, and by a file that stat calls empty: /proc, /dev/zero), a directory, a FIFO
+ * (without blocking) and, for a user that permissions bind, an unreadable file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+#include "test_util.h"
+#include "util/file.h"
+
+static char dir[64];
+static char err[1024];
+
+static void write_file(const char *path, const void *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(b, 1, n, f) == n);
+    CHECK(fclose(f) == 0);
+}
+
+/* A refusal: code want, no buffer, and err naming path. */
+static void expect_refused(int rc, int want, const char *path, const uint8_t *b, size_t n) {
+    CHECK(rc == want);
+    CHECK(b == NULL && n == 0);
+    CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':');
+    if (rc != want) fprintf(stderr, "%s: got %d, want %d: %s\n", path, rc, want, err);
+}
+
+static void test_normal(void) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/normal.bin", dir);
+    /* larger than one read of most kernels' pipes and page caches, with zero bytes inside */
+    const size_t n = 300001;
+    uint8_t *want = malloc(n);
+    cuzk_rng_fill(&test_rng, want, n);
+    want[7] = 0;
+    write_file(path, want, n);
+    uint8_t *b;
+    size_t len;
+    CHECK(cuzk_file_read(path, SIZE_MAX, &b, &len, err, sizeof err) == CUZK_OK);
+    CHECK(b != NULL && len == n && memcmp(b, want, n) == 0 && b[n] == 0);
+    free(b);
+    /* exactly at the limit is allowed */
+    CHECK(cuzk_file_read(path, n, &b, &len, err, sizeof err) == CUZK_OK && len == n);
+    free(b);
+    /* err may be NULL */
+    CHECK(cuzk_file_read(path, SIZE_MAX, &b, &len, NULL, 0) == CUZK_OK && len == n);
+    free(b);
+    free(want);
+    unlink(path);
+}
+
+static void test_empty(void) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/empty", dir);
+    write_file(path, "", 0);
+    uint8_t *b = NULL;
+    size_t len = 1;
+    CHECK(cuzk_file_read(path, 0, &b, &len, err, sizeof err) == CUZK_OK);
+    CHECK(b != NULL && len == 0 && b[0] == 0);
+    free(b);
+    unlink(path);
+}
+
+static void test_missing(void) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/no-such-file", dir);
+    uint8_t *b = (uint8_t *)"x";
+    size_t len = 1;
+    int rc;
+    rc = cuzk_file_read(path, SIZE_MAX, &b, &len, err, sizeof err);
+    expect_refused(rc, CUZK_ENOTFOUND, path, b, len);
+    CHECK(strstr(err, strerror(ENOENT)) != NULL);
+}
+
+static void test_limit(void) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/hundred", dir);
+    char text[100];
+    memset(text, 'a', sizeof text);
+    write_file(path, text, sizeof text);
+    uint8_t *b;
+    size_t len;
+    int rc;
+    rc = cuzk_file_read(path, 99, &b, &len, err, sizeof err);
+    expect_refused(rc, CUZK_EINVAL, path, b, len);
+    CHECK(strstr(err, "larger than 99 bytes") != NULL);
+    unlink(path);
+    /* /proc files have no size in stat: the limit holds on what is read */
+    const char *proc = "/proc/self/status";
+    if (access(proc, R_OK) == 0) {
+        CHECK(cuzk_file_read(proc, SIZE_MAX, &b, &len, err, sizeof err) == CUZK_OK);
+        CHECK(b != NULL && len > 10 && strlen((char *)b) == len && strstr((char *)b, "Name:"));
+        free(b);
+        rc = cuzk_file_read(proc, 10, &b, &len, err, sizeof err);
+        expect_refused(rc, CUZK_EINVAL, proc, b, len);
+        CHECK(strstr(err, "larger than 10 bytes") != NULL);
+    }
+}
+
+static void test_not_regular(void) {
+    uint8_t *b;
+    size_t len;
+    int rc;
+    rc = cuzk_file_read(dir, SIZE_MAX, &b, &len, err, sizeof err);
+    expect_refused(rc, CUZK_EINVAL, dir, b, len);
+    CHECK(strstr(err, "not a regular file (a directory)") != NULL);
+    /* a FIFO without a writer: refused at once, not waited on */
+    char path[128];
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    rc = cuzk_file_read(path, SIZE_MAX, &b, &len, err, sizeof err);
+    expect_refused(rc, CUZK_EINVAL, path, b, len);
+    unlink(path);
+}
+
+/* A character device reads to its end: /dev/null as an empty file, /dev/zero up to the limit. */
+static void test_char_device(void) {
+    uint8_t *b = NULL;
+    size_t len = 1;
+    int rc;
+    if (access("/dev/null", R_OK) == 0) {
+        CHECK(cuzk_file_read("/dev/null", 100, &b, &len, err, sizeof err) == CUZK_OK);
+        CHECK(b != NULL && len == 0 && b[0] == 0);
+        free(b);
+    }
+    if (access("/dev/zero", R_OK) == 0) {
+        rc = cuzk_file_read("/dev/zero", 100000, &b, &len, err, sizeof err);
+        expect_refused(rc, CUZK_EINVAL, "/dev/zero", b, len);
+        CHECK(strstr(err, "larger than 100000 bytes") != NULL);
+    }
+}
+
+static void test_unreadable(void) {
+    if (geteuid() == 0) return; /* root reads it anyway */
+    char path[128];
+    snprintf(path, sizeof path, "%s/secret", dir);
+    write_file(path, "x", 1);
+    CHECK(chmod(path, 0) == 0);
+    uint8_t *b;
+    size_t len;
+    int rc;
+    rc = cuzk_file_read(path, SIZE_MAX, &b, &len, err, sizeof err);
+    expect_refused(rc, CUZK_EIO, path, b, len);
+    CHECK(strstr(err, strerror(EACCES)) != NULL);
+    unlink(path);
+}
+
+int main(void) {
+    test_init("test_util_file");
+    snprintf(dir, sizeof dir, "/tmp/cuzk_util_file_XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    test_normal();
+    test_empty();
+    test_missing();
+    test_limit();
+    test_not_regular();
+    test_char_device();
+    test_unreadable();
+    rmdir(dir);
+    return test_finish();
+}
