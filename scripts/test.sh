@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds (CUDA included when nvcc is found) and runs
-# every test twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# every test twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build;
+# then every fuzz harness over its seeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -22,4 +23,8 @@ cmake --build build-asan -j"$jobs"
 # protect_shadow_gap=0 lets the CUDA driver map memory where ASan reserves its gap
 (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
-echo "== all tests passed (release and ASan+UBSan)"
+echo "== fuzz harnesses over their seeds (clang, libFuzzer + ASan + UBSan)"
+# every parser's harness runs once over its seeds (docs/fuzzing.md), so none of them rots;
+# scripts/fuzz.sh NAME SECONDS fuzzes for real
+scripts/fuzz.sh all 0
+echo "== all tests passed (release, ASan+UBSan, fuzz seeds)"

@@ -243,6 +243,25 @@ static void test_rejects(void) {
         strcat(t, "b = 1\n");
         rejects(t, 1, 65, "at most 32 components");
     }
+    /* the limit is on the whole path: a table of 20 components holding a key of 13 is as deep
+     * as the dotted key of 33 that a writer would make of it (found by fuzz_toml) */
+    {
+        char t[400] = "[";
+        for (int i = 0; i < 20; i++) strcat(t, i ? ".t" : "t");
+        strcat(t, "]\n");
+        for (int i = 0; i < 13; i++) strcat(t, i ? ".k" : "k");
+        strcat(t, " = 1\n");
+        rejects(t, 2, 1, "at most 32 components");
+        struct cuzk_toml *doc;
+        char err[256];
+        char ok[400] = "[";
+        for (int i = 0; i < 20; i++) strcat(ok, i ? ".t" : "t");
+        strcat(ok, "]\n");
+        for (int i = 0; i < 12; i++) strcat(ok, i ? ".k" : "k");
+        strcat(ok, " = 1\n");
+        CHECK(cuzk_toml_parse(ok, strlen(ok), &doc, err, sizeof err) == CUZK_OK); /* 32: fits */
+        cuzk_toml_free(doc);
+    }
     /* the error buffer may be small or absent */
     struct cuzk_toml *doc;
     char small[8];

@@ -777,6 +777,10 @@ static int parse_keyval(struct parser *ps) {
     size_t nk = 0, n = 0;
     struct cuzk_toml_value v = {.type = CUZK_TOML_BOOL};
     if (parse_key(ps, &kparts, &nk)) return ps->rc;
+    if (ps->ncur + nk > TOML_MAX_KEY_PARTS) { /* the limit is on the path, table included */
+        fail(ps, at, "a key may have at most %d components", TOML_MAX_KEY_PARTS);
+        goto out;
+    }
     if (ps->p == ps->end || *ps->p != '=') {
         char b[16];
         fail(ps, ps->p, "expected '=' after the key, found %s", describe(ps, ps->p, b));
