@@ -365,7 +365,21 @@ int main(int argc, char **argv) {
     if (open_devices(&cfg, &devs)) goto out;
     struct cuzk_engine_config ec;
     engine_config(&cfg, &devs, &ec);
-    int rc = cuzk_engine_create(&engine, &ec, err, sizeof err);
+    /* the setup policy: srs.setup_allow's globs, none when srs.on_demand_setup is false */
+    char *allow_text = strdup(cfg.setup_allow);
+    const char *allow[64];
+    size_t n_allow = 0;
+    for (char *save = NULL, *tok = allow_text ? strtok_r(allow_text, ",", &save) : NULL;
+         tok && n_allow < 64; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        for (char *end = tok + strlen(tok); end > tok && end[-1] == ' ';) *--end = 0;
+        if (*tok) allow[n_allow++] = tok;
+    }
+    ec.setup_policy = 1;
+    ec.setup_allow = allow;
+    ec.n_setup_allow = cfg.on_demand_setup ? n_allow : 0;
+    int rc = cuzk_engine_create(&engine, &ec, err, sizeof err); /* copies the globs */
+    free(allow_text);
     if (rc != CUZK_OK) {
         cuzk_log_error("daemon", "engine: %s", err[0] ? err : cuzk_strerror(rc));
         goto out;
@@ -392,6 +406,9 @@ int main(int argc, char **argv) {
     size_t n_methods;
     const struct cuzk_rpc_method *methods = cuzk_service_methods(&n_methods);
     struct cuzk_rpc_config rc_cfg = {.listen = cfg.listen,
+                                     .tls_cert = cfg.tls_cert,
+                                     .tls_key = cfg.tls_key,
+                                     .tls_client_ca = cfg.tls_client_ca,
                                      .max_message_size = cfg.max_message_size,
                                      .methods = methods,
                                      .n_methods = n_methods,

@@ -66,6 +66,7 @@ listen = "unix://$work/cuzk.sock"
 status_listen = "127.0.0.1:9822"
 [srs]
 param_cache = "$cache"
+setup_allow = "*" # any profile the benchmark names
 [memory]
 total_budget = "${BUDGET:-auto}"
 [gpus]

@@ -23,6 +23,8 @@ listen = "unix://$work/cuzk.sock"
 status_listen = "127.0.0.1:9821"
 [srs]
 param_cache = "$work/cache"
+[synthetic]
+max_setup_constraints = 0 # the benchmark's sizes, whatever they are
 EOF
 "$bin/cuzk-daemon" -c "$work/cuzk.toml" > "$out/stream_daemon.log" 2>&1 &
 pid=$!

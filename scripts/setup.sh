@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config nodejs npm clang-format clang libjansson-dev libgrpc-dev
-      libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev)
+      libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -67,8 +67,13 @@ static const char all_keys[] = "[daemon]\n"
                                "shutdown = \"cancel\"\n"
                                "shutdown_timeout = \"90s\"\n"
                                "max_blocking_calls = 7\n"
+                               "tls_cert = \"/etc/cuzk/cert.pem\"\n"
+                               "tls_key = \"/etc/cuzk/key.pem\"\n"
+                               "tls_client_ca = \"/etc/cuzk/ca.pem\"\n"
                                "[srs]\n"
                                "param_cache = \"/var/lib/cuzk/params\"\n"
+                               "on_demand_setup = false\n"
+                               "setup_allow = \"porep:*\"\n"
                                "[snarkjs]\n"
                                "dir = \"/var/lib/cuzk/circuits\"\n"
                                "[memory]\n"
@@ -94,6 +99,7 @@ static const char all_keys[] = "[daemon]\n"
                                "[synthetic]\n"
                                "partitions = 4\n"
                                "check = false\n"
+                               "max_setup_constraints = 4096\n"
                                "[filecoin]\n"
                                "check = true\n"
                                "[logging]\n"
@@ -108,6 +114,10 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(!strcmp(c->shutdown, "cancel"));
     CHECK(c->shutdown_timeout_ms == 90000);
     CHECK(c->max_blocking_calls == 7);
+    CHECK(!strcmp(c->tls_cert, "/etc/cuzk/cert.pem") && !strcmp(c->tls_key, "/etc/cuzk/key.pem") &&
+          !strcmp(c->tls_client_ca, "/etc/cuzk/ca.pem"));
+    CHECK(c->on_demand_setup == 0 && !strcmp(c->setup_allow, "porep:*"));
+    CHECK(c->kinds.synthetic_max_setup == 4096);
     CHECK(!strcmp(c->kinds.cache_dir, "/var/lib/cuzk/params"));
     CHECK(!strcmp(c->snarkjs_dir, "/var/lib/cuzk/circuits"));
     CHECK(c->engine.total_budget == 400ull << 30);

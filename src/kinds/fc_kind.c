@@ -193,6 +193,13 @@ static int key_cached(const struct fc_kind *fk, const char *profile,
            !cuzk_g16key_peek(path, info, lerr, sizeof lerr);
 }
 
+/* The engine's question (kind.h key_cached): a stored key for the profile's current system,
+ * found by two header reads; no profile is counted. */
+static int fc_key_cached(const struct cuzk_kind *k, const char *key_id) {
+    struct cuzk_g16key_info info;
+    return key_cached(k->ctx, key_id, &info);
+}
+
 /* The setup's host memory besides the system: the Lagrange basis, the QAP columns, the
  * density bitmaps and lists, one chunk of scalars and points, the writer's buffers. */
 static uint64_t setup_scratch(uint64_t n_vars, uint64_t domain) {
@@ -480,6 +487,7 @@ int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const ch
         .key_free = fc_key_free,
         .key_trim = fc_key_trim,
         .key_corrupt = fc_key_corrupt,
+        .key_cached = fc_key_cached,
         .synthesize = fc_synthesize,
         .verify = NULL,
         .destroy = fc_destroy,

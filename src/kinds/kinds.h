@@ -23,7 +23,7 @@ struct cuzk_kinds_config {
                                       load */
     unsigned synthetic_partitions; /* default partitions per synthetic job; default 10 */
     int synthetic_check;           /* synthetic synthesis also checks every constraint; 1 */
-    uint32_t synthetic_max_setup;  /* synthetic keys above this many constraints are not set up
+    unsigned synthetic_max_setup;  /* synthetic keys above this many constraints are not set up
                                       on demand (kinds/synthetic.h); 0 (default) = no bound */
     int filecoin_check;            /* Filecoin witnesses checked row by row; default 0 */
     int filecoin;                  /* make the four Filecoin kinds; default 1 */

@@ -71,8 +71,18 @@ static const struct cfg_row rows[] = {
      "With shutdown = \"finish\": jobs still live after this long are cancelled; \"0\" = no\n"
      "limit."},
     {"daemon.max_blocking_calls", CFG_INT, "1024", 1, 100000, NULL, F(max_blocking_calls),
-     "Prove and AwaitProof calls that may wait at the same time (each holds a thread); more\n"
-     "fail with RESOURCE_EXHAUSTED."},
+     "SubmitProof, Prove, AwaitProof, PreloadSRS and EvictSRS calls in progress at the same\n"
+     "time (each holds a thread, so that none delays the gRPC thread); more fail with\n"
+     "RESOURCE_EXHAUSTED."},
+    {"daemon.tls_cert", CFG_STRING, "\"\"", 0, 0, NULL, F(tls_cert),
+     "PEM file of the gRPC listener's certificate chain: with daemon.tls_key the listener\n"
+     "speaks TLS only. \"\" = plaintext; a TCP listener on an address other than loopback\n"
+     "then logs a warning at start (anyone who reaches it can submit and cancel jobs)."},
+    {"daemon.tls_key", CFG_STRING, "\"\"", 0, 0, NULL, F(tls_key),
+     "PEM file of the private key of daemon.tls_cert."},
+    {"daemon.tls_client_ca", CFG_STRING, "\"\"", 0, 0, NULL, F(tls_client_ca),
+     "PEM file of the CA certificates that sign client certificates: with it (and TLS) a\n"
+     "client must present a certificate signed by one of them (mutual TLS). \"\" = any client."},
 
     {"srs.param_cache", CFG_STRING, "\"\"", 0, 0, NULL, K(cache_dir),
      "Directory of proving keys and constraint systems: synthetic keys as .zkey files, the\n"
@@ -80,6 +90,18 @@ static const struct cfg_row rows[] = {
      "(fc-<profile>-<checksum>.key, compressed points), made once and loaded afterwards;\n"
      "\"\" = made in memory each time they are needed (a Filecoin key then stays in host\n"
      "memory as well)."},
+
+    {"srs.on_demand_setup", CFG_BOOL, "true", 0, 0, NULL, F(on_demand_setup),
+     "Whether a job or a PreloadSRS call may make a key that is neither loaded nor stored in\n"
+     "srs.param_cache (for the keys srs.setup_allow names). false: keys are only ever loaded;\n"
+     "make them once with a daemon where it is true."},
+    {"srs.setup_allow", CFG_STRING,
+     "\"porep:porep-c18,snap:snap-c86,wpost:wpost-s2349,winning:winning-s66,synthetic:*\"", 0, 0,
+     NULL, F(setup_allow),
+     "The keys that may be set up on demand, as comma-separated \"<kind>:<circuit>\" globs\n"
+     "(fnmatch: * ? [...]); the default is the real 32 GiB Filecoin circuits and synthetic ones\n"
+     "(bounded by synthetic.max_setup_constraints). A job or PreloadSRS of any other key that is\n"
+     "not stored is refused with PERMISSION_DENIED, before its circuit is counted. \"*\" = any."},
 
     {"snarkjs.dir", CFG_STRING, "\"\"", 0, 0, NULL, F(snarkjs_dir),
      "Directory of snarkjs circuits: every <id>.zkey in it becomes circuit id <id> of the\n"
@@ -136,6 +158,10 @@ static const struct cfg_row rows[] = {
      "\"<N>x<P>\")."},
     {"synthetic.check", CFG_BOOL, NULL, 0, 0, NULL, K(synthetic_check),
      "Synthetic synthesis also checks that the witness satisfies every constraint."},
+    {"synthetic.max_setup_constraints", CFG_UINT, "1048576", 0, 1 << 28, NULL,
+     K(synthetic_max_setup),
+     "Synthetic keys above this many constraints are not set up on demand (a stored one is\n"
+     "still used): a request must not make the daemon build a huge key. 0 = no bound."},
 
     {"filecoin.check", CFG_BOOL, NULL, 0, 0, NULL, K(filecoin_check),
      "The Filecoin kinds (porep, snap, wpost, winning) also check every witness row by row\n"

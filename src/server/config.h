@@ -37,7 +37,11 @@ struct cuzk_config {
     uint64_t max_message_size; /* bytes, gRPC receive and send cap */
     char *shutdown;            /* "finish" or "cancel" */
     uint64_t shutdown_timeout_ms;
-    int64_t max_blocking_calls; /* concurrent Prove/AwaitProof calls */
+    int64_t max_blocking_calls;               /* calls in progress on threads of their own */
+    char *tls_cert, *tls_key, *tls_client_ca; /* PEM files; "" = no TLS */
+    /* [srs] (besides srs.param_cache, a kinds field) */
+    int on_demand_setup; /* keys may be set up on demand */
+    char *setup_allow;   /* comma-separated kind:circuit globs of those keys */
     /* [snarkjs] */
     char *snarkjs_dir;
     /* [gpus] */

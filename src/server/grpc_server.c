@@ -23,6 +23,7 @@
 #include <grpc/support/time.h>
 
 #include "cuzk/error.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define REQUESTS_PER_METHOD 4 /* calls accepted ahead per method while handlers run */
@@ -33,6 +34,8 @@ _Static_assert((int)CUZK_RPC_RESOURCE_EXHAUSTED == (int)GRPC_STATUS_RESOURCE_EXH
                "status codes");
 _Static_assert((int)CUZK_RPC_UNAVAILABLE == (int)GRPC_STATUS_UNAVAILABLE, "status codes");
 _Static_assert((int)CUZK_RPC_UNIMPLEMENTED == (int)GRPC_STATUS_UNIMPLEMENTED, "status codes");
+_Static_assert((int)CUZK_RPC_PERMISSION_DENIED == (int)GRPC_STATUS_PERMISSION_DENIED,
+               "status codes");
 
 enum tag_kind { TAG_REQUEST, TAG_CLOSE, TAG_SEND, TAG_SHUTDOWN };
 
@@ -339,8 +342,77 @@ static int clear_stale_socket(const char *path, char *err, size_t errlen) {
     return CUZK_OK;
 }
 
-static int add_port(struct cuzk_rpc_server *s, const char *listen, char *err, size_t errlen) {
-    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+#define PEM_MAX (1 << 20) /* a certificate chain or key file is small */
+
+static int set(const char *p) { return p && *p; }
+
+/* Whether host (of "host:port") is a loopback address: 127.0.0.0/8, ::1, localhost. */
+static int loopback_host(const char *listen) {
+    const char *colon = strrchr(listen, ':');
+    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') listen++, n -= 2;
+    if ((n == 9 && !strncmp(listen, "localhost", 9)) || (n == 3 && !strncmp(listen, "::1", 3)))
+        return 1;
+    return n >= 4 && !strncmp(listen, "127.", 4);
+}
+
+/* The listener's credentials: TLS from the PEM files, or insecure. */
+static int make_creds(const struct cuzk_rpc_config *cfg, grpc_server_credentials **out, char *err,
+                      size_t errlen) {
+    *out = NULL;
+    if (!set(cfg->tls_cert) && !set(cfg->tls_key) && !set(cfg->tls_client_ca)) {
+        *out = grpc_insecure_server_credentials_create();
+        return *out ? CUZK_OK : CUZK_ENOMEM;
+    }
+    if (!set(cfg->tls_cert) || !set(cfg->tls_key)) {
+        say(err, errlen,
+            "TLS needs both a certificate and its key (daemon.tls_cert, "
+            "daemon.tls_key)%s",
+            set(cfg->tls_client_ca) && !set(cfg->tls_cert) ? "; a client CA alone is not TLS" : "");
+        return CUZK_EINVAL;
+    }
+    uint8_t *pem[3] = {NULL, NULL, NULL};
+    size_t len;
+    const char *path[3] = {cfg->tls_cert, cfg->tls_key, cfg->tls_client_ca};
+    int rc = CUZK_OK;
+    for (int i = 0; i < 3 && !rc; i++) {
+        if (!set(path[i])) continue;
+        char why[512];
+        rc = cuzk_file_read(path[i], PEM_MAX, &pem[i], &len, why, sizeof why);
+        if (rc)
+            say(err, errlen, "TLS: %s", why);
+        else if (!strstr((const char *)pem[i], "-----BEGIN ")) {
+            say(err, errlen, "TLS: %s is not a PEM file", path[i]);
+            rc = CUZK_EINVAL;
+        }
+    }
+    if (!rc) {
+        grpc_ssl_pem_key_cert_pair pair = {.private_key = (const char *)pem[1],
+                                           .cert_chain = (const char *)pem[0]};
+        *out = grpc_ssl_server_credentials_create_ex(
+            (const char *)pem[2], &pair, 1,
+            pem[2] ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                   : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+            NULL);
+        if (!*out) {
+            say(err, errlen, "TLS: the gRPC core refused the certificate or key");
+            rc = CUZK_EINVAL;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (pem[i] && i == 1) memset(pem[i], 0, strlen((const char *)pem[i])); /* the key */
+        free(pem[i]);
+    }
+    return rc;
+}
+
+static int add_port(struct cuzk_rpc_server *s, const struct cuzk_rpc_config *cfg, char *err,
+                    size_t errlen) {
+    const char *listen = cfg->listen;
+    grpc_server_credentials *creds;
+    int rc = make_creds(cfg, &creds, err, errlen);
+    if (rc) return rc;
+    int tls = set(cfg->tls_cert);
     int port;
     if (!strncmp(listen, "unix://", 7)) {
         const char *path = listen + 7;
@@ -349,7 +421,7 @@ static int add_port(struct cuzk_rpc_server *s, const char *listen, char *err, si
             say(err, errlen, "bad unix socket address %s (want unix:///absolute/path)", listen);
             return CUZK_EINVAL;
         }
-        int rc = mkdir_parents(path, err, errlen);
+        rc = mkdir_parents(path, err, errlen);
         if (!rc) rc = clear_stale_socket(path, err, errlen);
         if (rc) {
             grpc_server_credentials_release(creds);
@@ -385,6 +457,15 @@ static int add_port(struct cuzk_rpc_server *s, const char *listen, char *err, si
             listen);
         return CUZK_EBUSY;
     }
+    if (tls)
+        cuzk_log_info("grpc", "TLS on %s%s", s->address,
+                      set(cfg->tls_client_ca) ? ", client certificates required" : "");
+    else if (strncmp(listen, "unix://", 7) && !loopback_host(listen))
+        cuzk_log_warn("grpc",
+                      "%s is reachable from other hosts without TLS or authentication: any "
+                      "client there can submit and cancel jobs (set daemon.tls_cert and "
+                      "daemon.tls_key, and daemon.tls_client_ca for client certificates)",
+                      s->address);
     return CUZK_OK;
 }
 
@@ -487,7 +568,7 @@ int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_ser
         }
     }
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
-    int rc = add_port(s, cfg->listen, err, errlen);
+    int rc = add_port(s, cfg, err, errlen);
     if (rc) {
         free_server(s);
         return rc;

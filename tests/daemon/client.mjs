@@ -12,8 +12,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as snarkjs from 'snarkjs';
+import grpc from '@grpc/grpc-js';
 import {
-  ROOT, Status, startDaemon, call, callRaw, getJson, getText, parseMetrics, proofToSnarkjs,
+  ROOT, cuzk, Status, startDaemon, call, callRaw, getJson, getText, parseMetrics, proofToSnarkjs,
   check, summary, sleep,
 } from './lib.mjs';
 
@@ -71,6 +72,8 @@ max_message_size = "1MiB"
 shutdown = "cancel"
 [snarkjs]
 dir = "${circuits}"
+[srs]
+setup_allow = "winning:winning-s1-r1, synthetic:*"
 [memory]
 total_budget = "4GiB"
 [synthetic]
@@ -278,6 +281,14 @@ enabled = true   # a deprecated key: warned about, ignored
   expectCode(await call(c, 'AwaitProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'AwaitProof of an unknown job');
   expectCode(await call(c, 'AwaitProof', { job_id: '' }), Status.INVALID_ARGUMENT, 'AwaitProof without a job_id');
   expectCode(await call(c, 'CancelProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'CancelProof of an unknown job');
+  // key setups only for what srs.setup_allow and synthetic.max_setup_constraints allow
+  r = await call(c, 'SubmitProof', synthReq('big-setup', String((1 << 20) + 1)));
+  expectCode(r, Status.PERMISSION_DENIED, 'a synthetic key above synthetic.max_setup_constraints');
+  check(r.err && /max_setup_constraints/.test(r.err.details), 'the refusal names the setting', r.err && r.err.details);
+  r = await call(c, 'PreloadSRS', { circuit_id: 'winning:winning-s2-r1' });
+  expectCode(r, Status.PERMISSION_DENIED, 'PreloadSRS of a profile srs.setup_allow does not list');
+  check(r.err && /winning:winning-s2-r1/.test(r.err.details) && /setup_allow/.test(r.err.details),
+    'the refusal names the key and the setting', r.err && r.err.details);
   // ids hold no control characters: a NUL would cut an id short unseen, a newline forge a log line
   expectCode(await call(c, 'SubmitProof', synthReq('snarkjs-1\u0000tail', '256')), Status.INVALID_ARGUMENT,
     'a request_id with a NUL (it would name job "snarkjs-1")');
@@ -432,7 +443,8 @@ level = "error"
     const vf = path.join(dir, 'porep-c2.bin');
     const g = spawnSync(genVanilla, ['porep-c2', '8', vf], { encoding: 'utf8' });
     check(g.status === 0, 'gen_vanilla makes a porep-c2 input', g.stderr);
-    const D = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n[memory]\ntotal_budget = "256MiB"\n`, dir);
+    const D = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n[memory]\ntotal_budget = "256MiB"\n` +
+      '[srs]\nsetup_allow = "porep:porep-c2"\n', dir);
     cleanup.push(D);
     const d = D.client;
     await call(d, 'GetStatus', {}); // the channel is up before the timing starts
@@ -454,6 +466,64 @@ level = "error"
       { submitMs, worstMs: Math.max(...lat), calls: lat.length });
     D.proc.kill('SIGKILL');
     await D.exited;
+    cleanup.length = 0;
+  }
+
+  // ---- TLS: a certificate made now (openssl), the server's alone, then mutual TLS ----------------
+  {
+    const tls = path.join(dir, 'tls');
+    fs.mkdirSync(tls);
+    const ssl = (args) => spawnSync('openssl', args, { cwd: tls, encoding: 'utf8' });
+    const made = [
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=cuzk test CA',
+        '-keyout', 'ca.key', '-out', 'ca.pem'],
+      ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', 'server.key', '-out', 'server.csr'],
+      ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1',
+        '-extfile', 'san.cnf', '-out', 'server.pem'],
+      ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=curio', '-keyout', 'client.key', '-out', 'client.csr'],
+      ['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1',
+        '-out', 'client.pem'],
+    ];
+    fs.writeFileSync(path.join(tls, 'san.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    const ok = made.every((a) => ssl(a).status === 0);
+    check(ok, 'openssl made a CA, a server and a client certificate');
+    const f = (n) => path.join(tls, n);
+    const rd = (n) => fs.readFileSync(f(n));
+    const tryStatus = async (address, creds) => {
+      const cl = new cuzk.ProvingEngine(address, creds, { 'grpc.ssl_target_name_override': 'localhost' });
+      const res = await call(cl, 'GetStatus', {}, 5000);
+      cl.close();
+      return res;
+    };
+    const E = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n` +
+      `tls_cert = "${f('server.pem')}"\ntls_key = "${f('server.key')}"\n`, dir);
+    cleanup.push(E);
+    check(E.lines.some((l) => /TLS on 127\.0\.0\.1:/.test(l)), 'the daemon says its listener speaks TLS');
+    r = await tryStatus(E.address, grpc.credentials.createSsl(rd('ca.pem')));
+    check(!r.err, 'GetStatus over TLS with the CA', r.err && r.err.details);
+    r = await tryStatus(E.address, grpc.credentials.createInsecure());
+    check(r.err && r.err.code === Status.UNAVAILABLE, 'a plaintext client gets no answer from the TLS listener', r.err ? codeName(r.err) : 'OK');
+    E.proc.kill('SIGKILL');
+    await E.exited;
+    const F = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n` +
+      `tls_cert = "${f('server.pem')}"\ntls_key = "${f('server.key')}"\ntls_client_ca = "${f('ca.pem')}"\n`, dir);
+    cleanup.push(F);
+    r = await tryStatus(F.address, grpc.credentials.createSsl(rd('ca.pem'), rd('client.key'), rd('client.pem')));
+    check(!r.err, 'mutual TLS: a client with a certificate of the CA is served', r.err && r.err.details);
+    r = await tryStatus(F.address, grpc.credentials.createSsl(rd('ca.pem')));
+    check(r.err && r.err.code === Status.UNAVAILABLE, 'mutual TLS: a client without a certificate is refused', r.err ? codeName(r.err) : 'OK');
+    F.proc.kill('SIGKILL');
+    await F.exited;
+    // a certificate without its key, or a missing file, stops the start with a clear message
+    const bad = spawnSync(bin, ['--set', 'daemon.listen=127.0.0.1:0', '--set', `daemon.tls_cert=${f('server.pem')}`],
+      { encoding: 'utf8', timeout: 30000 });
+    check(bad.status === 1 && /certificate and its key/.test(bad.stderr), 'a TLS certificate without a key: exit 1 with a message', bad.stderr.slice(-300));
+    // a plaintext listener reachable from other hosts is warned about
+    const G = await startDaemon(bin, '[daemon]\nlisten = "0.0.0.0:0"\n', dir);
+    cleanup.push(G);
+    check(G.lines.some((l) => /without TLS or authentication/.test(l)), 'a plaintext listener on 0.0.0.0 logs a warning');
+    G.proc.kill('SIGKILL');
+    await G.exited;
     cleanup.length = 0;
   }
 }
