@@ -67,6 +67,7 @@ static const char all_keys[] = "[daemon]\n"
                                "shutdown = \"cancel\"\n"
                                "shutdown_timeout = \"90s\"\n"
                                "max_blocking_calls = 7\n"
+                               "max_input_bytes = \"3GiB\"\n"
                                "tls_cert = \"/etc/cuzk/cert.pem\"\n"
                                "tls_key = \"/etc/cuzk/key.pem\"\n"
                                "tls_client_ca = \"/etc/cuzk/ca.pem\"\n"
@@ -113,7 +114,7 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->max_message_size == 128u << 20);
     CHECK(!strcmp(c->shutdown, "cancel"));
     CHECK(c->shutdown_timeout_ms == 90000);
-    CHECK(c->max_blocking_calls == 7);
+    CHECK(c->max_blocking_calls == 7 && c->max_input_bytes == 3ull << 30);
     CHECK(!strcmp(c->tls_cert, "/etc/cuzk/cert.pem") && !strcmp(c->tls_key, "/etc/cuzk/key.pem") &&
           !strcmp(c->tls_client_ca, "/etc/cuzk/ca.pem"));
     CHECK(c->on_demand_setup == 0 && !strcmp(c->setup_allow, "porep:*"));

@@ -74,6 +74,10 @@ static const struct cfg_row rows[] = {
      "SubmitProof, Prove, AwaitProof, PreloadSRS and EvictSRS calls in progress at the same\n"
      "time (each holds a thread, so that none delays the gRPC thread); more fail with\n"
      "RESOURCE_EXHAUSTED."},
+    {"daemon.max_input_bytes", CFG_SIZE, "\"1GiB\"", 0, INT64_MAX, NULL, F(max_input_bytes),
+     "Bytes of SubmitProof / Prove requests the daemon holds while their inputs are parsed,\n"
+     "before their jobs are queued (and charged to memory.total_budget); a request that would\n"
+     "pass it fails with RESOURCE_EXHAUSTED. \"0\" = no cap."},
     {"daemon.tls_cert", CFG_STRING, "\"\"", 0, 0, NULL, F(tls_cert),
      "PEM file of the gRPC listener's certificate chain: with daemon.tls_key the listener\n"
      "speaks TLS only. \"\" = plaintext; a TCP listener on an address other than loopback\n"

@@ -39,9 +39,11 @@ struct cuzk_service {
     size_t n_devices;
     char (*kinds)[CUZK_NAME_MAX]; /* the engine's kinds when the service was created */
     size_t n_kinds;
-    pthread_mutex_t mu; /* guards the two fields below */
+    uint64_t max_input;
+    pthread_mutex_t mu; /* guards the fields below */
     pthread_cond_t idle;
-    int64_t waiting; /* blocking calls in their threads */
+    int64_t waiting;     /* blocking calls in their threads */
+    uint64_t input_held; /* request bytes of submits not handed to the engine yet */
     int stopping;
 };
 
@@ -282,6 +284,7 @@ struct wait_job {
     struct cuzk_rpc_call *call;
     enum wait_op op;
     ProtobufCMessage *msg;        /* SUBMIT, PROVE: the decoded request, freed with the job */
+    uint64_t held;                /* SUBMIT, PROVE: its bytes, counted in input_held */
     char job_id[CUZK_JOB_ID_MAX]; /* AWAIT, PROVE */
     int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
     char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
@@ -397,8 +400,20 @@ static void run_evict(struct wait_job *w) {
 
 static void release_wait(struct cuzk_service *s);
 
-static void wait_free(struct wait_job *w) {
+/* The request's bytes are the engine's once its job is queued: freed, uncounted. */
+static void drop_input(struct wait_job *w) {
     if (w->msg) protobuf_c_message_free_unpacked(w->msg, NULL);
+    w->msg = NULL;
+    if (w->held) {
+        pthread_mutex_lock(&w->svc->mu);
+        w->svc->input_held -= w->held;
+        pthread_mutex_unlock(&w->svc->mu);
+    }
+    w->held = 0;
+}
+
+static void wait_free(struct wait_job *w) {
+    drop_input(w);
     free(w);
 }
 
@@ -409,7 +424,10 @@ static void *wait_thread(void *arg) {
     switch (w->op) {
     case WAIT_SUBMIT: run_submit(w, (const Cuzk__V1__SubmitProofRequest *)w->msg); break;
     case WAIT_PROVE:
-        if (run_submit(w, ((const Cuzk__V1__ProveRequest *)w->msg)->submit)) run_await(w);
+        if (run_submit(w, ((const Cuzk__V1__ProveRequest *)w->msg)->submit)) {
+            drop_input(w); /* before the wait for the proof */
+            run_await(w);
+        }
         break;
     case WAIT_AWAIT: run_await(w); break;
     case WAIT_PRELOAD: run_preload(w); break;
@@ -500,23 +518,36 @@ static struct wait_job *new_wait(struct cuzk_service *s, struct cuzk_rpc_call *c
 /* Hands the decoded request m to a thread of its own (see DESIGN): the gRPC thread only
  * decodes and checks the message. */
 static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call, ProtobufCMessage *m,
-                         enum wait_op op) {
-    if (reserve_wait(s, call) != CUZK_RPC_OK) {
+                         enum wait_op op, size_t len) {
+    pthread_mutex_lock(&s->mu);
+    uint64_t held = s->input_held;
+    int over = s->max_input && held + len > s->max_input;
+    if (!over) s->input_held += len;
+    pthread_mutex_unlock(&s->mu);
+    if (over) {
+        fail(call, CUZK_RPC_RESOURCE_EXHAUSTED,
+             "%llu bytes of requests are being parsed already; this one's %zu would pass "
+             "daemon.max_input_bytes (%llu): retry later",
+             (unsigned long long)held, len, (unsigned long long)s->max_input);
         protobuf_c_message_free_unpacked(m, NULL);
         return;
     }
-    struct wait_job *w = new_wait(s, call, op);
+    struct wait_job *w = reserve_wait(s, call) == CUZK_RPC_OK ? new_wait(s, call, op) : NULL;
     if (!w) {
+        pthread_mutex_lock(&s->mu);
+        s->input_held -= len;
+        pthread_mutex_unlock(&s->mu);
         protobuf_c_message_free_unpacked(m, NULL);
         return;
     }
     w->msg = m;
+    w->held = len;
     start_wait(w);
 }
 
 static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, call, req, len);
-    start_submit(ctx, call, &m->base, WAIT_SUBMIT);
+    start_submit(ctx, call, &m->base, WAIT_SUBMIT, len);
 }
 
 static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
@@ -526,7 +557,7 @@ static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
         cuzk__v1__prove_request__free_unpacked(m, NULL);
         return;
     }
-    start_submit(ctx, call, &m->base, WAIT_PROVE);
+    start_submit(ctx, call, &m->base, WAIT_PROVE, len);
 }
 
 static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
@@ -761,6 +792,7 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     if (!s) return CUZK_ENOMEM;
     s->engine = cfg->engine;
     s->max_blocking = cfg->max_blocking_calls > 0 ? cfg->max_blocking_calls : 1;
+    s->max_input = cfg->max_input_bytes;
     if (cfg->device_ordinals && cfg->n_device_ordinals) {
         s->devices = calloc(cfg->n_device_ordinals, sizeof *s->devices);
         if (!s->devices) {

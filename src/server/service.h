@@ -47,6 +47,9 @@ struct cuzk_service;
 struct cuzk_service_config {
     struct cuzk_engine *engine; /* must outlive the service */
     int64_t max_blocking_calls;
+    /* SubmitProof / Prove bytes held by calls whose job is not queued yet (decoded, being
+     * parsed); a call that would pass it is RESOURCE_EXHAUSTED. 0 = no cap. */
+    uint64_t max_input_bytes;
     /* For GetStatus: the CUDA ordinal of each engine device in order (-1: not a GPU). NULL =
      * every device is reported with its engine index and no VRAM figures. */
     const int *device_ordinals;

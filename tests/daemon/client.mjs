@@ -443,11 +443,15 @@ level = "error"
     const vf = path.join(dir, 'porep-c2.bin');
     const g = spawnSync(genVanilla, ['porep-c2', '8', vf], { encoding: 'utf8' });
     check(g.status === 0, 'gen_vanilla makes a porep-c2 input', g.stderr);
-    const D = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\n[memory]\ntotal_budget = "256MiB"\n` +
+    const D = await startDaemon(bin, `[daemon]\nlisten = "127.0.0.1:0"\nmax_input_bytes = "1MiB"\n` +
+      '[memory]\ntotal_budget = "256MiB"\n' +
       '[srs]\nsetup_allow = "porep:porep-c2"\n', dir);
     cleanup.push(D);
     const d = D.client;
     await call(d, 'GetStatus', {}); // the channel is up before the timing starts
+    r = await call(d, 'SubmitProof', synthReq('too-big', '256', 1, { vanilla_proof: Buffer.alloc(1536 << 10, 1) }));
+    expectCode(r, Status.RESOURCE_EXHAUSTED, 'a request over daemon.max_input_bytes (1 MiB)');
+    check(r.err && /max_input_bytes/.test(r.err.details), 'the refusal names daemon.max_input_bytes', r.err && r.err.details);
     const t0 = Date.now();
     let submitMs = -1;
     const slow = call(d, 'SubmitProof', { request_id: 'slow-submit', proof_kind: 1, vanilla_proof: fs.readFileSync(vf) })
