@@ -4,9 +4,11 @@
  * Threads. prove runs on the caller's thread (the engine's device workers: two per device by
  * default) and creates none. A proof:
  *   1. takes a free witness slot of the work area (W or W1; slot_mu; waits when both are
- *      taken or while the work area is being resized) and queues the witness's upload into
- *      it on the area's copy stream, waits for it, then tells the caller the witness buffer is
- *      free (witness_done);
+ *      taken or while the work area is being resized), checks without the device lock that
+ *      the work objects fit the key (they change only while no slot is taken; when they do
+ *      not, it gives the slot back and grows them first), queues the witness's upload into
+ *      the slot on the area's copy stream, waits for it, then tells the caller the witness
+ *      buffer is free (witness_done);
  *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
  *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
  *      the domain); the gathers of the filtered queries' scalars into S and the MSMs A', B1',
@@ -17,7 +19,8 @@
  * engine is independent of the compute units), and a proof that finds the GPU idle starts at
  * once. Only the compute section is serialised.
  *
- * Locks (never two held at once): slot_mu guards which slots are busy and the resize flag;
+ * Locks (never two held at once; a taken slot is not a lock: it is held across dev_mu):
+ * slot_mu guards which slots are busy and the resize flag;
  * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
  * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
  * the last timing. A resize of the work area (a key larger than any before) first sets the
@@ -82,7 +85,7 @@ struct cuda_state {
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
     uint64_t work_bytes; /* what the work objects take (their budget share) */
-    int broken;          /* a GPU failure: rebuilt (work_grow) before the next use */
+    atomic_int broken;   /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
     uint64_t keys_bytes;
 
@@ -167,9 +170,18 @@ static void work_need(const struct cuzk_groth16_pk *pk, int *log_n, size_t *nw, 
     *msm_n = m;
 }
 
-static int work_fits(const struct cuda_state *st, int log_n, size_t nw, size_t msm_n) {
-    return st->g16 && !st->broken && st->cap_log_n >= log_n && st->cap_w >= nw &&
+/* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
+ * taken, see DESIGN). */
+static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n) {
+    return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
            st->cap_msm >= msm_n;
+}
+
+static int work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    int log_n;
+    size_t nw, msm_n;
+    work_need(pk, &log_n, &nw, &msm_n);
+    return work_fits(st, log_n, nw, msm_n);
 }
 
 /* ---- resident keys (dev_mu held) ---------------------------------------------------------- */
@@ -405,7 +417,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
             int old_log_n = st->cap_log_n;
             size_t old_w = st->cap_w, old_msm = st->cap_msm;
             work_drop(st);
-            st->broken = 0;
+            atomic_store(&st->broken, 0);
             st->cap_log_n = log_n;
             st->cap_w = nw;
             st->cap_msm = msm_n;
@@ -577,29 +589,35 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
                  CUZK_GPU_NTT_MAX_LOG);
         rc = CUZK_EUNSUPPORTED;
     }
-    /* the work objects (rebuilt after a GPU failure), and a key proved before it was uploaded
-     * (tests, the CLI) made resident now */
-    if (!rc) rc = work_grow(st, pk, err, errlen);
-    if (!rc) {
-        pthread_mutex_lock(&st->dev_mu);
-        int resident = key_find(st, pk->uid) != NULL;
-        pthread_mutex_unlock(&st->dev_mu);
-        if (!resident) {
-            double tk = now_ms();
-            uint64_t v;
-            rc = cuda_key_upload(be, pk, &v, err, errlen);
-            t.key_upload_ms = now_ms() - tk;
+    if (rc) {
+        if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+        return rc;
+    }
+
+    /* 1. a free slot whose work objects fit the key (grown, or rebuilt after a GPU failure,
+     * with no slot taken): the check needs no device lock, so a proof uploads its witness while
+     * another computes. A failure elsewhere can break the objects again between the growth and
+     * the next slot: a few tries, then the error. */
+    int slot = -1;
+    for (int tries = 0; !rc; tries++) {
+        slot = slot_acquire(st);
+        if (work_fits_pk(st, pk)) break;
+        slot_release(st, slot);
+        slot = -1;
+        if (tries == 3) {
+            snprintf(err, errlen, "cuda: the device's work objects failed %d times in a row",
+                     tries);
+            rc = CUZK_EGPU;
+        } else {
+            rc = work_grow(st, pk, err, errlen);
         }
     }
     if (rc) {
         if (hooks->witness_done) hooks->witness_done(hooks->ctx);
         return rc;
     }
-
-    /* 1. the witness into a free slot */
-    int slot = slot_acquire(st);
     double t1 = now_ms();
-    t.slot_wait_ms = t1 - t0 - t.key_upload_ms;
+    t.slot_wait_ms = t1 - t0;
     enum cuzk_gpu_g16_vec wv = slot ? CUZK_GPU_G16_W1 : CUZK_GPU_G16_W;
     float up = 0;
     /* the work area is not resized while a slot is taken (see DESIGN) */
@@ -607,11 +625,8 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
     if ((rc = cuzk_gpu_g16_upload(g, wv, w, n_w, n_w)) ||
         (rc = cuzk_gpu_g16_upload_ms_of(g, wv, &up))) {
         failed(err, errlen, "upload of the witness", MOD_G16, rc);
-        if (rc != CUZK_EINVAL) { /* a CUDA failure: the area is unusable (see compute's) */
-            pthread_mutex_lock(&st->dev_mu);
-            st->broken = 1;
-            pthread_mutex_unlock(&st->dev_mu);
-        }
+        /* a CUDA failure: the area is unusable (see compute's) */
+        if (rc != CUZK_EINVAL) atomic_store(&st->broken, 1);
     }
     t.upload_ms = up;
     if (hooks->witness_done) hooks->witness_done(hooks->ctx);
@@ -624,22 +639,24 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
         double t3 = now_ms();
         t.lock_wait_ms = t3 - t2;
         if (hooks->device_begin) hooks->device_begin(hooks->ctx);
-        struct key_entry *k = key_find(st, pk->uid);
-        if (!k) {
-            snprintf(err, errlen, "cuda: the key was dropped from the device during the proof");
-            rc = CUZK_EINVAL;
-        } else if (st->broken) {
+        /* a key proved before it was uploaded (tests, the CLI), or dropped since, is made
+         * resident now, inside the compute section (it occupies the device) */
+        struct key_entry *k = NULL;
+        if (atomic_load(&st->broken)) {
             snprintf(err, errlen,
                      "cuda: the device failed in another proof; its contexts are "
                      "being rebuilt");
             rc = CUZK_EGPU;
-        } else {
-            k->last_used = now_ms();
+        } else if (!(rc = key_resident_locked(st, pk, &k, &t.key_upload_ms, err, errlen))) {
+            if (t.key_upload_ms > 0)
+                cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
+                              (unsigned long long)k->bytes, t.key_upload_ms / 1e3);
             rc = compute(st, k, wv, &m, &t, err, errlen);
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
          * no slot is taken (another proof may be uploading into the area now) */
-        if (rc && rc != CUZK_EINVAL) st->broken = 1;
+        if (rc && rc != CUZK_EINVAL && rc != CUZK_EGPUOOM && rc != CUZK_ENOMEM)
+            atomic_store(&st->broken, 1);
         if (hooks->device_end) hooks->device_end(hooks->ctx);
         pthread_mutex_unlock(&st->dev_mu);
         t.gpu_total_ms = now_ms() - t3;
