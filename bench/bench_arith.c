@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NAME "bench_arith"
 #include "bench_util.h"
 #include "ec/g1.h"
 #include "ec/g2.h"
@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
             bb->run(iters);
             t[s] = (bench_now_ns() - t0) / (double)iters;
         }
-        qsort(t, (size_t)samples, sizeof t[0], bench_cmp_double);
+        bench_sort(t, (size_t)samples);
         if (bb->check && !bb->check()) {
             fprintf(stderr, "%s: WRONG RESULT\n", bb->name);
             failed = 1;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BENCH_NAME "bench_gpu_msm"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
@@ -43,15 +44,6 @@
 
 static struct cuzk_pool *pool;
 
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "bench_gpu_msm: out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
 static int fail(int err, const char *what, int k) {
     fprintf(stderr, "bench_gpu_msm: %s at 2^%d failed: %s (%s)\n", what, k, cuzk_strerror(err),
             cuzk_gpu_msm_last_error());
@@ -59,42 +51,6 @@ static int fail(int err, const char *what, int k) {
 }
 
 /* ---- inputs ---------------------------------------------------------------------------------- */
-
-/* The pool of distinct points, P_0 + i Q, generated on the thread pool in chunks. */
-#define CHUNK 4096
-#define POINTS(G)                                                                                  \
-    struct G##_job {                                                                               \
-        G##_affine *out;                                                                           \
-        G p0, q;                                                                                   \
-    };                                                                                             \
-    static void G##_item(void *vctx, size_t item, unsigned worker) {                               \
-        (void)worker;                                                                              \
-        const struct G##_job *j = vctx;                                                            \
-        G *jac = xmalloc(CHUNK * sizeof *jac), p;                                                  \
-        uint64_t k[1] = {item * CHUNK};                                                            \
-        G##_mul_var(&p, &j->q, k, 1);                                                              \
-        G##_add(&p, &p, &j->p0);                                                                   \
-        for (size_t i = 0; i < CHUNK; i++) {                                                       \
-            jac[i] = p;                                                                            \
-            G##_add(&p, &p, &j->q);                                                                \
-        }                                                                                          \
-        G##_batch_to_affine(j->out + item * CHUNK, jac, CHUNK);                                    \
-        free(jac);                                                                                 \
-    }                                                                                              \
-    static void G##_pool_points(G##_affine *out) {                                                 \
-        struct G##_job j;                                                                          \
-        G##_affine gen;                                                                            \
-        const uint64_t a[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 7, 0};                \
-        const uint64_t b[4] = {0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull, 9, 0};                \
-        j.out = out;                                                                               \
-        G##_generator(&gen);                                                                       \
-        G##_from_affine(&j.p0, &gen);                                                              \
-        G##_mul_var(&j.q, &j.p0, b, 4);                                                            \
-        G##_mul_var(&j.p0, &j.p0, a, 4);                                                           \
-        cuzk_pool_run(pool, POOL_N / CHUNK, G##_item, &j);                                         \
-    }
-POINTS(cuzk_g1)
-POINTS(cuzk_g2)
 
 /* agg[j] = sum of s[i] over i = j mod POOL_N (i < n), in parallel over blocks of j. */
 struct agg_job {
@@ -139,11 +95,6 @@ struct opts {
     FILE *csv;
 };
 
-static int cmp_float(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* G1: times cuzk_gpu_g1_msm_dev_fr on the scalars as Montgomery Fr in the NTT context's buffer
  * (when there is one) into dev[], after checking its result. G2 keeps the event times. */
 static int cuzk_g1_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
@@ -181,8 +132,9 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
                        struct cuzk_gpu_ntt_ctx *nctx, const struct cuzk_gpu_bases *db,             \
                        const G##_affine *pts, int k) {                                             \
         const size_t n = (size_t)1 << k;                                                           \
-        cuzk_fr *fr = xmalloc(n * sizeof *fr), *agg = xmalloc(POOL_N * sizeof *agg);               \
-        cuzk_scalar *sc = xmalloc(n * sizeof *sc), *aggs = xmalloc(POOL_N * sizeof *aggs);         \
+        cuzk_fr *fr = bench_xmalloc(n * sizeof *fr), *agg = bench_xmalloc(POOL_N * sizeof *agg);   \
+        cuzk_scalar *sc = bench_xmalloc(n * sizeof *sc),                                           \
+                    *aggs = bench_xmalloc(POOL_N * sizeof *aggs);                                  \
         int ok = 1, err;                                                                           \
         make_scalars(fr, n, o->bits, 0x6d736d2d62656e63ull + (uint64_t)k);                         \
         cuzk_scalar_batch_from_fr(pool, sc, fr, n);                                                \
@@ -207,7 +159,7 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
             goto out;                                                                              \
         }                                                                                          \
         double wall[MAX_REPS], dev[MAX_REPS];                                                      \
-        float ph[5][MAX_REPS];                                                                     \
+        double ph[5][MAX_REPS];                                                                    \
         struct cuzk_gpu_msm_timing t;                                                              \
         for (int r = 0; r < o->reps; r++) {                                                        \
             t0 = bench_now_ms();                                                                   \
@@ -227,13 +179,13 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
         }                                                                                          \
         bench_sort(wall, (size_t)o->reps);                                                         \
         bench_sort(dev, (size_t)o->reps);                                                          \
-        for (int p = 0; p < 5; p++) qsort(ph[p], (size_t)o->reps, sizeof(float), cmp_float);       \
+        for (int p = 0; p < 5; p++) bench_sort(ph[p], (size_t)o->reps);                            \
         const int m = o->reps / 2;                                                                 \
         char line[256];                                                                            \
         snprintf(line, sizeof line,                                                                \
                  "msm,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", NAME, k, o->bits, \
-                 o->window, wall[0], wall[m], dev[0], dev[m], (double)ph[0][m], (double)ph[1][m],  \
-                 (double)ph[2][m], (double)ph[3][m], (double)ph[4][m]);                            \
+                 o->window, wall[0], wall[m], dev[0], dev[m], ph[0][m], ph[1][m], ph[2][m],        \
+                 ph[3][m], ph[4][m]);                                                              \
         printf("%s\n", line);                                                                      \
         if (o->csv) fprintf(o->csv, "%s\n", line);                                                 \
         fflush(stdout);                                                                            \
@@ -252,10 +204,11 @@ RUN_SIZE(cuzk_g2, g2, "g2")
     static int G##_all(const struct opts *o, const int *sizes, int nsizes, int max,                \
                        struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_ntt_ctx *nctx) {              \
         const size_t nb = (size_t)1 << max;                                                        \
-        G##_affine *pts = xmalloc(POOL_N * sizeof *pts), *tiled = xmalloc(nb * sizeof *tiled);     \
+        G##_affine *pts = bench_xmalloc(POOL_N * sizeof *pts),                                     \
+                   *tiled = bench_xmalloc(nb * sizeof *tiled);                                     \
         struct cuzk_gpu_bases *db = NULL;                                                          \
         double t0 = bench_now_ms();                                                                \
-        G##_pool_points(pts);                                                                      \
+        bench_##S##_points(pool, pts, POOL_N);                                                     \
         for (size_t i = 0; i < nb; i += POOL_N)                                                    \
             memcpy(tiled + i, pts, (nb - i < POOL_N ? nb - i : POOL_N) * sizeof *pts);             \
         int err = cuzk_gpu_##S##_bases_upload(0, tiled, nb, &db);                                  \
@@ -295,16 +248,8 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--g2")) {
             o.g2 = 1;
         } else if (!strcmp(a, "--log-n") && v) {
-            char *end = NULL;
-            const char *s = argv[++i];
-            nsizes = 0;
-            while (*s && nsizes < MAX_SIZES) {
-                long k = strtol(s, &end, 10);
-                if (end == s || k < 1 || k > 28) return usage(argv[0]);
-                sizes[nsizes++] = (int)k;
-                s = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return usage(argv[0]);
-            }
+            if ((nsizes = bench_parse_logs(argv[++i], sizes, MAX_SIZES, 28)) < 0)
+                return usage(argv[0]);
         } else if (!strcmp(a, "--bits") && v) {
             o.bits = atoi(argv[++i]);
             if (o.bits < 0 || o.bits > 100) return usage(argv[0]);
@@ -320,12 +265,8 @@ int main(int argc, char **argv) {
             return usage(argv[0]);
         }
     }
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) {
-        printf("bench_gpu_msm: no GPU: skipped\n");
-        return 77;
-    }
+    const int skip = bench_gpu_start();
+    if (skip) return skip;
     if (!nsizes) {
         static const int g1_full[] = {20, 22, 24, 26}, g2_full[] = {18, 20, 22},
                          short_[] = {16, 18};
@@ -337,11 +278,6 @@ int main(int argc, char **argv) {
     int max = POOL_LOG;
     for (int s = 0; s < nsizes; s++) max = sizes[s] > max ? sizes[s] : max;
 
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
-        printf("# device 0: %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB\n", info.name, info.cc_major,
-               info.cc_minor, info.multiprocessors, info.clock_khz / 1000,
-               (double)info.total_mem / (1 << 30));
     if (csv && !(o.csv = fopen(csv, "a"))) {
         fprintf(stderr, "bench_gpu_msm: cannot open %s\n", csv);
         return 1;

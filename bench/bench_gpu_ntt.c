@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NAME "bench_gpu_ntt"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
@@ -77,8 +77,8 @@ static int check_size(struct cuzk_gpu_ntt_ctx *ctx, int k, const cuzk_fr *in, cu
 
     struct cuzk_ntt_domain *d;
     if (cuzk_ntt_domain_create(pool, k, &d) != CUZK_OK) return fail(CUZK_ENOMEM, "domain", k);
-    cuzk_fr *ref = malloc(n * sizeof *ref);
-    int ok = ref != NULL;
+    cuzk_fr *ref = bench_xmalloc(n * sizeof *ref);
+    int ok = 1;
     for (int kind = CUZK_GPU_NTT_FORWARD; ok && kind <= CUZK_GPU_NTT_COSET_INVERSE; kind += 3) {
         memcpy(ref, in, n * sizeof *ref);
         memcpy(x, in, n * sizeof *x);
@@ -118,8 +118,8 @@ static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr 
         TRY(cuzk_gpu_ntt(ctx, x, k, (enum cuzk_gpu_ntt_kind)kind, shift), "timed call");
         tt[s] = bench_now_ms() - t0;
     }
-    qsort(kt, (size_t)samples, sizeof kt[0], bench_cmp_double);
-    qsort(tt, (size_t)tsamples, sizeof tt[0], bench_cmp_double);
+    bench_sort(kt, (size_t)samples);
+    bench_sort(tt, (size_t)tsamples);
     printf("ntt,%s,%d,%.3f,%.3f,%.3f\n", name[kind], k, kt[0], kt[samples / 2], tt[tsamples / 2]);
     fflush(stdout);
     return 1;
@@ -144,17 +144,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) {
-        printf("bench_gpu_ntt: no GPU: skipped\n");
-        return 77;
-    }
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
-        printf("# device 0: %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB\n", info.name, info.cc_major,
-               info.cc_minor, info.multiprocessors, info.clock_khz / 1000,
-               (double)info.total_mem / (1 << 30));
+    const int skip = bench_gpu_start();
+    if (skip) return skip;
 
     static const int full[] = {20, 22, 24, 26, 27}, short_[] = {16, 20};
     const int *sizes = quick ? short_ : full;
@@ -196,11 +187,7 @@ int main(int argc, char **argv) {
     for (int s = 0; s < nsizes && !failed; s++) {
         const int k = sizes[s];
         const size_t n = (size_t)1 << k;
-        cuzk_fr *in = malloc(n * sizeof *in), *x = malloc(n * sizeof *x);
-        if (!in || !x) {
-            fprintf(stderr, "bench_gpu_ntt: 2^%d: out of host memory\n", k);
-            return 1;
-        }
+        cuzk_fr *in = bench_xmalloc(n * sizeof *in), *x = bench_xmalloc(n * sizeof *x);
         cuzk_fr_vec_random(pool, in, n, 0x6e74742d62656e63ull + (uint64_t)k);
         if (!check_size(ctx, k, in, x, &shift)) {
             failed = 1;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BENCH_NAME "bench_gpu_points"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "ec/encode.h"
@@ -46,15 +47,6 @@ struct opts {
     size_t chunk;
     FILE *csv;
 };
-
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "bench_gpu_points: out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
 
 static int fail(int err, const char *what) {
     fprintf(stderr, "bench_gpu_points: %s failed: %s (%s)\n", what, cuzk_strerror(err),
@@ -85,27 +77,15 @@ static int load(struct cuzk_gpu_points_loader *l, struct cuzk_gpu_bases *b, cons
     return 1;
 }
 
-#define GROUP(G, GG, NAME, CBYTES)                                                                 \
-    /* The pool: P_0 + i Q, every other point negated; LEM bytes and compressed encodings. */      \
+#define GROUP(G, S, GG, NAME, CBYTES)                                                              \
+    /* The pool: bench_g*_points with every other point negated (so both roots appear), its LEM    \
+     * bytes and compressed encodings. */                                                          \
     static void G##_pool(G##_affine *pts, uint8_t *cmp) {                                          \
-        G##_affine gen;                                                                            \
-        G p, q, *jac = xmalloc(POOL_N * sizeof *jac);                                              \
-        const uint64_t a[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 7, 0};                \
-        const uint64_t b[4] = {0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull, 9, 0};                \
-        G##_generator(&gen);                                                                       \
-        G##_from_affine(&p, &gen);                                                                 \
-        G##_mul_var(&q, &p, b, 4);                                                                 \
-        G##_mul_var(&p, &p, a, 4);                                                                 \
-        for (size_t i = 0; i < POOL_N; i++) {                                                      \
-            jac[i] = p;                                                                            \
-            G##_add(&p, &p, &q);                                                                   \
-        }                                                                                          \
-        G##_batch_to_affine(pts, jac, POOL_N);                                                     \
+        bench_##S##_points(NULL, pts, POOL_N);                                                     \
         for (size_t i = 0; i < POOL_N; i++) {                                                      \
             if (i % 2) G##_affine_neg(&pts[i], &pts[i]);                                           \
             G##_to_compressed(cmp + i * CBYTES, &pts[i]);                                          \
         }                                                                                          \
-        free(jac);                                                                                 \
     }                                                                                              \
     /* The sample read back from b against the CPU's decoding. */                                  \
     static int G##_verify(const struct cuzk_gpu_bases *b, size_t n, const G##_affine *pts,         \
@@ -129,8 +109,8 @@ static int load(struct cuzk_gpu_points_loader *l, struct cuzk_gpu_bases *b, cons
     /* Every encoding and size; *rate[enc] = the compressed and LEM rates at the largest size. */  \
     static int G##_run(const struct opts *o, struct cuzk_gpu_points_loader *l, const int *sizes,   \
                        int nsizes, double rate[2]) {                                               \
-        G##_affine *pts = xmalloc(POOL_N * sizeof *pts);                                           \
-        uint8_t *cmp = xmalloc(POOL_N * CBYTES);                                                   \
+        G##_affine *pts = bench_xmalloc(POOL_N * sizeof *pts);                                     \
+        uint8_t *cmp = bench_xmalloc(POOL_N * CBYTES);                                             \
         int ok = 1;                                                                                \
         G##_pool(pts, cmp);                                                                        \
         for (int s = 0; s < nsizes && ok; s++) {                                                   \
@@ -172,8 +152,8 @@ static int load(struct cuzk_gpu_points_loader *l, struct cuzk_gpu_bases *b, cons
         free(cmp);                                                                                 \
         return ok;                                                                                 \
     }
-GROUP(cuzk_g1, CUZK_GPU_G1, "g1", CUZK_G1_COMPRESSED)
-GROUP(cuzk_g2, CUZK_GPU_G2, "g2", CUZK_G2_COMPRESSED)
+GROUP(cuzk_g1, g1, CUZK_GPU_G1, "g1", CUZK_G1_COMPRESSED)
+GROUP(cuzk_g2, g2, CUZK_GPU_G2, "g2", CUZK_G2_COMPRESSED)
 
 static int usage(const char *argv0) {
     fprintf(stderr, "usage: %s [--quick] [--log-n 22,24] [--reps R] [--chunk-mib M] [--csv FILE]\n",
@@ -190,16 +170,8 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--quick")) {
             quick = 1;
         } else if (!strcmp(a, "--log-n") && v) {
-            char *end = NULL;
-            const char *s = argv[++i];
-            nsizes = 0;
-            while (*s && nsizes < MAX_SIZES) {
-                long k = strtol(s, &end, 10);
-                if (end == s || k < 1 || k > 28) return usage(argv[0]);
-                sizes[nsizes++] = (int)k;
-                s = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return usage(argv[0]);
-            }
+            if ((nsizes = bench_parse_logs(argv[++i], sizes, MAX_SIZES, 28)) < 0)
+                return usage(argv[0]);
         } else if (!strcmp(a, "--reps") && v) {
             o.reps = atoi(argv[++i]);
             if (o.reps < 1 || o.reps > MAX_REPS) return usage(argv[0]);
@@ -213,23 +185,14 @@ int main(int argc, char **argv) {
             return usage(argv[0]);
         }
     }
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) {
-        printf("bench_gpu_points: no GPU: skipped\n");
-        return 77;
-    }
+    const int skip = bench_gpu_start();
+    if (skip) return skip;
     if (!nsizes) {
         static const int full[] = {22, 24}, short_[] = {16, 18};
         nsizes = 2;
         memcpy(sizes, quick ? short_ : full, sizeof full);
     }
     if (quick) o.reps = o.reps < 2 ? o.reps : 2;
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
-        printf("# device 0: %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB\n", info.name, info.cc_major,
-               info.cc_minor, info.multiprocessors, info.clock_khz / 1000,
-               (double)info.total_mem / (1 << 30));
     if (csv && !(o.csv = fopen(csv, "a"))) {
         fprintf(stderr, "bench_gpu_points: cannot open %s\n", csv);
         return 1;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define BENCH_NAME "bench_gpu_prove"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "formats/r1cs.h"
@@ -174,16 +175,8 @@ int main(int argc, char **argv) {
         log_n = 12;
         if (reps > 2) reps = 2;
     }
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) {
-        printf("bench_gpu_prove: no GPU: skipped\n");
-        return 77;
-    }
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
-        printf("# device 0: %s, %d SMs, %zu MiB\n", info.name, info.multiprocessors,
-               info.total_mem >> 20);
+    const int skip = bench_gpu_start();
+    if (skip) return skip;
     if (cuzk_pool_create(&pool, 0, "bench") != CUZK_OK) return 1;
     printf("# 2^%d domain, %u constraints, full random witness, %u CPU threads\n", log_n,
            (1u << log_n) - N_PUB - 1, cuzk_pool_size(pool));

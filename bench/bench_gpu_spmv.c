@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BENCH_NAME "bench_gpu_spmv"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
@@ -46,15 +47,6 @@
 #define ROW_BLOCK 65536 /* rows per pool item while generating */
 
 static struct cuzk_pool *pool;
-
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "bench_gpu_spmv: out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
 
 /* ---- synthetic systems ----------------------------------------------------------------------- */
 
@@ -126,7 +118,7 @@ static void make_synthetic(struct cuzk_cs *cs, int log_rows, int general) {
     cs->n_cols = rows;
     cs->rows_cap = rows + 1;
     for (int m = 0; m < 3; m++) {
-        cs->m[m].row_ptr = xmalloc((rows + 1) * sizeof(uint64_t));
+        cs->m[m].row_ptr = bench_xmalloc((rows + 1) * sizeof(uint64_t));
         memset(cs->m[m].row_ptr, 0, (rows + 1) * sizeof(uint64_t));
     }
     struct gen_job j = {cs, general, 0};
@@ -136,13 +128,13 @@ static void make_synthetic(struct cuzk_cs *cs, int log_rows, int general) {
         uint64_t *rp = cs->m[m].row_ptr;
         for (size_t r = 0; r < rows; r++) rp[r + 1] += rp[r];
         cs->m[m].nnz = cs->m[m].cap = rp[rows];
-        cs->m[m].col = xmalloc(rp[rows] * sizeof(uint32_t));
-        cs->m[m].coef = xmalloc(rp[rows] * sizeof(uint32_t));
+        cs->m[m].col = bench_xmalloc(rp[rows] * sizeof(uint32_t));
+        cs->m[m].coef = bench_xmalloc(rp[rows] * sizeof(uint32_t));
     }
     j.pass = 1;
     cuzk_pool_run(pool, items, gen_item, &j);
     cs->coefs.n = cs->coefs.cap = N_COEFS;
-    cs->coefs.v = xmalloc(N_COEFS * sizeof(cuzk_fr));
+    cs->coefs.v = bench_xmalloc(N_COEFS * sizeof(cuzk_fr));
     cuzk_fr_vec_random(pool, cs->coefs.v, N_COEFS, 0xc0ef);
     cuzk_fr_set_one(&cs->coefs.v[CUZK_CS_COEF_ONE]);
     cuzk_fr_neg(&cs->coefs.v[CUZK_CS_COEF_MINUS_ONE], &cs->coefs.v[CUZK_CS_COEF_ONE]);
@@ -172,7 +164,7 @@ static uint64_t general_terms(const struct cuzk_cs_csr *x) {
 static int check(const struct cuzk_cs *cs, const cuzk_fr *w, uint32_t n_pub, const cuzk_fr *a,
                  const cuzk_fr *b, size_t n, const char *src) {
     const size_t rows = cs->n_rows;
-    cuzk_fr *ra = xmalloc(rows * sizeof *ra), *rb = xmalloc(rows * sizeof *rb), zero;
+    cuzk_fr *ra = bench_xmalloc(rows * sizeof *ra), *rb = bench_xmalloc(rows * sizeof *rb), zero;
     cuzk_fr_set_zero(&zero);
     int ok = cuzk_cs_eval(pool, cs, w, ra, rb, NULL) == CUZK_OK;
     size_t bad = n;
@@ -192,8 +184,8 @@ static int check(const struct cuzk_cs *cs, const cuzk_fr *w, uint32_t n_pub, con
  * columns, unsorted (the witness reads of the SpMV are like it: the floor of their cost). */
 static int time_gathers(const struct opts *o, struct cuzk_gpu_g16 *g, const cuzk_fr *w, size_t cols,
                         const char *src, double ms[2]) {
-    uint32_t *idx = xmalloc(cols * sizeof *idx);
-    cuzk_fr *got = xmalloc(cols * sizeof *got);
+    uint32_t *idx = bench_xmalloc(cols * sizeof *idx);
+    cuzk_fr *got = bench_xmalloc(cols * sizeof *got);
     int ok = 1;
     for (int kind = 0; kind < 2 && ok; kind++) {
         size_t count = 0;
@@ -244,7 +236,7 @@ static int run(const struct opts *o, const struct cuzk_cs *cs, uint32_t n_pub, c
     const double general =
         100.0 * (double)general_terms(&cs->m[CUZK_CS_A]) / (double)(nnz_a ? nnz_a : 1);
 
-    cuzk_fr *w = xmalloc(cols * sizeof *w);
+    cuzk_fr *w = bench_xmalloc(cols * sizeof *w);
     cuzk_fr_vec_random(pool, w, cols, 0x5eed + (uint64_t)log_rows);
     cuzk_fr_set_one(&w[0]);
     struct cuzk_gpu_g16 *g = NULL;
@@ -266,7 +258,7 @@ static int run(const struct opts *o, const struct cuzk_cs *cs, uint32_t n_pub, c
         goto out;
     }
     {
-        cuzk_fr *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
+        cuzk_fr *a = bench_xmalloc(n * sizeof *a), *b = bench_xmalloc(n * sizeof *b);
         memset(a, 0xa5, n * sizeof *a);
         memset(b, 0xa5, n * sizeof *b);
         if ((rc = cuzk_gpu_g16_download(g, CUZK_GPU_G16_A, a, n)) ||
@@ -318,19 +310,6 @@ out:
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
-static int parse_list(const char *s, int *out, int max) {
-    int n = 0;
-    while (*s && n < max) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 30) return -1;
-        out[n++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return n;
-}
-
 static int usage(void) {
     fprintf(stderr, "usage: bench_gpu_spmv [--quick] [--log-rows 24,27] [--general PCT] "
                     "[--profile NAME] [--reps R] [--csv FILE]\n");
@@ -345,7 +324,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--quick")) {
             quick = 1;
         } else if (!strcmp(argv[i], "--log-rows") && i + 1 < argc) {
-            if ((n_sizes = parse_list(argv[++i], sizes, MAX_SIZES)) <= 0) return usage();
+            if ((n_sizes = bench_parse_logs(argv[++i], sizes, MAX_SIZES, 30)) < 0) return usage();
         } else if (!strcmp(argv[i], "--general") && i + 1 < argc) {
             general = atoi(argv[++i]);
             if (general < 0 || general > 100) return usage();
@@ -364,19 +343,13 @@ int main(int argc, char **argv) {
         sizes[0] = 16, sizes[1] = 18, n_sizes = 2;
         o.reps = 3;
     }
-    int count = 0;
-    cuzk_gpu_count(&count);
-    if (count <= 0) {
-        printf("# bench_gpu_spmv: no GPU: skipped\n");
-        return 77;
-    }
+    const int skip = bench_gpu_start();
+    if (skip) return skip;
     if (csv_path && !(o.csv = fopen(csv_path, "a"))) {
         fprintf(stderr, "bench_gpu_spmv: cannot open %s\n", csv_path);
         return 1;
     }
     if (cuzk_pool_create(&pool, 0, "bench") != CUZK_OK) return 1;
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK) printf("# device 0: %s\n", info.name);
     printf("# spmv,source,log_rows,rows,nnz_a,nnz_b,general_pct,ms_min,ms_median,gb_per_s,"
            "upload_ms,upload_gb_per_s,gather_half_ms,gather_random_ms\n");
     int ok = 1;

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NAME "bench_msm"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "msm/msm.h"
@@ -51,16 +51,11 @@ static void make_scalars(cuzk_scalar *k, cuzk_fr *kf, size_t n, enum dist dist, 
 /* Benchmarks one size of one group; returns 0, or 1 on a wrong result. */
 #define BENCH_GROUP(G)                                                                             \
     static int G##_bench(size_t n, enum dist dist, struct cuzk_pool *pool, int runs) {             \
-        G##_affine *pts = malloc(n * sizeof *pts), gen;                                            \
-        G *jac = malloc(CHAIN_BLOCK * sizeof *jac);                                                \
-        cuzk_scalar *k = malloc(n * sizeof *k);                                                    \
-        cuzk_fr *kf = malloc(n * sizeof *kf), t0, d, sum;                                          \
+        G##_affine *pts = bench_xmalloc(n * sizeof *pts), gen;                                     \
+        G *jac = bench_xmalloc(CHAIN_BLOCK * sizeof *jac);                                         \
+        cuzk_scalar *k = bench_xmalloc(n * sizeof *k);                                             \
+        cuzk_fr *kf = bench_xmalloc(n * sizeof *kf), t0, d, sum;                                   \
         int bad = 0;                                                                               \
-        if (!pts || !jac || !k || !kf) {                                                           \
-            fprintf(stderr, "out of memory\n");                                                    \
-            bad = 1;                                                                               \
-            goto out;                                                                              \
-        }                                                                                          \
         /* P_i = [t0 + i d]G by a chain of additions */                                            \
         cuzk_fr_random(&t0, &rng);                                                                 \
         cuzk_fr_random(&d, &rng);                                                                  \
@@ -96,7 +91,7 @@ static void make_scalars(cuzk_scalar *k, cuzk_fr *kf, size_t n, enum dist dist, 
                 goto out;                                                                          \
             }                                                                                      \
         }                                                                                          \
-        qsort(ms, (size_t)runs, sizeof ms[0], bench_cmp_double);                                   \
+        bench_sort(ms, (size_t)runs);                                                              \
         printf("%-7s %8zu %-8s %7u %10.1f %10.1f\n", #G, n, dist_name[dist], cuzk_pool_size(pool), \
                ms[0], ms[runs / 2]);                                                               \
         fflush(stdout);                                                                            \

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NAME "bench_ntt"
 #include "bench_util.h"
 #include "cuzk/error.h"
 #include "ntt/ntt.h"
@@ -40,7 +40,7 @@ static void measure(enum op op, struct cuzk_pool *pool, const struct cuzk_ntt_do
         run_op(op, pool, d, a);
         t[s] = bench_now_ms() - t0;
     }
-    qsort(t, (size_t)samples, sizeof t[0], bench_cmp_double);
+    bench_sort(t, (size_t)samples);
     unsigned threads = cuzk_pool_size(pool);
     if (csv)
         printf("%s,%d,%u,%.3f,%.3f,%d\n", op_name[op], d->log_n, threads, t[0], t[samples / 2],

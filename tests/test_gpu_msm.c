@@ -2,11 +2,13 @@
  *   - the device field arithmetic (Fp and Fp2 add, sub, mul, sqr) on every pair of edge values
  *     and 10^4 random pairs, bit for bit, and the device XYZZ formulas (cuzk_gpu_g*_add_eval)
  *     on random points and on a = b, a = -b, b = 3a and identities;
- *   - G1 MSMs at n = 1, 2, 3, 7, every 2^k up to 2^20 and 1000003, against cuzk_g1_msm on a pool
- *     of all cores; at some sizes also: forced window widths, the bit-witness path forced on
- *     and off on a 90% zero/one vector, edge scalars (r - 1, 2^255 - 1, patterns), zero
- *     scalars, all zero, all one, identity, repeated and negated bases (P and -P with equal
- *     scalars), offset ranges of the resident bases; G2 likewise at smaller sizes;
+ *   - every shared MSM case (tests/msm_cases.h, the cases test_msm runs on the CPU: zero, one,
+ *     edge and above-r scalars, identity, repeated and negated bases, P and -P pairs, one
+ *     scalar everywhere) at its small sizes and at 2^12 (G2: 2^10), each against cuzk_g*_msm on
+ *     a pool of all cores and against the answer where the case knows it;
+ *   - G1 MSMs over resident bases at n = 1, 2, 3, 7, every 2^k up to 2^20 and 1000003; at 2^12
+ *     also every scalar shape, forced window widths, the bit-witness path forced on and off on
+ *     a 90% zero/one vector, offset ranges and the last bases; G2 likewise at smaller sizes;
  *   - scalars in device memory as Montgomery Fr (an NTT context's buffer, cuzk_gpu_ntt_load);
  *   - batch multiplication against cuzk_g*_mul_var, across a chunk boundary;
  *   - argument errors (n above max_n, bases of the other group, ranges outside the bases).
@@ -14,15 +16,14 @@
  * the size, the case and the MSM's phase times. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuzk/error.h"
-#include "ff/ff_constants.h"
 #include "ff/fr_vec.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
 #include "msm/msm.h"
+#include "msm_cases.h"
 #include "test_util.h"
 
 #define G1_MAX_LOG 20
@@ -33,21 +34,6 @@
 static struct cuzk_pool *pool;
 static struct cuzk_gpu_msm_ctx *ctx;
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "test_gpu_msm: out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
 /* A GPU call that must succeed; prints the CUDA failure otherwise. */
 static int gpu_ok(int err, const char *what) {
     CHECK(err == CUZK_OK);
@@ -57,92 +43,26 @@ static int gpu_ok(int err, const char *what) {
     return err == CUZK_OK;
 }
 
-static void random_scalar(cuzk_scalar *k) {
-    cuzk_fr s;
-    cuzk_fr_random(&s, &test_rng);
-    cuzk_scalar_from_fr(k, &s);
-}
-
-static void set_small(cuzk_scalar *k, uint64_t v) {
-    memset(k, 0, sizeof *k);
-    k->l[0] = v;
-}
-
-/* The scalar shapes of a case. */
-enum shape {
-    RANDOM,   /* uniform below r */
-    EDGE,     /* r - 1, 2^255 - 1, 2^254, bit patterns, small values, zeros and ones */
-    BITS,     /* 90% zeros and ones, the rest uniform */
-    ZERO,     /* all zero */
-    ONE,      /* all one */
-    MAX,      /* all r - 1 */
-    SOMEZERO, /* uniform with 30% zeros */
-};
-
-static void make_scalars(cuzk_scalar *k, size_t n, enum shape sh) {
-    static const uint64_t r[4] = CUZK_FR_MODULUS;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t u = cuzk_rng_u64(&test_rng) % 10;
-        uint64_t *l = k[i].l;
-        switch (sh) {
-        case RANDOM: random_scalar(&k[i]); break;
-        case BITS: u < 9 ? set_small(&k[i], u & 1) : random_scalar(&k[i]); break;
-        case ZERO: set_small(&k[i], 0); break;
-        case ONE: set_small(&k[i], 1); break;
-        case MAX: memcpy(l, r, sizeof r), l[0]--; break;
-        case SOMEZERO: u < 3 ? set_small(&k[i], 0) : random_scalar(&k[i]); break;
-        default:
-            switch (u) {
-            case 0: memcpy(l, r, sizeof r), l[0]--; break;
-            case 1: memset(l, 0xff, 32), l[3] >>= 1; break;
-            case 2: set_small(&k[i], 0), l[3] = UINT64_C(1) << 62; break;
-            case 3: memset(l, 0xaa, 32), l[3] >>= 1; break;
-            case 4: memset(l, 0x55, 32); break;
-            case 5: set_small(&k[i], cuzk_rng_u64(&test_rng)); break;
-            case 6: set_small(&k[i], 0); break;
-            case 7: set_small(&k[i], 1); break;
-            default: random_scalar(&k[i]); break;
-            }
-        }
-    }
-}
-
 /* ---- device field arithmetic ----------------------------------------------------------------- */
 
 static void test_field(void) {
-    static const uint64_t p[6] = CUZK_FP_MODULUS, half[6] = CUZK_FP_HALF;
-    const uint64_t edges[][6] = {
-        {0, 0, 0, 0, 0, 0},
-        {1, 0, 0, 0, 0, 0},
-        {2, 0, 0, 0, 0, 0},
-        {p[0] - 1, p[1], p[2], p[3], p[4], p[5]},
-        {p[0] - 2, p[1], p[2], p[3], p[4], p[5]},
-        {half[0], half[1], half[2], half[3], half[4], half[5]},
-        {half[0] + 1, half[1], half[2], half[3], half[4], half[5]},
-        {0xffffffffull, 0, 0, 0, 0, 0},
-        {~0ull, 0, 0, 0, 0, 0},
-        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0},
-        {0, 0, 0, 0, 0, p[5] - 1},
-        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, p[5] - 1},
-        {0, p[1], p[2], p[3], p[4], p[5]},
-        {0xffffffff00000000ull, 0xffffffffull, 0, 0, 0, 0},
-        CUZK_FP_R1,
-    };
-    const size_t ne = sizeof edges / sizeof edges[0], n = ne * ne + 10000;
+    cuzk_fp edges[TEST_FP_NEDGES];
+    test_fp_edges(edges);
+    const size_t ne = TEST_FP_NEDGES, n = ne * ne + 10000;
     /* Fp2 pairs are built from two Fp pairs: 2n Fp values per operand */
-    cuzk_fp *a = xmalloc(2 * n * sizeof *a), *b = xmalloc(2 * n * sizeof *b),
-            *got = xmalloc(2 * n * sizeof *got), *want = xmalloc(2 * n * sizeof *want);
+    cuzk_fp *a = test_xmalloc(2 * n * sizeof *a), *b = test_xmalloc(2 * n * sizeof *b),
+            *got = test_xmalloc(2 * n * sizeof *got), *want = test_xmalloc(2 * n * sizeof *want);
     for (size_t i = 0; i < 2 * n; i++) {
         cuzk_fp_random(&a[i], &test_rng);
         cuzk_fp_random(&b[i], &test_rng);
     }
     for (size_t i = 0; i < ne; i++)
         for (size_t j = 0; j < ne; j++) {
-            memcpy(a[i * ne + j].l, edges[i], sizeof a->l);
-            memcpy(b[i * ne + j].l, edges[j], sizeof b->l);
+            a[i * ne + j] = edges[i];
+            b[i * ne + j] = edges[j];
             /* in Fp2: the edge values in both halves */
-            memcpy(a[2 * n - 1 - (i * ne + j)].l, edges[j], sizeof a->l);
-            memcpy(b[2 * n - 1 - (i * ne + j)].l, edges[i], sizeof b->l);
+            a[2 * n - 1 - (i * ne + j)] = edges[j];
+            b[2 * n - 1 - (i * ne + j)] = edges[i];
         }
     static const char *name[] = {"fp add",  "fp sub",  "fp mul",  "fp sqr",
                                  "fp2 add", "fp2 sub", "fp2 mul", "fp2 sqr"};
@@ -191,58 +111,15 @@ static void test_field(void) {
     free(want);
 }
 
-/* ---- points ---------------------------------------------------------------------------------- */
-
-/* n points P_0 + i Q from random P_0 and Q, generated on the pool in chunks of CHUNK (each
- * chunk starts from P_0 + (first index) Q). */
-#define CHUNK 16384
-#define POINTS(G)                                                                                  \
-    struct G##_points_job {                                                                        \
-        G##_affine *out;                                                                           \
-        size_t n;                                                                                  \
-        G p0, q;                                                                                   \
-    };                                                                                             \
-    static void G##_points_item(void *vctx, size_t item, unsigned worker) {                        \
-        (void)worker;                                                                              \
-        const struct G##_points_job *j = vctx;                                                     \
-        const size_t lo = item * CHUNK, hi = lo + CHUNK < j->n ? lo + CHUNK : j->n;                \
-        G *jac = xmalloc(CHUNK * sizeof *jac), p;                                                  \
-        uint64_t k[1] = {lo};                                                                      \
-        G##_mul_var(&p, &j->q, k, 1);                                                              \
-        G##_add(&p, &p, &j->p0);                                                                   \
-        for (size_t i = lo; i < hi; i++) {                                                         \
-            jac[i - lo] = p;                                                                       \
-            G##_add(&p, &p, &j->q);                                                                \
-        }                                                                                          \
-        G##_batch_to_affine(j->out + lo, jac, hi - lo);                                            \
-        free(jac);                                                                                 \
-    }                                                                                              \
-    static void G##_points(G##_affine *out, size_t n) {                                            \
-        struct G##_points_job j;                                                                   \
-        G##_affine gen;                                                                            \
-        cuzk_scalar k;                                                                             \
-        j.out = out;                                                                               \
-        j.n = n;                                                                                   \
-        G##_generator(&gen);                                                                       \
-        G##_from_affine(&j.p0, &gen);                                                              \
-        random_scalar(&k);                                                                         \
-        G##_mul_var(&j.q, &j.p0, k.l, 4);                                                          \
-        random_scalar(&k);                                                                         \
-        G##_mul_var(&j.p0, &j.p0, k.l, 4);                                                         \
-        cuzk_pool_run(pool, (n + CHUNK - 1) / CHUNK, G##_points_item, &j);                         \
-    }
-POINTS(cuzk_g1)
-POINTS(cuzk_g2)
-
 /* ---- the XYZZ formulas ----------------------------------------------------------------------- */
 
 #define ADD_TEST(G, S, N)                                                                          \
     static void G##_test_add(void) {                                                               \
         const size_t n = N;                                                                        \
-        G##_affine *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);                       \
-        G *sum = xmalloc(n * sizeof *sum), *dbl = xmalloc(n * sizeof *dbl);                        \
-        G##_points(a, n);                                                                          \
-        G##_points(b, n);                                                                          \
+        G##_affine *a = test_xmalloc(n * sizeof *a), *b = test_xmalloc(n * sizeof *b);             \
+        G *sum = test_xmalloc(n * sizeof *sum), *dbl = test_xmalloc(n * sizeof *dbl);              \
+        test_##S##_points(pool, a, n);                                                             \
+        test_##S##_points(pool, b, n);                                                             \
         b[0] = a[0];                                                                               \
         G##_affine_neg(&b[1], &a[1]);                                                              \
         G##_affine_set_inf(&a[2]);                                                                 \
@@ -284,22 +161,31 @@ ADD_TEST(cuzk_g2, g2, 5000)
 
 /* ---- MSM ------------------------------------------------------------------------------------- */
 
-static const char *shape_name[] = {"random",  "edge",    "90% bits", "all zero",
-                                   "all one", "all r-1", "30% zero"};
-
 #define MSM_TESTS(G, S)                                                                            \
-    /* one GPU MSM against the CPU's; returns 1 if equal */                                        \
+    /* One GPU MSM against the CPU's, and against *known (NULL: none) when the case knows its      \
+     * answer; returns 1 if all agree. */                                                          \
     static int G##_check(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb,  \
-                         size_t offset, const cuzk_scalar *k, size_t n) {                          \
+                         size_t offset, const cuzk_scalar *k, size_t n, const G *known) {          \
         G want, got;                                                                               \
-        double t0 = now_ms();                                                                      \
+        double t0 = test_now_ms();                                                                 \
         CHECK(G##_msm(pool, &want, hb + offset, k, n) == CUZK_OK);                                 \
-        double t1 = now_ms();                                                                      \
+        double t1 = test_now_ms();                                                                 \
         int err = cuzk_gpu_##S##_msm(ctx, db, offset, k, n, &got);                                 \
-        double t2 = now_ms();                                                                      \
+        double t2 = test_now_ms();                                                                 \
         if (!gpu_ok(err, #G " msm")) return 0;                                                     \
         int ok = G##_eq(&got, &want) && G##_is_on_curve(&got);                                     \
         CHECK(ok);                                                                                 \
+        if (known) {                                                                               \
+            const int cpu_known = G##_eq(&want, known), gpu_known = G##_eq(&got, known);           \
+            CHECK(cpu_known);                                                                      \
+            CHECK(gpu_known);                                                                      \
+            if (!cpu_known)                                                                        \
+                fprintf(stderr,                                                                    \
+                        "test_gpu_msm: " #G " n=%zu %s: the CPU MSM is not the known "             \
+                        "answer\n",                                                                \
+                        n, what);                                                                  \
+            ok &= gpu_known;                                                                       \
+        }                                                                                          \
         struct cuzk_gpu_msm_timing t;                                                              \
         cuzk_gpu_msm_last_timing(ctx, &t);                                                         \
         if (!ok || n >= ((size_t)1 << 18))                                                         \
@@ -312,14 +198,15 @@ static const char *shape_name[] = {"random",  "edge",    "90% bits", "all zero",
     }                                                                                              \
     static int G##_check_shape(const char *what, const struct cuzk_gpu_bases *db,                  \
                                const G##_affine *hb, size_t offset, cuzk_scalar *k, size_t n,      \
-                               enum shape sh) {                                                    \
+                               enum msm_scalars sh) {                                              \
         char label[160];                                                                           \
-        snprintf(label, sizeof label, "%.100s, %s scalars", what, shape_name[sh]);                 \
-        make_scalars(k, n, sh);                                                                    \
-        return G##_check(label, db, hb, offset, k, n);                                             \
+        snprintf(label, sizeof label, "%.100s, %s scalars", what, msm_scalars_name[sh]);           \
+        msm_scalars_make(k, n, sh);                                                                \
+        return G##_check(label, db, hb, offset, k, n, NULL);                                       \
     }                                                                                              \
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
-                          cuzk_scalar *k, size_t n, enum shape sh, unsigned window, int bits) {    \
+                          cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
+                          int bits) {                                                              \
         struct cuzk_gpu_msm_tuning t = {window, bits};                                             \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
@@ -327,80 +214,84 @@ static const char *shape_name[] = {"random",  "edge",    "90% bits", "all zero",
         G##_check_shape(label, db, hb, 0, k, n, sh);                                               \
         cuzk_gpu_msm_tune(ctx, NULL);                                                              \
     }                                                                                              \
-    /* bases with identities, repeats and negations, and equal scalars */                          \
-    static void G##_special_bases(const G##_affine *src, size_t n, cuzk_scalar *k) {               \
-        G##_affine *hb = xmalloc(n * sizeof *hb);                                                  \
-        struct cuzk_gpu_bases *db = NULL;                                                          \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            hb[i] = src[i % 16];                                                                   \
-            if ((i / 16) % 3 == 1) G##_affine_neg(&hb[i], &hb[i]);                                 \
-            if (i % 13 == 12) G##_affine_set_inf(&hb[i]);                                          \
+    /* Every shared case (tests/msm_cases.h) at size n, each with its bases uploaded on their      \
+     * own: against the CPU, and against the answer the case knows (the closed form, or the CPU's  \
+     * MSM of the prefix that does not cancel). Returns how many were right. */                    \
+    static size_t G##_cases(size_t n) {                                                            \
+        G##_affine *src = test_xmalloc(n * sizeof *src), *hb = test_xmalloc(n * sizeof *hb);       \
+        cuzk_scalar *k = test_xmalloc(n * sizeof *k);                                              \
+        size_t right = 0;                                                                          \
+        test_##S##_points(pool, src, n);                                                           \
+        for (size_t c = 0; c < MSM_NCASES; c++) {                                                  \
+            const struct msm_case *mc = &msm_cases[c];                                             \
+            struct cuzk_gpu_bases *db = NULL;                                                      \
+            char what[160];                                                                        \
+            G ans;                                                                                 \
+            const struct msm_answer a = G##_case_make(mc, n, src, hb, k, &ans);                    \
+            msm_case_name(what, sizeof what, mc);                                                  \
+            if (!a.known && a.prefix < n) CHECK(G##_msm(pool, &ans, hb, k, a.prefix) == CUZK_OK);  \
+            if (gpu_ok(cuzk_gpu_##S##_bases_upload(0, hb, n, &db), #G " case bases upload"))       \
+                right += (size_t)G##_check(what, db, hb, 0, k, n,                                  \
+                                           a.known || a.prefix < n ? &ans : NULL);                 \
+            cuzk_gpu_bases_free(db);                                                               \
         }                                                                                          \
-        if (!gpu_ok(cuzk_gpu_##S##_bases_upload(0, hb, n, &db), "bases upload")) goto out;         \
-        G##_check_shape("identity, repeated, negated bases", db, hb, 0, k, n, RANDOM);             \
-        random_scalar(&k[0]);                                                                      \
-        for (size_t i = 1; i < n; i++) k[i] = k[0];                                                \
-        G##_check("the same with one scalar everywhere", db, hb, 0, k, n);                         \
-        for (size_t i = 0; i < n; i++) { /* P and -P with equal scalars: the identity */           \
-            hb[i] = src[i / 2];                                                                    \
-            if (i % 2) G##_affine_neg(&hb[i], &hb[i]);                                             \
-            if (i % 2 == 0)                                                                        \
-                random_scalar(&k[i]);                                                              \
-            else                                                                                   \
-                k[i] = k[i - 1];                                                                   \
-        }                                                                                          \
-        cuzk_gpu_bases_free(db);                                                                   \
-        db = NULL;                                                                                 \
-        if (!gpu_ok(cuzk_gpu_##S##_bases_upload(0, hb, n, &db), "bases upload")) goto out;         \
-        G##_check("P and -P pairs", db, hb, 0, k, n);                                              \
-    out:                                                                                           \
-        cuzk_gpu_bases_free(db);                                                                   \
+        free(src);                                                                                 \
         free(hb);                                                                                  \
+        free(k);                                                                                   \
+        return right;                                                                              \
     }                                                                                              \
     static void G##_test_msm(int max_log, int special_log, int odd) {                              \
         const size_t nb = ((size_t)1 << max_log) + OFFSET_ROOM;                                    \
-        G##_affine *hb = xmalloc(nb * sizeof *hb);                                                 \
-        cuzk_scalar *k = xmalloc(nb * sizeof *k);                                                  \
+        const size_t ns = (size_t)1 << special_log;                                                \
+        size_t right = 0, runs = 0;                                                                \
+        for (size_t s = 0; s < MSM_NCASE_SIZES; s++)                                               \
+            right += G##_cases(msm_case_sizes[s]), runs += MSM_NCASES;                             \
+        right += G##_cases(ns), runs += MSM_NCASES;                                                \
+        printf("test_gpu_msm: " #G " shared cases at %zu sizes up to %zu: %zu of %zu right\n",     \
+               MSM_NCASE_SIZES + 1, ns, right, runs);                                              \
+        G##_affine *hb = test_xmalloc(nb * sizeof *hb);                                            \
+        cuzk_scalar *k = test_xmalloc(nb * sizeof *k);                                             \
         struct cuzk_gpu_bases *db = NULL;                                                          \
-        double t0 = now_ms();                                                                      \
-        G##_points(hb, nb);                                                                        \
-        printf("test_gpu_msm: " #G ": %zu random bases in %.0f ms\n", nb, now_ms() - t0);          \
+        double t0 = test_now_ms();                                                                 \
+        test_##S##_points(pool, hb, nb);                                                           \
+        printf("test_gpu_msm: " #G ": %zu random bases in %.0f ms\n", nb, test_now_ms() - t0);     \
         if (!gpu_ok(cuzk_gpu_##S##_bases_upload(0, hb, nb, &db), #G " bases upload")) goto out;    \
         CHECK(cuzk_gpu_bases_count(db) == nb);                                                     \
         CHECK(cuzk_gpu_bases_vram(db) == cuzk_gpu_bases_vram_for(CUZK_GPU_##S##_ID, nb));          \
+        /* ranges of the resident bases: tiny ones, at offsets too */                              \
         static const size_t tiny[] = {1, 2, 3, 7};                                                 \
         for (size_t i = 0; i < 4; i++) {                                                           \
-            G##_check_shape("tiny", db, hb, 0, k, tiny[i], RANDOM);                                \
-            G##_check_shape("tiny", db, hb, 0, k, tiny[i], EDGE);                                  \
-            G##_check_shape("tiny", db, hb, 5, k, tiny[i], ONE);                                   \
+            G##_check_shape("tiny", db, hb, 0, k, tiny[i], MSM_RANDOM);                            \
+            G##_check_shape("tiny", db, hb, 0, k, tiny[i], MSM_EDGE);                              \
+            G##_check_shape("tiny", db, hb, 5, k, tiny[i], MSM_ONE);                               \
         }                                                                                          \
-        size_t ok = 0, runs = 0;                                                                   \
+        right = runs = 0;                                                                          \
         for (int lg = 4; lg <= max_log; lg++) {                                                    \
             const size_t n = (size_t)1 << lg;                                                      \
-            ok += G##_check_shape("2^k", db, hb, 0, k, n, RANDOM), runs++;                         \
-            ok += G##_check_shape("2^k", db, hb, 0, k, n, BITS), runs++;                           \
+            right += G##_check_shape("2^k", db, hb, 0, k, n, MSM_RANDOM), runs++;                  \
+            right += G##_check_shape("2^k", db, hb, 0, k, n, MSM_BITS), runs++;                    \
         }                                                                                          \
         printf("test_gpu_msm: " #G " 2^4..2^%d, random and 90%% bits: %zu of %zu right\n",         \
-               max_log, ok, runs);                                                                 \
-        G##_check_shape("odd size", db, hb, 0, k, (size_t)odd, RANDOM);                            \
-        G##_check_shape("odd size, offset", db, hb, OFFSET_ROOM - 1, k, (size_t)odd, SOMEZERO);    \
-        const size_t ns = (size_t)1 << special_log;                                                \
-        for (int sh = EDGE; sh <= SOMEZERO; sh++)                                                  \
-            G##_check_shape("special", db, hb, 0, k, ns, (enum shape)sh);                          \
-        G##_check_shape("offset range", db, hb, 1000, k, ns, RANDOM);                              \
-        G##_check_shape("last bases", db, hb, nb - ns, k, ns, EDGE);                               \
+               max_log, right, runs);                                                              \
+        G##_check_shape("odd size", db, hb, 0, k, (size_t)odd, MSM_RANDOM);                        \
+        G##_check_shape("odd size, offset", db, hb, OFFSET_ROOM - 1, k, (size_t)odd,               \
+                        MSM_SOMEZERO);                                                             \
+        /* every scalar shape on a range of the resident bases (the cases upload their own) */     \
+        for (int sh = MSM_RANDOM; sh <= MSM_SAME_EDGE; sh++)                                       \
+            G##_check_shape("resident", db, hb, 0, k, ns, (enum msm_scalars)sh);                   \
+        G##_check_shape("offset range", db, hb, 1000, k, ns, MSM_RANDOM);                          \
+        G##_check_shape("last bases", db, hb, nb - ns, k, ns, MSM_EDGE);                           \
         static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20};                              \
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {                          \
-            G##_tuned("forced window", db, hb, k, ns, RANDOM, windows[w], 0);                      \
-            G##_tuned("forced window", db, hb, k, ns + 17, EDGE, windows[w], 0);                   \
+            G##_tuned("forced window", db, hb, k, ns, MSM_RANDOM, windows[w], 0);                  \
+            G##_tuned("forced window", db, hb, k, ns + 17, MSM_EDGE, windows[w], 0);               \
         }                                                                                          \
         for (int bits = -1; bits <= 1; bits++) {                                                   \
-            G##_tuned("bit path", db, hb, k, ns, BITS, 0, bits);                                   \
-            G##_tuned("bit path", db, hb, k, ns, ONE, 0, bits);                                    \
-            G##_tuned("bit path", db, hb, k, ns, RANDOM, 0, bits);                                 \
-            G##_tuned("bit path", db, hb, k, (size_t)1 << max_log, BITS, 0, bits);                 \
+            G##_tuned("bit path", db, hb, k, ns, MSM_BITS, 0, bits);                               \
+            G##_tuned("bit path", db, hb, k, ns, MSM_ONE, 0, bits);                                \
+            G##_tuned("bit path", db, hb, k, ns, MSM_RANDOM, 0, bits);                             \
+            G##_tuned("bit path", db, hb, k, (size_t)1 << max_log, MSM_BITS, 0, bits);             \
         }                                                                                          \
-        G##_special_bases(hb, ns, k);                                                              \
     out:                                                                                           \
         cuzk_gpu_bases_free(db);                                                                   \
         free(hb);                                                                                  \
@@ -411,79 +302,69 @@ static const char *shape_name[] = {"random",  "edge",    "90% bits", "all zero",
 MSM_TESTS(cuzk_g1, g1)
 MSM_TESTS(cuzk_g2, g2)
 
-/* Scalars in device memory: Montgomery Fr in an NTT context's buffer. */
+/* Scalars in device memory: Montgomery Fr in an NTT context's buffer, uniform and with 90%
+ * zeros and ones, at every size in sizes (the last the largest) over bases made for it. */
+#define DEV_FR_TEST(G, S)                                                                          \
+    static void G##_dev_fr(struct cuzk_gpu_ntt_ctx *nctx, const size_t *sizes, size_t nsizes,      \
+                           cuzk_fr *fr, cuzk_scalar *k) {                                          \
+        const size_t nb = sizes[nsizes - 1];                                                       \
+        G##_affine *hb = test_xmalloc(nb * sizeof *hb);                                            \
+        struct cuzk_gpu_bases *db = NULL;                                                          \
+        test_##S##_points(pool, hb, nb);                                                           \
+        if (!gpu_ok(cuzk_gpu_##S##_bases_upload(0, hb, nb, &db), #G " bases upload")) goto out;    \
+        for (int bits = 0; bits < 2; bits++) {                                                     \
+            for (size_t s = 0; s < nsizes; s++) {                                                  \
+                const size_t m = sizes[s];                                                         \
+                cuzk_fr_vec_random(pool, fr, m, cuzk_rng_u64(&test_rng));                          \
+                if (bits)                                                                          \
+                    for (size_t i = 0; i < m; i++)                                                 \
+                        if (i % 10 < 9)                                                            \
+                            i % 2 ? cuzk_fr_set_one(&fr[i]) : cuzk_fr_set_zero(&fr[i]);            \
+                cuzk_scalar_batch_from_fr(pool, k, fr, m);                                         \
+                G want, got;                                                                       \
+                CHECK(G##_msm(pool, &want, hb, k, m) == CUZK_OK);                                  \
+                if (!gpu_ok(cuzk_gpu_ntt_load(nctx, fr, m), "ntt load")) continue;                 \
+                if (!gpu_ok(cuzk_gpu_##S##_msm_dev_fr(ctx, db, 0, cuzk_gpu_ntt_ctx_buffer(nctx),   \
+                                                      m, &got),                                    \
+                            #G " msm_dev_fr"))                                                     \
+                    continue;                                                                      \
+                CHECK(G##_eq(&got, &want));                                                        \
+                printf("test_gpu_msm: " #G ", device Fr scalars, n = %zu%s: %s\n", m,              \
+                       bits ? " (90% zeros and ones)" : "", G##_eq(&got, &want) ? "ok" : "WRONG"); \
+            }                                                                                      \
+        }                                                                                          \
+    out:                                                                                           \
+        cuzk_gpu_bases_free(db);                                                                   \
+        free(hb);                                                                                  \
+    }
+DEV_FR_TEST(cuzk_g1, g1)
+DEV_FR_TEST(cuzk_g2, g2)
+
 static void test_dev_fr(void) {
-    const size_t n = CTX_MAX_N;
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
-    cuzk_g1_affine *hb = xmalloc(n * sizeof *hb);
-    cuzk_fr *fr = xmalloc(n * sizeof *fr);
-    cuzk_scalar *k = xmalloc(n * sizeof *k);
-    struct cuzk_gpu_bases *db = NULL;
-    cuzk_g1_points(hb, n);
-    if (!gpu_ok(cuzk_gpu_g1_bases_upload(0, hb, n, &db), "bases upload")) goto out;
+    cuzk_fr *fr = test_xmalloc(CTX_MAX_N * sizeof *fr);
+    cuzk_scalar *k = test_xmalloc(CTX_MAX_N * sizeof *k);
     if (cuzk_gpu_ntt_ctx_create(0, G1_MAX_LOG, &nctx) != CUZK_OK) {
         CHECK(0);
         fprintf(stderr, "test_gpu_msm: NTT context: %s\n", cuzk_gpu_ntt_last_error());
         goto out;
     }
-    static const size_t sizes[] = {1, 12345, CTX_MAX_N};
-    for (int bits = 0; bits < 2; bits++) {
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            const size_t m = sizes[s];
-            cuzk_fr_vec_random(pool, fr, m, cuzk_rng_u64(&test_rng));
-            if (bits)
-                for (size_t i = 0; i < m; i++)
-                    if (i % 10 < 9) i % 2 ? cuzk_fr_set_one(&fr[i]) : cuzk_fr_set_zero(&fr[i]);
-            cuzk_scalar_batch_from_fr(pool, k, fr, m);
-            cuzk_g1 want, got;
-            CHECK(cuzk_g1_msm(pool, &want, hb, k, m) == CUZK_OK);
-            if (!gpu_ok(cuzk_gpu_ntt_load(nctx, fr, m), "ntt load")) continue;
-            if (!gpu_ok(cuzk_gpu_g1_msm_dev_fr(ctx, db, 0, cuzk_gpu_ntt_ctx_buffer(nctx), m, &got),
-                        "msm_dev_fr"))
-                continue;
-            CHECK(cuzk_g1_eq(&got, &want));
-            printf("test_gpu_msm: device Fr scalars, n = %zu%s: %s\n", m,
-                   bits ? " (90% zeros and ones)" : "", cuzk_g1_eq(&got, &want) ? "ok" : "WRONG");
-        }
-    }
-    /* G2 from the same device scalars (smaller sizes: the CPU reference is slower) */
-    cuzk_g2_affine *hb2 = xmalloc(4096 * sizeof *hb2);
-    struct cuzk_gpu_bases *db2 = NULL;
-    cuzk_g2_points(hb2, 4096);
-    if (gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, 4096, &db2), "g2 bases upload")) {
-        static const size_t sizes2[] = {1, 4096};
-        for (int bits = 0; bits < 2; bits++) {
-            for (size_t s = 0; s < sizeof sizes2 / sizeof sizes2[0]; s++) {
-                const size_t m = sizes2[s];
-                cuzk_fr_vec_random(pool, fr, m, cuzk_rng_u64(&test_rng));
-                if (bits)
-                    for (size_t i = 0; i < m; i++)
-                        if (i % 10 < 9) i % 2 ? cuzk_fr_set_one(&fr[i]) : cuzk_fr_set_zero(&fr[i]);
-                cuzk_scalar_batch_from_fr(pool, k, fr, m);
-                cuzk_g2 want, got;
-                CHECK(cuzk_g2_msm(pool, &want, hb2, k, m) == CUZK_OK);
-                if (!gpu_ok(cuzk_gpu_ntt_load(nctx, fr, m), "ntt load")) continue;
-                if (!gpu_ok(
-                        cuzk_gpu_g2_msm_dev_fr(ctx, db2, 0, cuzk_gpu_ntt_ctx_buffer(nctx), m, &got),
-                        "g2 msm_dev_fr"))
-                    continue;
-                CHECK(cuzk_g2_eq(&got, &want));
-                printf("test_gpu_msm: G2, device Fr scalars, n = %zu%s: %s\n", m,
-                       bits ? " (90% zeros and ones)" : "",
-                       cuzk_g2_eq(&got, &want) ? "ok" : "WRONG");
-            }
-        }
-    }
-    cuzk_gpu_bases_free(db2);
-    free(hb2);
+    static const size_t g1_sizes[] = {1, 12345, CTX_MAX_N};
+    static const size_t g2_sizes[] = {1, 4096}; /* smaller: the CPU reference is slower */
+    cuzk_g1_dev_fr(nctx, g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], fr, k);
+    cuzk_g2_dev_fr(nctx, g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0], fr, k);
     /* misaligned device scalars are refused */
-    cuzk_g1 r;
-    CHECK(cuzk_gpu_g1_msm_dev_fr(ctx, db, 0, (char *)cuzk_gpu_ntt_ctx_buffer(nctx) + 8, 4, &r) ==
-          CUZK_EINVAL);
+    cuzk_g1_affine p[4];
+    struct cuzk_gpu_bases *db = NULL;
+    test_g1_points(pool, p, 4);
+    if (gpu_ok(cuzk_gpu_g1_bases_upload(0, p, 4, &db), "bases upload")) {
+        cuzk_g1 r;
+        CHECK(cuzk_gpu_g1_msm_dev_fr(ctx, db, 0, (char *)cuzk_gpu_ntt_ctx_buffer(nctx) + 8, 4,
+                                     &r) == CUZK_EINVAL);
+    }
+    cuzk_gpu_bases_free(db);
 out:
     cuzk_gpu_ntt_ctx_free(nctx);
-    cuzk_gpu_bases_free(db);
-    free(hb);
     free(fr);
     free(k);
 }
@@ -494,16 +375,16 @@ out:
     /* all n results when check_all, else a sample: the first and last 100 and 100 around          \
      * every multiple of 2^22 (the chunk boundaries) */                                            \
     static void G##_test_batch(size_t n, int check_all) {                                          \
-        G##_affine base, *got = xmalloc(n * sizeof *got);                                          \
-        cuzk_fr *s = xmalloc(n * sizeof *s);                                                       \
-        G##_points(&base, 1);                                                                      \
+        G##_affine base, *got = test_xmalloc(n * sizeof *got);                                     \
+        cuzk_fr *s = test_xmalloc(n * sizeof *s);                                                  \
+        test_##S##_points(pool, &base, 1);                                                         \
         cuzk_fr_vec_random(pool, s, n, cuzk_rng_u64(&test_rng));                                   \
         cuzk_fr_set_zero(&s[0]);                                                                   \
         cuzk_fr_set_one(&s[1]);                                                                    \
         cuzk_fr_neg(&s[2], &s[1]);                                                                 \
-        double t0 = now_ms();                                                                      \
+        double t0 = test_now_ms();                                                                 \
         if (gpu_ok(cuzk_gpu_##S##_batch_mul(0, &base, s, n, got), #G " batch_mul")) {              \
-            double t1 = now_ms();                                                                  \
+            double t1 = test_now_ms();                                                             \
             size_t bad = 0, checked = 0;                                                           \
             for (size_t i = 0; i < n; i++) {                                                       \
                 const size_t r = i % ((size_t)1 << 22);                                            \
@@ -543,8 +424,8 @@ static void test_args(void) {
 
     cuzk_g1_affine p1[8];
     cuzk_g2_affine p2[8];
-    cuzk_g1_points(p1, 8);
-    cuzk_g2_points(p2, 8);
+    test_g1_points(pool, p1, 8);
+    test_g2_points(pool, p2, 8);
     struct cuzk_gpu_bases *b1 = NULL, *b2 = NULL;
     if (!gpu_ok(cuzk_gpu_g1_bases_upload(0, p1, 8, &b1), "upload") ||
         !gpu_ok(cuzk_gpu_g2_bases_upload(0, p2, 8, &b2), "upload"))
@@ -552,7 +433,7 @@ static void test_args(void) {
     struct cuzk_gpu_bases *bad = (struct cuzk_gpu_bases *)&bad;
     CHECK(cuzk_gpu_g1_bases_upload(count, p1, 8, &bad) == CUZK_EINVAL && bad == NULL);
     cuzk_scalar k[8];
-    for (int i = 0; i < 8; i++) random_scalar(&k[i]);
+    for (int i = 0; i < 8; i++) test_scalar_random(&k[i]);
     cuzk_g1 r1, want1;
     cuzk_g2 r2;
     CHECK(cuzk_gpu_g1_msm(ctx, b2, 0, k, 8, &r1) == CUZK_EINVAL); /* G2 bases for G1 */
@@ -590,14 +471,9 @@ int main(void) {
     if (count <= 0) {
         struct cuzk_gpu_msm_ctx *c = NULL;
         CHECK(cuzk_gpu_msm_ctx_create(0, 16, &c) == CUZK_ENODEV && c == NULL);
-        printf("test_gpu_msm: no GPU on this machine: skipped\n");
-        int rc = test_finish();
-        return rc ? rc : 77;
+        return test_skip("no GPU on this machine");
     }
-    struct cuzk_gpu_info info;
-    if (cuzk_gpu_describe(0, &info) == CUZK_OK)
-        printf("test_gpu_msm: device 0: %s, sm_%d%d, %d SMs, %.1f GiB\n", info.name, info.cc_major,
-               info.cc_minor, info.multiprocessors, (double)info.total_mem / (1 << 30));
+    test_gpu_banner(0);
     if (cuzk_pool_create(&pool, cuzk_cpu_count(), "test-gpu-msm") != CUZK_OK) {
         fprintf(stderr, "test_gpu_msm: cannot create the thread pool\n");
         return 1;

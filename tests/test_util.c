@@ -2,10 +2,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuzk/error.h"
 #include "ec/ec_constants.h"
+#include "ff/ff_constants.h"
 #include "ff/fr.h"
+#include "gpu/gpu.h"
 
 struct cuzk_rng test_rng;
 long test_checks, test_failures;
@@ -27,6 +30,68 @@ void test_init(const char *name) {
 int test_finish(void) {
     printf("%s: %ld passed, %ld failed\n", test_name, test_checks - test_failures, test_failures);
     return test_failures ? 1 : 0;
+}
+
+int test_skip(const char *why) {
+    printf("%s: %s: skipped\n", test_name, why);
+    const int rc = test_finish();
+    return rc ? rc : 77;
+}
+
+void *test_xmalloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "%s: out of host memory (%zu bytes)\n", test_name, bytes);
+        exit(1);
+    }
+    return p;
+}
+
+double test_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void test_scalar_random(cuzk_scalar *k) {
+    cuzk_fr s;
+    cuzk_fr_random(&s, &test_rng);
+    cuzk_scalar_from_fr(k, &s);
+}
+
+void test_scalar_set(cuzk_scalar *k, uint64_t v) {
+    memset(k, 0, sizeof *k);
+    k->l[0] = v;
+}
+
+void test_gpu_banner(int dev) {
+    struct cuzk_gpu_info info;
+    if (cuzk_gpu_describe(dev, &info) == CUZK_OK)
+        printf("%s: device %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", test_name, dev, info.name,
+               info.cc_major, info.cc_minor, info.multiprocessors,
+               (double)info.total_mem / (1 << 30));
+}
+
+void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]) {
+    static const uint64_t p[6] = CUZK_FP_MODULUS, half[6] = CUZK_FP_HALF;
+    const uint64_t edges[TEST_FP_NEDGES][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {1, 0, 0, 0, 0, 0},
+        {2, 0, 0, 0, 0, 0},
+        {p[0] - 1, p[1], p[2], p[3], p[4], p[5]},
+        {p[0] - 2, p[1], p[2], p[3], p[4], p[5]},
+        {half[0], half[1], half[2], half[3], half[4], half[5]},
+        {half[0] + 1, half[1], half[2], half[3], half[4], half[5]},
+        {0xffffffffull, 0, 0, 0, 0, 0},
+        {~0ull, 0, 0, 0, 0, 0},
+        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0},
+        {0, 0, 0, 0, 0, p[5] - 1},
+        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, p[5] - 1},
+        {0, p[1], p[2], p[3], p[4], p[5]},
+        {0xffffffff00000000ull, 0xffffffffull, 0, 0, 0, 0},
+        CUZK_FP_R1,
+    };
+    for (int i = 0; i < TEST_FP_NEDGES; i++) memcpy(out[i].l, edges[i], sizeof out[i].l);
 }
 
 static int hexval(char c) {
@@ -60,13 +125,11 @@ void test_bytes_to_hex(char *out, const uint8_t *in, size_t n) {
     void test_##G##_random(cuzk_##G##_affine *out) {                                               \
         cuzk_##G##_affine g;                                                                       \
         cuzk_##G j;                                                                                \
-        cuzk_fr s;                                                                                 \
-        uint64_t k[4];                                                                             \
+        cuzk_scalar k;                                                                             \
         cuzk_##G##_generator(&g);                                                                  \
         cuzk_##G##_from_affine(&j, &g);                                                            \
-        cuzk_fr_random(&s, &test_rng);                                                             \
-        cuzk_fr_to_canonical(k, &s);                                                               \
-        cuzk_##G##_mul_var(&j, &j, k, 4);                                                          \
+        test_scalar_random(&k);                                                                    \
+        cuzk_##G##_mul_var(&j, &j, k.l, 4);                                                        \
         cuzk_##G##_to_affine(out, &j);                                                             \
     }                                                                                              \
     void test_##G##_nonsub(cuzk_##G##_affine *p) {                                                 \
@@ -83,3 +146,45 @@ void test_bytes_to_hex(char *out, const uint8_t *in, size_t n) {
 
 RANDOM_POINTS(g1, cuzk_fp, cuzk_fp, CUZK_G1_B)
 RANDOM_POINTS(g2, cuzk_fp2, cuzk_fp2, CUZK_G2_B)
+
+/* n points P_0 + i Q, a chunk of POINTS_CHUNK per pool item: each chunk starts from
+ * P_0 + (its first index) Q, so the points do not depend on how the chunks are shared out.
+ * G is the group's type prefix, S its short name. */
+#define POINTS_CHUNK 16384
+#define POINT_CHAIN(G, S)                                                                          \
+    struct S##_chain {                                                                             \
+        G##_affine *out;                                                                           \
+        size_t n;                                                                                  \
+        G p0, q;                                                                                   \
+    };                                                                                             \
+    static void S##_chain_item(void *vctx, size_t item, unsigned worker) {                         \
+        (void)worker;                                                                              \
+        const struct S##_chain *c = vctx;                                                          \
+        const size_t lo = item * POINTS_CHUNK;                                                     \
+        const size_t m = c->n - lo < POINTS_CHUNK ? c->n - lo : POINTS_CHUNK;                      \
+        G *jac = test_xmalloc(m * sizeof *jac), p;                                                 \
+        const uint64_t first[1] = {lo};                                                            \
+        G##_mul_var(&p, &c->q, first, 1);                                                          \
+        G##_add(&p, &p, &c->p0);                                                                   \
+        for (size_t i = 0; i < m; i++) {                                                           \
+            jac[i] = p;                                                                            \
+            G##_add(&p, &p, &c->q);                                                                \
+        }                                                                                          \
+        G##_batch_to_affine(c->out + lo, jac, m);                                                  \
+        free(jac);                                                                                 \
+    }                                                                                              \
+    void test_##S##_points(struct cuzk_pool *pool, G##_affine *out, size_t n) {                    \
+        struct S##_chain c = {.out = out, .n = n};                                                 \
+        G##_affine gen;                                                                            \
+        cuzk_scalar k;                                                                             \
+        G##_generator(&gen);                                                                       \
+        G##_from_affine(&c.p0, &gen);                                                              \
+        test_scalar_random(&k);                                                                    \
+        G##_mul_var(&c.q, &c.p0, k.l, 4);                                                          \
+        test_scalar_random(&k);                                                                    \
+        G##_mul_var(&c.p0, &c.p0, k.l, 4);                                                         \
+        cuzk_pool_run(pool, (n + POINTS_CHUNK - 1) / POINTS_CHUNK, S##_chain_item, &c);            \
+    }
+
+POINT_CHAIN(cuzk_g1, g1)
+POINT_CHAIN(cuzk_g2, g2)

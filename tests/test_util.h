@@ -1,5 +1,8 @@
 /* A small test harness: seeded randomness (printed, and reproducible with CUZK_TEST_SEED),
- * checks that count and report failures without stopping, and hex helpers for vectors. */
+ * checks that count and report failures without stopping, random inputs (scalars, points),
+ * hex helpers for vectors, and the few lines every test would otherwise write again (an
+ * allocation that cannot fail, a clock, the skipped exit, the device line of a GPU test).
+ * Linked into every test (tests/CMakeLists.txt builds each as name.c + test_util.c). */
 #ifndef CUZK_TEST_UTIL_H
 #define CUZK_TEST_UTIL_H
 
@@ -9,6 +12,9 @@
 
 #include "ec/g1.h"
 #include "ec/g2.h"
+#include "ff/fp.h"
+#include "msm/msm.h"
+#include "util/pool.h"
 #include "util/rand.h"
 
 extern struct cuzk_rng test_rng;
@@ -18,6 +24,9 @@ extern long test_checks, test_failures;
 void test_init(const char *name);
 /* Prints "<name>: N passed, M failed" and returns the process exit code. */
 int test_finish(void);
+/* Prints "<name>: <why>: skipped" and returns the exit code of a skipped test: 77 (CTest's
+ * SKIP_RETURN_CODE for the GPU tests), or 1 when a check made before the skip failed. */
+int test_skip(const char *why);
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -29,12 +38,35 @@ int test_finish(void);
         }                                                                                          \
     } while (0)
 
+/* malloc that exits the test (status 1, after saying how much) instead of returning NULL: a test
+ * without the memory for its inputs has nothing to check. A size of 0 allocates 1 byte. */
+void *test_xmalloc(size_t bytes);
+/* Milliseconds on the monotonic clock. */
+double test_now_ms(void);
+
+/* Scalars (canonical integers, cuzk_scalar): uniform below r from test_rng, and the small v. */
+void test_scalar_random(cuzk_scalar *k);
+void test_scalar_set(cuzk_scalar *k, uint64_t v);
+
+/* The edge values of Fp as raw Montgomery limbs, all below p: 0, 1, 2, p - 1, p - 2, (p - 1) / 2
+ * and one above, values at limb and carry boundaries, p less its low limb, R mod p (one). */
+#define TEST_FP_NEDGES 15
+void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]);
+
 /* Random points from test_rng: in the r-order subgroup (a random multiple of the generator), and
  * on the curve but outside the subgroup (a random x; the cofactor makes membership negligible). */
 void test_g1_random(cuzk_g1_affine *out);
 void test_g2_random(cuzk_g2_affine *out);
 void test_g1_nonsub(cuzk_g1_affine *out);
 void test_g2_nonsub(cuzk_g2_affine *out);
+/* n points P_0 + i Q for random P_0 and Q of the subgroup: pairwise distinct, and cheap (one
+ * addition each, made in chunks on pool; NULL: the calling thread). The result depends on
+ * test_rng only, not on the pool. */
+void test_g1_points(struct cuzk_pool *pool, cuzk_g1_affine *out, size_t n);
+void test_g2_points(struct cuzk_pool *pool, cuzk_g2_affine *out, size_t n);
+
+/* Prints "<name>: device D: <model>, sm_XY, N SMs, G GiB" when device D can be described. */
+void test_gpu_banner(int dev);
 
 /* Parses exactly 2*n hex digits into n bytes. Returns 0 on success. */
 int test_hex_to_bytes(uint8_t *out, size_t n, const char *hex, size_t hexlen);
