@@ -64,7 +64,8 @@ static void *submitter(void *arg) {
                                      .circuit_id = circuit,
                                      .request_id = (i % 7 == 3 && !shared) ? NULL : rid,
                                      .priority = (s->t + 3 * i) % 4,
-                                     .seed = (uint64_t)(s->t * 1000 + i)};
+                                     /* a shared id is the same request from both threads */
+                                     .seed = shared ? (uint64_t)i : (uint64_t)(s->t * 1000 + i)};
         struct cuzk_submit_info info;
         if (cuzk_engine_submit(s->e, &r, &info, err, sizeof err) != CUZK_OK) {
             s->bad++;
