@@ -65,32 +65,15 @@ static void fp_hex(char out[99], const cuzk_fp *a) {
 }
 
 static void test_fp(void) {
-    static const uint64_t p[6] = CUZK_FP_MODULUS, half[6] = CUZK_FP_HALF;
-    /* raw Montgomery limbs, all below p */
-    const uint64_t edges[][6] = {
-        {0, 0, 0, 0, 0, 0},
-        {1, 0, 0, 0, 0, 0},
-        {2, 0, 0, 0, 0, 0},
-        {p[0] - 1, p[1], p[2], p[3], p[4], p[5]},
-        {p[0] - 2, p[1], p[2], p[3], p[4], p[5]},
-        {half[0], half[1], half[2], half[3], half[4], half[5]},
-        {half[0] + 1, half[1], half[2], half[3], half[4], half[5]},
-        {0xffffffffull, 0, 0, 0, 0, 0},
-        {~0ull, 0, 0, 0, 0, 0},
-        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0},
-        {0, 0, 0, 0, 0, p[5] - 1},
-        {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, p[5] - 1},
-        {0, p[1], p[2], p[3], p[4], p[5]},
-        {0xffffffff00000000ull, 0xffffffffull, 0, 0, 0, 0},
-        CUZK_FP_R1,
-    };
-    const size_t ne = sizeof edges / sizeof edges[0], nrand = 10000, n = ne * ne + nrand;
+    cuzk_fp edges[TEST_FP_NEDGES]; /* raw Montgomery limbs, all below p (test_util) */
+    test_fp_edges(edges);
+    const size_t ne = TEST_FP_NEDGES, nrand = 10000, n = ne * ne + nrand;
     cuzk_fp *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
             *want = malloc(n * sizeof *want);
     for (size_t i = 0; i < ne; i++)
         for (size_t j = 0; j < ne; j++) {
-            memcpy(a[i * ne + j].l, edges[i], sizeof a->l);
-            memcpy(b[i * ne + j].l, edges[j], sizeof b->l);
+            a[i * ne + j] = edges[i];
+            b[i * ne + j] = edges[j];
         }
     for (size_t i = ne * ne; i < n; i++) {
         cuzk_fp_random(&a[i], &test_rng);
