@@ -50,13 +50,23 @@ struct kinds {
     struct cuzk_kinds *set;
 };
 
-static struct cuzk_engine *engine_new(struct kinds *ks) {
+/* The last CUZK_TIMING line the engine traced. */
+static char timing_line[1024];
+static void trace_keep(void *ctx, const char *line) {
+    (void)ctx;
+    if (!strncmp(line, "CUZK_TIMING ", 12)) snprintf(timing_line, sizeof timing_line, "%s", line);
+}
+
+/* setup_policy 1: nothing may be set up (keys must be stored). */
+static struct cuzk_engine *engine_new(struct kinds *ks, int setup_policy) {
     struct cuzk_engine_config c;
     cuzk_engine_config_default(&c);
     c.total_budget = (uint64_t)8 << 30;
     c.cpu_threads = 2;
     c.synth_workers = 2;
     c.trace_file = NULL;
+    c.trace_fn = trace_keep;
+    c.setup_policy = setup_policy;
     struct cuzk_engine *e = NULL;
     char err[256];
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
@@ -288,7 +298,7 @@ static void corrupt_and_prove(const char *profile, const char *damage, uint64_t 
     seen[0] = 0;
     cuzk_log_set_sink(log_keep, NULL);
     struct kinds ks;
-    struct cuzk_engine *e = engine_new(&ks);
+    struct cuzk_engine *e = engine_new(&ks, 0);
     int already = -1;
     CHECK(cuzk_engine_preload(e, cuzk_kind_fc_name(CUZK_FC_WINNING), profile, &already, NULL, err,
                               sizeof err) == CUZK_OK);
@@ -319,7 +329,7 @@ int main(void) {
         CHECK(mkdtemp(cache) != NULL);
     full = getenv("CUZK_TEST_FC_FULL") && atoi(getenv("CUZK_TEST_FC_FULL"));
     struct kinds ks;
-    struct cuzk_engine *e = engine_new(&ks);
+    struct cuzk_engine *e = engine_new(&ks, 0);
     /* kind names and cuzk's default priorities */
     const int prio[4] = {CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_NORMAL, CUZK_PRIORITY_HIGH,
                          CUZK_PRIORITY_CRITICAL};
@@ -350,14 +360,22 @@ int main(void) {
     engine_del(e, &ks);
 
     /* a second engine finds the keys and constraint systems in the cache */
-    printf("second engine (keys from the cache):\n");
-    e = engine_new(&ks);
+    printf("second engine (keys from the cache; none may be set up):\n");
+    e = engine_new(&ks, 1);
     double t0 = now_ms();
     CHECK(cuzk_engine_preload(e, "winning", "winning-s4-r3", &already, NULL, err, sizeof err) ==
           CUZK_OK);
     CHECK(already == 0);
     printf("  winning-s4-r3 key from the cache in %.0f ms\n", now_ms() - t0);
+    /* a profile with no stored key is refused under the policy, before it is counted */
+    t0 = now_ms();
+    CHECK(cuzk_engine_preload(e, "winning", "winning-s5-r3", &already, NULL, err, sizeof err) ==
+          CUZK_EDENIED);
+    CHECK(strstr(err, "winning:winning-s5-r3") != NULL);
+    CHECK(now_ms() - t0 < 1000);
     prove_one(e, "winning-s4-r3", 1, 7);
+    /* the job's CUZK_TIMING line names its profile as the circuit */
+    CHECK(strstr(timing_line, " kind=winning circuit=winning-s4-r3 state=done ") != NULL);
     prove_one(e, "wpost-s2-k2-r2", 1, 8);
     engine_del(e, &ks);
 

@@ -106,7 +106,8 @@ void job_answer(struct cuzk_engine *e, struct job *j) {
 
 void final_report_take(const struct job *j, struct final_report *r) {
     memcpy(r->id, j->id, sizeof r->id);
-    memcpy(r->circuit, j->circuit, sizeof r->circuit);
+    /* the request's circuit id, or the key id when it names none (a Filecoin job's profile) */
+    memcpy(r->circuit, j->circuit[0] ? j->circuit : j->key_id, sizeof r->circuit);
     memcpy(r->errmsg, j->errmsg, sizeof r->errmsg);
     r->kind = j->kr->k->name;
     r->state = j->final;
