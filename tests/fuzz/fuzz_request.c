@@ -283,6 +283,8 @@ static int documented(int status) {
     case CUZK_RPC_OK:
     case CUZK_RPC_INVALID_ARGUMENT:
     case CUZK_RPC_NOT_FOUND:
+    case CUZK_RPC_ALREADY_EXISTS:    /* a request id reused with another body */
+    case CUZK_RPC_PERMISSION_DENIED: /* a key setup the configuration does not allow */
     case CUZK_RPC_RESOURCE_EXHAUSTED:
     case CUZK_RPC_UNIMPLEMENTED:
     case CUZK_RPC_UNAVAILABLE:
