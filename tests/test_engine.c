@@ -175,6 +175,38 @@ static void test_proofs(void) {
     CHECK(cuzk_groth16_verify(&vk, want, nwant, &pr) == 1);
     free(pj);
     cuzk_job_result_free(&res);
+    /* the same bytes handed over in a block of the caller's (witness inside it, not at its
+     * start): the engine keeps that block for the snarkjs kind instead of copying it, and
+     * frees it with the job; the proof is the same statement (the sanitizer build checks that
+     * every handed-over block is freed once) */
+    uint8_t *owned = malloc(len + 16);
+    CHECK(owned != NULL);
+    if (owned) {
+        memcpy(owned + 16, buf, len);
+        struct cuzk_job_request orq = sr;
+        orq.witness = owned + 16;
+        orq.witness_owner = owned;
+        CHECK(cuzk_engine_prove(e, &orq, 60000, &info, &res, err, sizeof err) == CUZK_OK);
+        pj = cuzk_job_result_proof_json(&res, 0);
+        CHECK(pj && cuzk_snarkjs_proof_parse(&pr, pj, strlen(pj), err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_verify(&vk, want, nwant, &pr) == 1);
+        free(pj);
+        cuzk_job_result_free(&res);
+    }
+    /* a handed-over block is the engine's on every return: a refused request (no such
+     * circuit), a kind that does not keep its input (synthetic, which ignores the bytes) */
+    struct cuzk_job_request gone = sr;
+    gone.circuit_id = "no-such-circuit";
+    gone.witness = gone.witness_owner = malloc(64);
+    gone.witness_len = 64;
+    CHECK(gone.witness && cuzk_engine_submit(e, &gone, &info, err, sizeof err) == CUZK_EINVAL);
+    struct cuzk_job_request kept = synth_req(SMALL, 3, CUZK_PRIORITY_DEFAULT, NULL);
+    kept.witness = kept.witness_owner = calloc(1, 4096);
+    kept.witness_len = 4096;
+    CHECK(kept.witness &&
+          cuzk_engine_prove(e, &kept, 60000, &info, &res, err, sizeof err) == CUZK_OK);
+    check_synthetic(&res, 256, 3);
+    cuzk_job_result_free(&res);
     /* a witness that breaks a constraint fails in synthesis, with the constraint named */
     if (len) buf[len - 1] ^= 1;
     CHECK(cuzk_engine_prove(e, &sr, 60000, &info, &res, err, sizeof err) == CUZK_EINVAL);

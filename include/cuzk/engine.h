@@ -114,6 +114,10 @@ struct cuzk_job_request {
     int priority;           /* enum cuzk_priority; CUZK_PRIORITY_DEFAULT = the kind's */
     const void *witness;    /* input bytes, copied at submit (NULL when witness_path is used) */
     size_t witness_len;
+    void *witness_owner;      /* or NULL; else the malloc'd block that holds witness (witness may
+                                 point inside it), handed over: cuzk_engine_submit takes it on every
+                                 return, keeps it with the job or frees it, and never copies it (a
+                                 large request is held once) */
     const char *witness_path; /* or: a file read when the partition is synthesized */
     uint64_t seed;            /* synthetic kind */
 };

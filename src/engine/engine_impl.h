@@ -143,6 +143,7 @@ struct job {
     struct cuzk_job_timings tm;
     double t_submit, t_final; /* engine ms */
     struct cuzk_reservation input_res;
+    void *input;       /* the request's bytes while the kind reads them (cuzk_kind.keeps_input) */
     pthread_cond_t cv; /* waiters: signalled when the job becomes final */
     struct job *hnext, *prev, *next;
 };

@@ -15,6 +15,7 @@
 
 void job_free_mem(struct job *j) {
     pthread_cond_destroy(&j->cv);
+    free(j->input);
     free(j->parts);
     free(j->proof);
     free(j->pub);
@@ -147,6 +148,8 @@ uint64_t part_release(struct cuzk_engine *e, struct part *p) {
 void job_drain(struct cuzk_engine *e, struct job *j) {
     j->kr->k->job_free(j->kr->k, j->kstate);
     j->kstate = NULL;
+    free(j->input);
+    j->input = NULL;
     cuzk_reservation_release_all(&j->input_res);
     pthread_mutex_lock(&e->mu);
     j->drained = 1;
@@ -338,8 +341,10 @@ static int size_job(struct cuzk_engine *e, struct job *j, size_t input_len, char
     return CUZK_OK;
 }
 
-int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req,
-                       struct cuzk_submit_info *info, char *err, size_t errlen) {
+/* cuzk_engine_submit's body; *own is the request's handed-over block, set to NULL once the
+ * job holds it (the caller frees what is left). */
+static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, void **own,
+                  struct cuzk_submit_info *info, char *err, size_t errlen) {
     char dummy[8];
     if (!err || !errlen) err = dummy, errlen = sizeof dummy;
     err[0] = 0;
@@ -395,22 +400,44 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
     j->kr = kr;
     j->priority = prio == CUZK_PRIORITY_DEFAULT ? k->default_priority : prio;
     snprintf(j->circuit, sizeof j->circuit, "%s", req->circuit_id ? req->circuit_id : "");
-    int rc = k->job_open(k, req, &j->kstate, &j->n_parts, j->key_id, err, errlen);
+    /* the input bytes: a kind that keeps pointers into them gets the job's block (the one
+     * handed over, else a copy); one that parses them reads the caller's, which the engine
+     * lets go of as soon as job_open returns */
+    size_t in_len = req->witness ? req->witness_len : 0;
+    struct cuzk_job_request kreq = *req;
+    if (k->keeps_input && in_len) {
+        if (*own) {
+            j->input = *own;
+            *own = NULL;
+        } else if ((j->input = malloc(in_len))) {
+            memcpy(j->input, req->witness, in_len);
+            kreq.witness = j->input;
+        } else {
+            pthread_cond_destroy(&j->cv);
+            free(j);
+            snprintf(err, errlen, "out of memory copying %zu input bytes", in_len);
+            return CUZK_ENOMEM;
+        }
+    }
+    int rc = k->job_open(k, &kreq, &j->kstate, &j->n_parts, j->key_id, err, errlen);
+    if (!k->keeps_input && *own) {
+        free(*own);
+        *own = NULL;
+    }
     if (!rc && (j->n_parts == 0 || j->n_parts > (1u << 16))) {
         snprintf(err, errlen, "%s: %u partitions", k->name, j->n_parts);
         k->job_free(k, j->kstate);
         rc = CUZK_EINVAL;
     }
     if (rc) {
-        pthread_cond_destroy(&j->cv);
-        free(j);
+        job_free_mem(j);
         return rc;
     }
     /* a key the configuration does not let a job set up is refused before its sizes are
      * asked for (a first profile's COUNT pass takes seconds) */
     if (!(rc = engine_setup_check(e, k, j->key_id, err, errlen)) &&
         !(rc = k->key_sizes(k, j->key_id, &j->sizes, err, errlen)))
-        rc = size_job(e, j, req->witness ? req->witness_len : 0, err, errlen);
+        rc = size_job(e, j, in_len, err, errlen);
     if (!rc) {
         j->parts = calloc(j->n_parts, sizeof *j->parts);
         j->proof = calloc(j->n_parts, CUZK_PROOF_BYTES);
@@ -427,14 +454,14 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
     }
     /* the request's inputs are in memory already: charged when they fit, refused otherwise
      * (charging them past the total would hold every other job up until they are gone) */
-    if (!rc && req->witness && req->witness_len &&
-        cuzk_budget_try_reserve(e->budget, req->witness_len, CUZK_MEM_OTHER, 0, &j->input_res)) {
+    if (!rc && in_len &&
+        cuzk_budget_try_reserve(e->budget, in_len, CUZK_MEM_OTHER, 0, &j->input_res)) {
         struct cuzk_budget_stats st;
         cuzk_budget_get_stats(e->budget, &st);
         snprintf(err, errlen,
                  "the request's %zu input bytes do not fit the memory budget now (%llu of %llu "
                  "bytes in use)",
-                 req->witness_len, (unsigned long long)st.used, (unsigned long long)st.total);
+                 in_len, (unsigned long long)st.used, (unsigned long long)st.total);
         rc = CUZK_ENOMEM;
     }
     if (rc) {
@@ -492,6 +519,14 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
     cuzk_log_debug("engine", "job %s queued: %s/%s, %u partitions, priority %s", j->id, k->name,
                    j->circuit, j->n_parts, cuzk_priority_name(j->priority));
     return CUZK_OK;
+}
+
+int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req,
+                       struct cuzk_submit_info *info, char *err, size_t errlen) {
+    void *own = req ? req->witness_owner : NULL;
+    int rc = submit(e, req, &own, info, err, errlen);
+    free(own);
+    return rc;
 }
 
 /* ---- await / cancel / state ------------------------------------------------------------------ */

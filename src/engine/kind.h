@@ -8,9 +8,11 @@
  * key_sizes / key_load / key_free), devices, verification and delivery.
  *
  * Contract for implementations:
- *   - job_open is called on the submitting thread and must be cheap (validate, copy the
- *     input); heavy work belongs in synthesize. It fills *n_partitions (>= 1) and key_id, and
- *     may return a private job state freed by job_free.
+ *   - job_open is called on the submitting thread and must be cheap (validate, parse or keep
+ *     the input); heavy work belongs in synthesize. It fills *n_partitions (>= 1) and key_id,
+ *     and may return a private job state freed by job_free. A kind with keeps_input set keeps
+ *     pointers into req->witness instead of copying it: the engine holds the bytes (the
+ *     caller's block when it handed one over, else one copy) until job_free has returned.
  *   - key_sizes must not load the key (a header read at most; results may be cached) and must
  *     be exact or an over-estimate: the engine charges these bytes to the memory budget before
  *     key_load runs. The per-partition memory estimate is derived from them (docs/engine.md).
@@ -84,6 +86,10 @@ struct cuzk_kind {
     int default_priority; /* enum cuzk_priority */
     int proof_kind;       /* the cuzk.v1 ProofKind that selects it (0: none; requested by name) */
     void *ctx;            /* the kind's own state */
+    int keeps_input;      /* 1: the job state points into req->witness after job_open (the
+                             engine holds those bytes with the job, until job_free returns);
+                             0: job_open takes what it needs (parses, copies) and the engine lets
+                             go of the bytes once it returns */
 
     int (*job_open)(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
                     uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err, size_t errlen);

@@ -30,7 +30,7 @@ struct snarkjs_kind {
 };
 
 struct snarkjs_job {
-    uint8_t *bytes; /* the .wtns, or NULL */
+    const uint8_t *bytes; /* the .wtns, held by the engine with the job (keeps_input), or NULL */
     size_t len;
     char *path;
 };
@@ -161,8 +161,7 @@ static int sj_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
     struct snarkjs_job *j = calloc(1, sizeof *j);
     if (!j) return CUZK_ENOMEM;
     if (req->witness) {
-        j->bytes = malloc(req->witness_len);
-        if (j->bytes) memcpy(j->bytes, req->witness, req->witness_len);
+        j->bytes = req->witness;
         j->len = req->witness_len;
     } else {
         j->path = strdup(req->witness_path);
@@ -181,7 +180,6 @@ static void sj_job_free(const struct cuzk_kind *k, void *job) {
     (void)k;
     struct snarkjs_job *j = job;
     if (!j) return;
-    free(j->bytes);
     free(j->path);
     free(j);
 }
@@ -316,6 +314,7 @@ int cuzk_kind_snarkjs_create(struct cuzk_kind **out) {
         .name = "snarkjs",
         .default_priority = CUZK_PRIORITY_NORMAL,
         .ctx = sk,
+        .keeps_input = 1,
         .job_open = sj_job_open,
         .job_free = sj_job_free,
         .key_sizes = sj_key_sizes,

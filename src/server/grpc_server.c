@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -185,6 +186,25 @@ static int arm(struct request_slot *r) {
     return 0;
 }
 
+#define RELEASE_STEP (16u << 20)
+
+/* A stream reader over a received message's slice buffer: moves the bytes out, which
+ * releases every slice read to its end. The slices are small blocks of the C library's heap,
+ * which keeps freed blocks for reuse: every RELEASE_STEP bytes their pages go back to the
+ * system (malloc_trim), so that the copy the handler makes and the slices it has read are
+ * never both resident. */
+static int slices_read(struct cuzk_rpc_reader *r, void *dst, size_t n) {
+    if (n > r->left) return -1;
+    if (n) grpc_slice_buffer_move_first_into_buffer(r->impl, n, dst);
+    r->left -= n;
+    r->released += n;
+    if (r->released >= RELEASE_STEP) {
+        malloc_trim(0);
+        r->released = 0;
+    }
+    return 0;
+}
+
 /* A call arrived on slot r: set it up, re-arm the slot, run the handler. */
 static void on_request(struct request_slot *r, int ok) {
     struct cuzk_rpc_server *s = r->srv;
@@ -233,6 +253,18 @@ static void on_request(struct request_slot *r, int ok) {
                              NULL, 0);
         return;
     }
+    const struct cuzk_rpc_method *m = &s->methods[c->method];
+    if (m->stream && payload->type == GRPC_BB_RAW &&
+        payload->data.raw.compression == GRPC_COMPRESS_NONE) {
+        /* the slices themselves, each released once read */
+
+        struct cuzk_rpc_reader sr = {.left = payload->data.raw.slice_buffer.length,
+                                     .read = slices_read,
+                                     .impl = &payload->data.raw.slice_buffer};
+        m->stream(s->ctx, c, &sr);
+        grpc_byte_buffer_destroy(payload);
+        return;
+    }
     grpc_byte_buffer_reader rd;
     if (!grpc_byte_buffer_reader_init(&rd, payload)) {
         grpc_byte_buffer_destroy(payload);
@@ -242,7 +274,13 @@ static void on_request(struct request_slot *r, int ok) {
     grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
     grpc_byte_buffer_reader_destroy(&rd);
     grpc_byte_buffer_destroy(payload);
-    s->methods[c->method].handler(s->ctx, c, GRPC_SLICE_START_PTR(all), GRPC_SLICE_LENGTH(all));
+    if (m->stream) {
+        struct cuzk_rpc_reader fr;
+        cuzk_rpc_reader_flat(&fr, GRPC_SLICE_START_PTR(all), GRPC_SLICE_LENGTH(all));
+        m->stream(s->ctx, c, &fr);
+    } else {
+        m->handler(s->ctx, c, GRPC_SLICE_START_PTR(all), GRPC_SLICE_LENGTH(all));
+    }
     grpc_slice_unref(all);
 }
 

@@ -7,7 +7,10 @@
  *   - A handler runs on the server's completion-queue thread and must not block: work that
  *     waits (a proof, a key load) is handed to another thread, which finishes the call later.
  *   - Every call is finished exactly once, by cuzk_rpc_call_finish from any thread. The request
- *     bytes are valid only during the handler; the call handle until it is finished.
+ *     bytes (or reader) are valid only during the handler; the call handle until it is
+ *     finished. A stream handler's reader hands out the received slices as it reads them and
+ *     releases each one once read (an uncompressed message; a compressed one is decompressed
+ *     into one block first).
  *   - cuzk_rpc_call_cancelled turns 1 when the client has gone away (cancelled, deadline passed,
  *     connection lost); finishing such a call is still required and harmless.
  *   - Listening: "unix:///absolute/path" (the parent directory is created if missing; a stale
@@ -32,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* gRPC status codes used by cuzk (the values of grpc_status_code). */
 enum cuzk_rpc_status {
@@ -55,9 +59,43 @@ struct cuzk_rpc_call;
 typedef void (*cuzk_rpc_handler)(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req,
                                  size_t len);
 
+/* A request message read front to back. read copies the next n bytes to dst and lets go of
+ * them: the transport frees what was read, so that a handler that moves a large message into
+ * memory of its own never holds it twice. Returns 0, or -1 when fewer than n bytes are left
+ * (nothing is read then). Valid only during the handler. */
+struct cuzk_rpc_reader {
+    size_t left; /* bytes not read yet */
+    int (*read)(struct cuzk_rpc_reader *r, void *dst, size_t n);
+    const uint8_t *pos; /* a flat reader's next byte */
+    void *impl;         /* the transport's */
+    size_t released;    /* the transport's: bytes read since it last returned memory */
+};
+
+static inline int cuzk_rpc_reader_flat_read_(struct cuzk_rpc_reader *r, void *dst, size_t n) {
+    if (n > r->left) return -1;
+    if (n) memcpy(dst, r->pos, n);
+    r->pos += n;
+    r->left -= n;
+    return 0;
+}
+
+/* A reader over buf[0 .. len) (which it does not free). */
+static inline void cuzk_rpc_reader_flat(struct cuzk_rpc_reader *r, const uint8_t *buf, size_t len) {
+    r->left = len;
+    r->read = cuzk_rpc_reader_flat_read_;
+    r->pos = buf;
+    r->impl = NULL;
+}
+
+typedef void (*cuzk_rpc_stream_handler)(void *ctx, struct cuzk_rpc_call *call,
+                                        struct cuzk_rpc_reader *req);
+
+/* A method has one of the two handlers: handler gets the request as one contiguous block,
+ * stream reads it (for methods whose requests may be large). */
 struct cuzk_rpc_method {
     const char *path; /* "/package.Service/Method" */
     cuzk_rpc_handler handler;
+    cuzk_rpc_stream_handler stream;
 };
 
 struct cuzk_rpc_config {

@@ -161,7 +161,7 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
             return CUZK_RPC_INVALID_ARGUMENT;
         }
         const ProtobufCBinaryData *sel = &m->vanilla_proofs[0];
-        const uint8_t *colon = memchr(sel->data, ':', sel->len);
+        const uint8_t *colon = sel->len ? memchr(sel->data, ':', sel->len) : NULL;
         size_t kl = colon ? (size_t)(colon - sel->data) : 0;
         size_t cl = colon ? sel->len - kl - 1 : 0;
         int ctl = 0;
@@ -210,10 +210,24 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
         return CUZK_RPC_OK;
     }
     size_t len = 0;
-    for (size_t i = 0; i < m->n_vanilla_proofs; i++) len += m->vanilla_proofs[i].len;
+    const uint8_t *first = NULL, *next = NULL;
+    int contiguous = 1; /* the entries follow one another in memory (as the decoder reads them) */
+    for (size_t i = 0; i < m->n_vanilla_proofs; i++) {
+        const ProtobufCBinaryData *e = &m->vanilla_proofs[i];
+        if (!e->len) continue;
+        if (!first) first = e->data;
+        contiguous &= !next || e->data == next;
+        next = e->data + e->len;
+        len += e->len;
+    }
     if (len == 0) {
         snprintf(why, n, "%s needs vanilla_proof or vanilla_proofs", proof_kind_names[pk]);
         return CUZK_RPC_INVALID_ARGUMENT;
+    }
+    if (contiguous) {
+        r->witness = first;
+        r->witness_len = len;
+        return CUZK_RPC_OK;
     }
     b->joined = malloc(len);
     if (!b->joined) {
@@ -228,12 +242,14 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
     }
     r->witness = b->joined;
     r->witness_len = len;
+    r->witness_owner = b->joined; /* the engine's, on every return of its submit */
+    b->joined = NULL;
     return CUZK_RPC_OK;
 }
 
 /* Submits m. On CUZK_RPC_OK info is filled; else why says what is wrong. */
 static int submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *m,
-                  struct cuzk_submit_info *info, char *why, size_t n) {
+                  struct cuzk_wire_msg *wm, struct cuzk_submit_info *info, char *why, size_t n) {
     if (stopping(s)) {
         snprintf(why, n, "the daemon is shutting down");
         return CUZK_RPC_UNAVAILABLE;
@@ -241,6 +257,9 @@ static int submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *m,
     struct built_request b;
     int st = build_request(s, m, &b, why, n);
     if (st == CUZK_RPC_OK) {
+        /* the input bytes go to the engine as they are, in the block they were read into */
+        if (!b.req.witness_owner && b.req.witness && wm)
+            b.req.witness_owner = cuzk_wire_msg_take(wm, b.req.witness, b.req.witness_len);
         int rc = cuzk_engine_submit(s->engine, &b.req, info, why, n);
         if (rc != CUZK_OK) {
             st = status_of(rc);
@@ -283,7 +302,8 @@ struct wait_job {
     struct cuzk_service *svc;
     struct cuzk_rpc_call *call;
     enum wait_op op;
-    ProtobufCMessage *msg;        /* SUBMIT, PROVE: the decoded request, freed with the job */
+    struct cuzk_wire_msg msg;     /* SUBMIT, PROVE: the decoded request, freed with the job
+                                     (its bytes handed to the engine at submit) */
     uint64_t held;                /* SUBMIT, PROVE: its bytes, counted in input_held */
     char job_id[CUZK_JOB_ID_MAX]; /* AWAIT, PROVE */
     int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
@@ -346,7 +366,7 @@ static void run_await(struct wait_job *w) {
 static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m) {
     struct cuzk_submit_info info;
     char why[512] = "";
-    int st = submit(w->svc, m, &info, why, sizeof why);
+    int st = submit(w->svc, m, &w->msg, &info, why, sizeof why);
     if (st != CUZK_RPC_OK) {
         fail(w->call, st, "%s", why);
         return 0;
@@ -402,8 +422,7 @@ static void release_wait(struct cuzk_service *s);
 
 /* The request's bytes are the engine's once its job is queued: freed, uncounted. */
 static void drop_input(struct wait_job *w) {
-    if (w->msg) protobuf_c_message_free_unpacked(w->msg, NULL);
-    w->msg = NULL;
+    cuzk_wire_msg_free(&w->msg);
     if (w->held) {
         pthread_mutex_lock(&w->svc->mu);
         w->svc->input_held -= w->held;
@@ -422,9 +441,9 @@ static void *wait_thread(void *arg) {
     struct cuzk_service *s = w->svc;
     pthread_setname_np(pthread_self(), "cuzk-rpc-wait");
     switch (w->op) {
-    case WAIT_SUBMIT: run_submit(w, (const Cuzk__V1__SubmitProofRequest *)w->msg); break;
+    case WAIT_SUBMIT: run_submit(w, (const Cuzk__V1__SubmitProofRequest *)w->msg.m); break;
     case WAIT_PROVE:
-        if (run_submit(w, ((const Cuzk__V1__ProveRequest *)w->msg)->submit)) {
+        if (run_submit(w, ((const Cuzk__V1__ProveRequest *)w->msg.m)->submit)) {
             drop_input(w); /* before the wait for the proof */
             run_await(w);
         }
@@ -517,8 +536,8 @@ static struct wait_job *new_wait(struct cuzk_service *s, struct cuzk_rpc_call *c
 
 /* Hands the decoded request m to a thread of its own (see DESIGN): the gRPC thread only
  * decodes and checks the message. */
-static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call, ProtobufCMessage *m,
-                         enum wait_op op, size_t len) {
+static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
+                         struct cuzk_wire_msg *m, enum wait_op op, size_t len) {
     pthread_mutex_lock(&s->mu);
     uint64_t held = s->input_held;
     int over = s->max_input && held + len > s->max_input;
@@ -529,7 +548,7 @@ static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call, Pro
              "%llu bytes of requests are being parsed already; this one's %zu would pass "
              "daemon.max_input_bytes (%llu): retry later",
              (unsigned long long)held, len, (unsigned long long)s->max_input);
-        protobuf_c_message_free_unpacked(m, NULL);
+        cuzk_wire_msg_free(m);
         return;
     }
     struct wait_job *w = reserve_wait(s, call) == CUZK_RPC_OK ? new_wait(s, call, op) : NULL;
@@ -537,27 +556,44 @@ static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call, Pro
         pthread_mutex_lock(&s->mu);
         s->input_held -= len;
         pthread_mutex_unlock(&s->mu);
-        protobuf_c_message_free_unpacked(m, NULL);
+        cuzk_wire_msg_free(m);
         return;
     }
-    w->msg = m;
+    w->msg = *m;
     w->held = len;
     start_wait(w);
 }
 
-static void h_submit(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, call, req, len);
-    start_submit(ctx, call, &m->base, WAIT_SUBMIT, len);
+/* Decodes a request that may be large (SubmitProof, Prove) straight from the transport's
+ * pieces: its bytes fields are read once, into one block that the engine takes over (wire.h).
+ * Returns 0 with *wm filled, or -1 after answering the call. */
+static int decode_large(struct cuzk_rpc_call *call, const ProtobufCMessageDescriptor *d,
+                        struct cuzk_rpc_reader *rd, struct cuzk_wire_msg *wm) {
+    char why[256];
+    int rc = cuzk_wire_decode(d, rd, wm, why, sizeof why);
+    if (rc == CUZK_OK) return 0;
+    fail(call, rc == CUZK_ENOMEM ? CUZK_RPC_RESOURCE_EXHAUSTED : CUZK_RPC_INVALID_ARGUMENT, "%s",
+         why);
+    return -1;
 }
 
-static void h_prove(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
-    UNPACK(Cuzk__V1__ProveRequest, cuzk__v1__prove_request, call, req, len);
-    if (!m->submit) {
+static void h_submit(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_reader *rd) {
+    size_t len = rd->left;
+    struct cuzk_wire_msg wm;
+    if (decode_large(call, &cuzk__v1__submit_proof_request__descriptor, rd, &wm)) return;
+    start_submit(ctx, call, &wm, WAIT_SUBMIT, len);
+}
+
+static void h_prove(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_reader *rd) {
+    size_t len = rd->left;
+    struct cuzk_wire_msg wm;
+    if (decode_large(call, &cuzk__v1__prove_request__descriptor, rd, &wm)) return;
+    if (!((Cuzk__V1__ProveRequest *)wm.m)->submit) {
         fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
-        cuzk__v1__prove_request__free_unpacked(m, NULL);
+        cuzk_wire_msg_free(&wm);
         return;
     }
-    start_submit(ctx, call, &m->base, WAIT_PROVE, len);
+    start_submit(ctx, call, &wm, WAIT_PROVE, len);
 }
 
 static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
@@ -742,14 +778,14 @@ static void h_evict(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
 }
 
 static const struct cuzk_rpc_method methods[] = {
-    {"/cuzk.v1.ProvingEngine/SubmitProof", h_submit},
-    {"/cuzk.v1.ProvingEngine/AwaitProof", h_await},
-    {"/cuzk.v1.ProvingEngine/Prove", h_prove},
-    {"/cuzk.v1.ProvingEngine/CancelProof", h_cancel},
-    {"/cuzk.v1.ProvingEngine/GetStatus", h_status},
-    {"/cuzk.v1.ProvingEngine/GetMetrics", h_metrics},
-    {"/cuzk.v1.ProvingEngine/PreloadSRS", h_preload},
-    {"/cuzk.v1.ProvingEngine/EvictSRS", h_evict},
+    {"/cuzk.v1.ProvingEngine/SubmitProof", NULL, h_submit},
+    {"/cuzk.v1.ProvingEngine/AwaitProof", h_await, NULL},
+    {"/cuzk.v1.ProvingEngine/Prove", NULL, h_prove},
+    {"/cuzk.v1.ProvingEngine/CancelProof", h_cancel, NULL},
+    {"/cuzk.v1.ProvingEngine/GetStatus", h_status, NULL},
+    {"/cuzk.v1.ProvingEngine/GetMetrics", h_metrics, NULL},
+    {"/cuzk.v1.ProvingEngine/PreloadSRS", h_preload, NULL},
+    {"/cuzk.v1.ProvingEngine/EvictSRS", h_evict, NULL},
 };
 
 const struct cuzk_rpc_method *cuzk_service_methods(size_t *n) {
