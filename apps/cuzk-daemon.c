@@ -4,7 +4,8 @@
  *   cuzk-daemon --print-config | --check-config [-c PATH] [--set ...]
  *
  * Exit codes: 0 clean shutdown (or a successful --print-config / --check-config), 1 start-up
- * failure, 2 usage or configuration error.
+ * failure, 2 usage or configuration error, 3 the shutdown did not finish within
+ * daemon.shutdown_timeout (what it waited for is logged).
  *
  * DESIGN: the main thread owns the lifecycle. SIGINT, SIGTERM and SIGHUP are blocked before any
  * thread exists (so every thread inherits the mask) and the main thread takes them with
@@ -12,9 +13,11 @@
  * engine (+ Filecoin kinds, snarkjs circuits) -> service -> gRPC listener -> HTTP listener ->
  * ready line. On
  * SIGINT/SIGTERM: stop gRPC intake, shut the engine down (finish or cancel per
- * daemon.shutdown; a "shutdown-guard" thread cancels what is left when daemon.shutdown_timeout
- * passes or a second signal comes), wait for every waiting call to be answered, stop the
- * listeners (the unix socket file is removed), free everything, exit 0. */
+ * daemon.shutdown; a "shutdown-signals" thread cancels what is left when a second signal comes),
+ * wait for every waiting call to be answered, stop the listeners (the unix socket file is
+ * removed), free everything, exit 0. Meanwhile a "shutdown-guard" thread logs what the shutdown
+ * waits for, cancels the live jobs shortly before daemon.shutdown_timeout, and ends the process
+ * (exit 3) when the timeout passes first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -40,10 +43,14 @@
 #include "util/log.h"
 #include "util/pool.h"
 
-enum { EXIT_OK = 0, EXIT_START = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_START = 1, EXIT_USAGE = 2, EXIT_DRAIN = 3 };
 
 #define MAX_WARNINGS 64
 #define RPC_DRAIN_MS 5000 /* after every waiter is answered, the last sends may take this long */
+#define DRAIN_FIRST_LOG_MS 1000 /* the shutdown's first "waiting for" line */
+#define DRAIN_LOG_MS 5000       /* and the next ones */
+#define DRAIN_GRACE_MS 5000     /* cancel this long before daemon.shutdown_timeout (at most) */
+#define DRAIN_LIST 8            /* jobs a "waiting for" line names */
 
 static const char usage[] =
     "usage: cuzk-daemon [options]\n"
@@ -261,32 +268,117 @@ static void cancel_live_jobs(struct cuzk_engine *e, const char *why) {
     cuzk_engine_status_free(&st);
 }
 
-/* While the engine shuts down: a second signal, or daemon.shutdown_timeout passing, cancels
- * the jobs still live. */
+/* What the shutdown still waits for, in one log line: the live jobs (id, kind/circuit, state,
+ * partitions done and where the others are), the calls still waiting for an answer and the
+ * keys being loaded or set up. */
+static void log_drain(struct cuzk_engine *e, const struct cuzk_service *svc, int level,
+                      const char *lead) {
+    char line[1600];
+    size_t off = 0;
+    struct cuzk_engine_status st;
+    int have = cuzk_engine_status(e, &st) == CUZK_OK;
+    size_t n_jobs = have ? st.n_jobs : 0;
+    off += (size_t)snprintf(line + off, sizeof line - off, "%s: %zu live jobs, %lld waiting calls",
+                            lead, n_jobs, (long long)cuzk_service_waiting(svc));
+    for (size_t i = 0; i < n_jobs && i < DRAIN_LIST && off < sizeof line; i++) {
+        const struct cuzk_status_job *j = &st.jobs[i];
+        unsigned syn = 0, dev = 0, fin = 0;
+        for (uint32_t k = 0; k < j->n_partitions; k++) {
+            enum cuzk_part_state ps = j->parts ? j->parts[k].state : CUZK_PART_QUEUED;
+            syn += ps == CUZK_PART_SYNTHESIZING;
+            dev += ps == CUZK_PART_GPU_QUEUED || ps == CUZK_PART_PROVING;
+            fin += ps == CUZK_PART_FINALIZING;
+        }
+        off += (size_t)snprintf(line + off, sizeof line - off,
+                                "%s %s (%s/%s, %s, %.0f s old, partitions %u of %u done, %u "
+                                "synthesizing, %u proving, %u finalizing)",
+                                i ? ";" : ":", j->job_id, j->kind, j->circuit_id,
+                                cuzk_job_state_name(j->state), j->age_ms / 1e3, j->partitions_done,
+                                j->n_partitions, syn, dev, fin);
+    }
+    if (n_jobs > DRAIN_LIST && off < sizeof line)
+        off +=
+            (size_t)snprintf(line + off, sizeof line - off, "; and %zu more", n_jobs - DRAIN_LIST);
+    /* keys being loaded or set up: work nothing interrupts */
+    for (size_t i = 0; have && i < st.n_srs && off < sizeof line; i++)
+        if (st.srs[i].loading)
+            off += (size_t)snprintf(line + off, sizeof line - off, "; key %s:%s being loaded",
+                                    st.srs[i].kind, st.srs[i].circuit_id);
+    if (level == CUZK_LOG_ERROR)
+        cuzk_log_error("daemon", "%s", line);
+    else
+        cuzk_log_warn("daemon", "%s", line);
+    if (have) cuzk_engine_status_free(&st);
+}
+
+/* The shutdown's watch: every DRAIN_LOG_MS (the first time after DRAIN_FIRST_LOG_MS) it logs
+ * what the shutdown waits for; with daemon.shutdown_timeout set, it cancels the jobs still
+ * live shortly before the timeout (finish mode; "cancel" cancelled them at the start), and
+ * when the timeout passes with the shutdown unfinished (a partition inside a backend call, a
+ * key being made) it logs what is left and ends the process with EXIT_DRAIN. */
 struct guard {
     struct cuzk_engine *engine;
-    uint64_t timeout_ms; /* 0 = none */
+    const struct cuzk_service *service;
+    uint64_t timeout_ms;   /* 0 = none */
+    int cancelled;         /* the live jobs were cancelled already */
+    const char *unix_path; /* the socket file to remove on a forced exit, or NULL */
     pthread_mutex_t mu;
     pthread_cond_t cond;
     int done;
 };
 
+static double mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void *guard_thread(void *arg) {
     struct guard *g = arg;
     pthread_setname_np(pthread_self(), "shutdown-guard");
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    uint64_t t = g->timeout_ms ? g->timeout_ms : (uint64_t)365 * 86400000;
-    dl.tv_sec += (time_t)(t / 1000);
-    dl.tv_nsec += (long)(t % 1000) * 1000000;
-    if (dl.tv_nsec >= 1000000000) dl.tv_sec++, dl.tv_nsec -= 1000000000;
+    const double t0 = mono_ms();
+    const double deadline = g->timeout_ms ? t0 + (double)g->timeout_ms : 0;
+    /* the cancellation gets the last part of the timeout to take effect */
+    const double grace =
+        g->timeout_ms / 5 < DRAIN_GRACE_MS ? (double)(g->timeout_ms / 5) : (double)DRAIN_GRACE_MS;
+    double next_log = t0 + DRAIN_FIRST_LOG_MS;
+    int cancelled = g->cancelled;
     pthread_mutex_lock(&g->mu);
-    int timed_out = 0;
-    while (!g->done && !timed_out)
-        timed_out = pthread_cond_timedwait(&g->cond, &g->mu, &dl) == ETIMEDOUT;
-    int done = g->done;
+    while (!g->done) {
+        double wake = next_log;
+        if (deadline && !cancelled && deadline - grace < wake) wake = deadline - grace;
+        if (deadline && deadline < wake) wake = deadline;
+        double left = wake - mono_ms();
+        if (left > 0) {
+            struct timespec dl;
+            clock_gettime(CLOCK_REALTIME, &dl);
+            long long ns = (long long)dl.tv_nsec + (long long)(left * 1e6);
+            dl.tv_sec += (time_t)(ns / 1000000000);
+            dl.tv_nsec = (long)(ns % 1000000000);
+            pthread_cond_timedwait(&g->cond, &g->mu, &dl);
+            continue; /* done, or time to look again */
+        }
+        pthread_mutex_unlock(&g->mu);
+        double now = mono_ms();
+        if (deadline && now >= deadline) {
+            log_drain(g->engine, g->service, CUZK_LOG_ERROR,
+                      "shutdown: daemon.shutdown_timeout passed; exiting without waiting for");
+            if (g->unix_path) unlink(g->unix_path);
+            cuzk_log_error("daemon", "cuzk-daemon stopped before its shutdown finished (exit %d)",
+                           EXIT_DRAIN);
+            _exit(EXIT_DRAIN);
+        }
+        if (deadline && !cancelled && now >= deadline - grace) {
+            cancel_live_jobs(g->engine, "daemon.shutdown_timeout is near");
+            cancelled = 1;
+        }
+        if (now >= next_log) {
+            log_drain(g->engine, g->service, CUZK_LOG_WARN, "shutdown: waiting for");
+            next_log = now + DRAIN_LOG_MS;
+        }
+        pthread_mutex_lock(&g->mu);
+    }
     pthread_mutex_unlock(&g->mu);
-    if (!done && g->timeout_ms) cancel_live_jobs(g->engine, "daemon.shutdown_timeout passed");
     return NULL;
 }
 
@@ -447,22 +539,27 @@ int main(int argc, char **argv) {
                   cancel ? "cancelling the jobs" : "finishing the jobs");
 
     cuzk_rpc_server_shutdown(rpc);
-    struct guard g = {.engine = engine, .timeout_ms = cancel ? 0 : cfg.shutdown_timeout_ms};
+    const char *unix_path = !strncmp(cfg.listen, "unix://", 7) ? cfg.listen + 7 : NULL;
+    struct guard g = {.engine = engine,
+                      .service = service,
+                      .timeout_ms = cfg.shutdown_timeout_ms,
+                      .cancelled = cancel,
+                      .unix_path = unix_path};
     pthread_mutex_init(&g.mu, NULL);
     pthread_cond_init(&g.cond, NULL);
     pthread_t guard_t, sig_t;
     int guard_ok = pthread_create(&guard_t, NULL, guard_thread, &g) == 0;
     int sig_ok = pthread_create(&sig_t, NULL, signal_thread, engine) == 0;
     cuzk_engine_shutdown(engine, cancel ? CUZK_SHUTDOWN_CANCEL : CUZK_SHUTDOWN_FINISH);
+    cuzk_log_info("daemon", "shutdown: engine stopped; answering the waiting calls");
+    cuzk_service_stop(service);
+    cuzk_rpc_server_destroy(rpc, RPC_DRAIN_MS);
+    rpc = NULL;
     pthread_mutex_lock(&g.mu);
     g.done = 1;
     pthread_cond_signal(&g.cond);
     pthread_mutex_unlock(&g.mu);
     if (guard_ok) pthread_join(guard_t, NULL);
-    cuzk_log_info("daemon", "shutdown: engine stopped; answering the waiting calls");
-    cuzk_service_stop(service);
-    cuzk_rpc_server_destroy(rpc, RPC_DRAIN_MS);
-    rpc = NULL;
     if (sig_ok) {
         pthread_kill(sig_t, SIGUSR1);
         pthread_join(sig_t, NULL);

@@ -23,6 +23,7 @@ static void item(void *ctx, size_t i, unsigned worker) {
     atomic_fetch_add(&j->hits[i], 1);
     volatile unsigned spin = 0;
     for (unsigned k = 0; k < (unsigned)(i % 97) * 50; k++) spin += k;
+    (void)spin;
     if (worker < j->size) atomic_fetch_sub(&j->in_use[worker], 1);
 }
 

@@ -398,6 +398,7 @@ struct cuzk_status_srs {
     uint32_t refs;  /* jobs holding it */
     double load_ms; /* the last load */
     double idle_ms; /* since last use (0 while referenced) */
+    int loading;    /* 1: being loaded or set up now (tier COLD) */
 };
 
 struct cuzk_engine_status {

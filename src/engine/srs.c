@@ -492,6 +492,7 @@ int cuzk_srs_snapshot(struct cuzk_srs *s, struct cuzk_status_srs **out, size_t *
             v[i].refs = e->refs;
             v[i].load_ms = e->load_ms;
             v[i].idle_ms = e->refs || e->state != ENTRY_LOADED ? 0 : now - e->last_used;
+            v[i].loading = e->state == ENTRY_LOADING;
         }
         *out = v;
         *n = s->n;

@@ -101,6 +101,14 @@ static void reply(struct cuzk_rpc_call *call, const ProtobufCMessage *m) {
     free(buf);
 }
 
+int64_t cuzk_service_waiting(const struct cuzk_service *s) {
+    struct cuzk_service *m = (struct cuzk_service *)s; /* the mutex only */
+    pthread_mutex_lock(&m->mu);
+    int64_t n = m->waiting;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
 static int stopping(struct cuzk_service *s) {
     pthread_mutex_lock(&s->mu);
     int st = s->stopping;

@@ -62,6 +62,9 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
 const struct cuzk_rpc_method *cuzk_service_methods(size_t *n);
 /* Refuses new calls (UNAVAILABLE) and waits until every waiting call has been answered. */
 void cuzk_service_stop(struct cuzk_service *s);
+/* Calls in threads of their own not answered yet (SubmitProof, Prove, AwaitProof, PreloadSRS,
+ * EvictSRS): what a shutdown still waits for. */
+int64_t cuzk_service_waiting(const struct cuzk_service *s);
 void cuzk_service_destroy(struct cuzk_service *s);
 
 /* GET /status: the engine's status JSON (docs/engine.md); GET /metrics: metrics.h. Both take

@@ -435,6 +435,33 @@ level = "error"
   check(exitC.code === 0, 'daemon C exits 0 after SIGINT', exitC);
   cleanup.length = 0;
 
+  // ---- a drain that cannot finish: logged, and over by daemon.shutdown_timeout ----------------
+  // A job whose key (synthetic 2^20) is still being set up when SIGTERM comes: the setup cannot
+  // be interrupted, so the shutdown cannot finish. The daemon logs what it waits for (the job,
+  // by id), cancels the job shortly before the timeout, and exits 3 when the timeout passes.
+  {
+    const D = await startDaemon(bin, '[daemon]\nlisten = "127.0.0.1:0"\nshutdown = "finish"\n' +
+      'shutdown_timeout = "4s"\n[logging]\ntimeline = false\n', dir);
+    cleanup.push(D);
+    r = await call(D.client, 'SubmitProof', synthReq('drain-1', '1048576x2', 1));
+    check(r.res && r.res.job_id === 'drain-1', 'the drain daemon queues a job whose key takes long to make', r.err && r.err.details);
+    await sleep(300);
+    const t0 = Date.now();
+    D.proc.kill('SIGTERM');
+    const ex = await D.exited;
+    const took = Date.now() - t0;
+    const waiting = D.lines.find((l) => /shutdown: waiting for: 1 live jobs/.test(l));
+    check(waiting && /drain-1 \(synthetic\/1048576x2, /.test(waiting),
+      'the shutdown logs what it waits for: the job by id, kind and circuit', waiting || D.lines.slice(-5));
+    check(D.lines.some((l) => /cancelling 1 live jobs/.test(l) && /shutdown_timeout is near/.test(l)),
+      'the live job is cancelled before the timeout');
+    check(D.lines.some((l) => /daemon.shutdown_timeout passed; exiting without waiting for: .*key synthetic:1048576 being loaded/.test(l)),
+      'when the timeout passes the daemon says what is left: the key being set up');
+    check(ex.code === 3 && took < 4000 + 1500, 'the unfinished shutdown ends with exit 3 within daemon.shutdown_timeout',
+      { code: ex.code, signal: ex.signal, ms: took });
+    cleanup.length = 0;
+  }
+
   // ---- a large request is held once: peak memory <= 1.5 x its size ----------------------------
   // 192 MiB of input bytes through SubmitProof (top level) and Prove (nested): the daemon's peak
   // RSS (VmHWM, reset through /proc/PID/clear_refs before each) may grow by at most 1.5 x the
