@@ -491,7 +491,10 @@ level = "error"
       const ratio = grew / big.length;
       console.log(`  ${method} of ${big.length >> 20} MiB: peak RSS +${(grew / 1048576).toFixed(1)} MiB (${ratio.toFixed(2)} x)`);
       check(st === 'COMPLETED', `a ${big.length >> 20} MiB ${method} is proved`, r.err ? r.err.details : st);
-      check(ratio <= 1.5, `a ${big.length >> 20} MiB ${method} raises peak memory by <= 1.5 x its size`, ratio.toFixed(2));
+      // a sanitizer build keeps freed memory in quarantine and adds shadow memory: the bound
+      // holds for the release build, which CI runs too
+      if (process.env.CUZK_TEST_SANITIZED) console.log('  (sanitizer build: the 1.5 x bound is checked by the release build)');
+      else check(ratio <= 1.5, `a ${big.length >> 20} MiB ${method} raises peak memory by <= 1.5 x its size`, ratio.toFixed(2));
     }
     D.proc.kill('SIGTERM');
     await D.exited;
