@@ -451,6 +451,62 @@ static void test_witness_reuse(void) {
     cuzk_pool_destroy(pool);
 }
 
+/* A preload makes the witness buffers its jobs will take (witness_prepin), as many as the
+ * cache keeps (2 synthesis + 2 device workers), charged as kept buffers: a job of 4 partitions
+ * after it makes none (before, each of its partitions made one). */
+static void test_witness_prepin(void) {
+    struct cuzk_pool *pool;
+    CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
+    struct cuzk_backend cpu;
+    cuzk_cpu_backend_init(&cpu, pool);
+    struct counting x = {.inner = &cpu};
+    x.be.name = "counting";
+    x.be.impl = &x;
+    x.be.prove = counting_prove;
+    x.be.mem = counting_mem;
+    x.be.witness_alloc = counting_alloc;
+    x.be.witness_free = counting_free;
+    struct cuzk_engine_device dev = {.backend = &x.be, .workers = 2};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.devices = &dev;
+    c.n_devices = 1;
+    c.total_budget = 256 * MiB;
+    struct cuzk_engine *e;
+    char err[256];
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    struct cuzk_engine_status st;
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
+    const uint64_t other0 = st.memory.by_owner[CUZK_MEM_OTHER];
+    cuzk_engine_status_free(&st);
+    CHECK(cuzk_engine_preload(e, "synthetic", "2048x4", NULL, NULL, err, sizeof err) == CUZK_OK);
+    const int made = atomic_load(&x.allocs);
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
+    const uint64_t other = st.memory.by_owner[CUZK_MEM_OTHER] - other0;
+    cuzk_engine_status_free(&st);
+    struct cuzk_job_request r = {
+        .kind = "synthetic", .circuit_id = "2048x4", .priority = CUZK_PRIORITY_DEFAULT, .seed = 9};
+    struct cuzk_job_result res;
+    CHECK(cuzk_engine_prove(e, &r, 600000, NULL, &res, err, sizeof err) == CUZK_OK);
+    CHECK(res.state == CUZK_JOB_DONE && res.n_partitions == 4);
+    cuzk_job_result_free(&res);
+    printf("test_engine_budget: %d witness buffers made at preload (%llu bytes charged), %d "
+           "after a job of 4 partitions\n",
+           made, (unsigned long long)other, atomic_load(&x.allocs));
+    CHECK(made == 4);                                /* the cache's size */
+    CHECK(other > 0 && other % (uint64_t)made == 0); /* four equal buffers, charged */
+    CHECK(atomic_load(&x.allocs) == made);           /* the job made none */
+    /* a second preload of the same key makes no more (the cache is full) */
+    CHECK(cuzk_engine_preload(e, "synthetic", "2048x4", NULL, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(atomic_load(&x.allocs) == made);
+    cuzk_engine_destroy(e);
+    CHECK(atomic_load(&x.frees) == atomic_load(&x.allocs));
+    cuzk_kinds_destroy(ks);
+    cuzk_pool_destroy(pool);
+}
+
 int main(void) {
     test_init("test_engine_budget");
     cuzk_log_set_level(CUZK_LOG_WARN);
@@ -459,6 +515,7 @@ int main(void) {
     test_log();
     test_peak_rss();
     test_witness_reuse();
+    test_witness_prepin();
     harness_cache_remove();
     return test_finish();
 }

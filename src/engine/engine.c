@@ -468,6 +468,20 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     rc = cuzk_srs_acquire(e->srs, kr->k, key_id, rank, NULL, NULL, &en, &loaded, &ms, err, errlen);
     if (rc) return rc;
     cuzk_srs_release(e->srs, en);
+    /* the witness buffers its jobs will need, made now rather than while a device proves */
+    struct cuzk_kind_sizes sz;
+    char serr[128];
+    if (kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
+        uint64_t proof;
+        engine_proof_mem(e, &sz, &proof);
+        const uint64_t other = sz.synth_scratch > proof ? sz.synth_scratch : proof;
+        const double t0 = eng_now(e);
+        unsigned made = witness_prepin(e, sz.n_vars, other);
+        if (made)
+            cuzk_log_info("engine", "%s/%s: %u witness buffers of %llu bytes made ahead (%.0f ms)",
+                          kr->k->name, key_id, made,
+                          (unsigned long long)sz.n_vars * sizeof(cuzk_fr), eng_now(e) - t0);
+    }
     dispatch_poke(e);
     if (already_loaded) *already_loaded = !loaded;
     if (load_ms) *load_ms = loaded ? (uint64_t)ms : 0;

@@ -325,6 +325,10 @@ int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, 
                   size_t *cap);
 uint64_t witness_evict(struct cuzk_engine *e, uint64_t need);
 void witness_drop_all(struct cuzk_engine *e);
+/* Fills the cache with buffers of n elements (backends with witness_alloc only: pinned memory
+ * is slow to make), up to its size and while the budget keeps `spare` bytes free besides them;
+ * each is charged as a kept buffer. Returns how many it made. */
+unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare);
 
 /* ---- the pipeline (pipeline.c) ---- */
 struct fin_arg {

@@ -11,8 +11,11 @@
  * the cache, and a partition the dispatcher cannot otherwise fit adopts a kept buffer with its
  * charge (witness_adopt), so that a stream under a full budget reuses its pinned buffers
  * instead of freeing and pinning 4 GB buffers again (both stall a GPU's other work for
- * seconds). DESIGN: e->wmu guards the list only; allocations, frees and budget calls run
- * without it. */
+ * seconds). For the same reason a preloaded key's first stream should not pin either: after a
+ * preload, witness_prepin makes the cache's buffers for the key's witness size ahead of any
+ * job, as many as the budget holds then (leaving one partition's other memory free), charged
+ * as kept buffers (so the first memory pressure frees them again, as before). DESIGN: e->wmu
+ * guards the list only; allocations, frees and budget calls run without it. */
 #include <stdlib.h>
 
 #include "cuzk/error.h"
@@ -116,6 +119,7 @@ int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, 
 
 uint64_t witness_evict(struct cuzk_engine *e, uint64_t need) {
     uint64_t freed = 0;
+
     while (freed < need) {
         pthread_mutex_lock(&e->wmu);
         struct wbuf *b = e->wfree;
@@ -131,6 +135,33 @@ uint64_t witness_evict(struct cuzk_engine *e, uint64_t need) {
         free(b);
     }
     return freed;
+}
+
+unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
+    const struct cuzk_backend *be = e->wbackend;
+    if (!be || !be->witness_alloc || !n) return 0;
+    const uint64_t need = n * sizeof(cuzk_fr);
+    unsigned made = 0;
+    for (;;) {
+        pthread_mutex_lock(&e->wmu);
+        int room = e->wfree_n < e->wfree_max;
+        pthread_mutex_unlock(&e->wmu);
+        struct cuzk_budget_stats st;
+        cuzk_budget_get_stats(e->budget, &st);
+        if (!room || st.used + need + spare > st.total) break;
+        /* the last rank: any partition or load waiting for memory goes first */
+        struct cuzk_reservation r;
+        if (cuzk_budget_try_reserve(e->budget, need, CUZK_MEM_OTHER, UINT64_MAX, &r)) break;
+        cuzk_fr *w;
+        if (be->witness_alloc(be, n, &w)) {
+            cuzk_reservation_release_all(&r);
+            break;
+        }
+        witness_put(e, w, n, &r); /* the charge goes with the buffer into the cache */
+        cuzk_reservation_release_all(&r);
+        made++;
+    }
+    return made;
 }
 
 void witness_drop_all(struct cuzk_engine *e) { witness_evict(e, UINT64_MAX); }
