@@ -37,6 +37,10 @@ static const char usage[] =
     "  verify-fc --vanilla FILE --proof FILE --cache-dir DIR: check a Filecoin proof (the\n"
     "            daemon's 192 bytes per partition) against the cached key in DIR (the daemon's\n"
     "            srs.param_cache) and the public inputs of the vanilla file; no daemon\n"
+    "  sector-commit --replica FILE --sector-size BYTES --porep-id HEX --prover-id HEX\n"
+    "            --sector-id N --ticket HEX --comm-d HEX --api 1.0|1.1 [--data FILE]: a small\n"
+    "            sealed sector's replica_id, comm_c, comm_r_last, comm_r and the comm_d of its\n"
+    "            data; exit 1 when that is not --comm-d; no daemon\n"
     "\n"
     "global options:\n"
     "  -a, --addr ADDR       daemon address: unix:///path, host:port or http://host:port\n"
@@ -412,6 +416,8 @@ int main(int argc, char **argv) {
     /* gen-vanilla, synth-only and verify-fc (apps/bench/gen_vanilla.c) parse their own options */
     int fc = bench_fc_main(argc, argv);
     if (fc >= 0) return fc;
+    if (argc >= 2 && !strcmp(argv[1], "sector-commit"))
+        return bench_sector_commit_main(argc - 1, argv + 1);
     struct bench_args a = {
         .addr = BENCH_DEFAULT_ADDR,
         .log_level = "info",

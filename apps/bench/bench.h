@@ -95,6 +95,10 @@ int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, siz
 /* A fresh UUIDv4 string (37 bytes with the NUL). */
 void bench_uuid(char out[37]);
 
+/* An option's unsigned value v in `base` (0: C prefixes, 10: decimal only); -1 after telling
+ * stderr which option wants a number. */
+int bench_u64_arg(const char *opt, const char *v, int base, uint64_t *out);
+
 /* ---- calls (run.c) ------------------------------------------------------------------------ */
 
 struct bench_outcome {
@@ -148,6 +152,8 @@ int bench_cmd_single(const struct bench_args *a);
 /* gen-vanilla, synth-only and verify-fc (gen_vanilla.c): the exit code when argv names one of
  * them, else -1 (then main parses argv itself). */
 int bench_fc_main(int argc, char **argv);
+/* sector-commit (sector_commit.c): argv[0] = "sector-commit"; returns the exit code. */
+int bench_sector_commit_main(int argc, char **argv);
 int bench_cmd_batch(const struct bench_args *a);
 int bench_cmd_stress(const struct bench_args *a);
 int bench_cmd_status(const struct bench_args *a);

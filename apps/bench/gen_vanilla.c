@@ -20,7 +20,6 @@
  * bench_fc_main is called by main() before the common option parser: it returns -1 when argv
  * is not one of its commands, else the exit code. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,15 +41,7 @@
 #include "util/pool.h"
 
 static int number(const char *opt, const char *v, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
-    if (!*v || *end || errno || v[0] == '-') {
-        fprintf(stderr, "cuzk-bench: %s wants a number, not '%s'\n", opt, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
+    return bench_u64_arg(opt, v, 0, out);
 }
 
 /* A profile from a kind or profile name, then the size options. */

@@ -1,6 +1,7 @@
 /* Proof types, priorities and the request template: reading the input files once and filling
  * a SubmitProofRequest the way cuzk's bench does (sector_size 32 GiB, priority 0 = the kind's
  * default unless --priority says otherwise). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,19 @@ int bench_priority_parse(const char *s, Cuzk__V1__Priority *out) {
 
 const char *bench_priority_name(Cuzk__V1__Priority p) {
     return (int)p >= 0 && (int)p < 5 ? priority_names[p] : "?";
+}
+
+int bench_u64_arg(const char *opt, const char *v, int base, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, base);
+    if (!*v || *end || errno || v[0] == '-') {
+        fprintf(stderr, "cuzk-bench: %s wants a%s number, not '%s'\n", opt,
+                base == 10 ? " decimal" : "", v);
+        return -1;
+    }
+    *out = x;
+    return 0;
 }
 
 void bench_uuid(char out[37]) {
