@@ -3,7 +3,8 @@
  * SnapDeals, synthetic PoRep and WindowPoSt challenges, Poseidon, empty comm_d), the four
  * sealed 2 KiB sectors of sectors-2k.json (replica id, labels, parents, comm_d of the data
  * recovered from the replica, comm_c, comm_r_last, comm_r, their p_aux files and CIDs), and
- * curio's real 32 GiB WindowPoSt vanilla proof (its challenged leaves, paths and comm_r).
+ * curio's real 32 GiB WindowPoSt vanilla proof (its challenged leaves, paths and comm_r, and
+ * our WindowPoSt circuit satisfied by it with the real public inputs).
  * Every value is computed here and compared with the file; a difference prints both.
  * Sections: primitives, labels, graph, challenges, poseidon, shapes, sectors, post proof.
  * CUZK_REALDATA names another data directory; CUZK_FC_REAL_SLOW=1 adds the two 512 MiB
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuits/builder.h"
+#include "circuits/filecoin.h"
 #include "circuits/merkle.h"
 #include "circuits/poseidon.h"
 #include "cuzk/error.h"
@@ -21,6 +24,7 @@
 #include "filecoin/graph.h"
 #include "filecoin/sdr.h"
 #include "filecoin/vanilla.h"
+#include "r1cs/cs.h"
 #include "test_util.h"
 #include "util/blake2b.h"
 #include "util/chacha.h"
@@ -608,6 +612,63 @@ static void rd_fr(struct reader *r, cuzk_fr *out) {
     r->off += 32;
 }
 
+/* Our WindowPoSt circuit fed with the real sector: S copies of it (upstream pads a short
+ * partition by repeating its last sector, so the real 2,349-sector partition of this one
+ * sector is S = 2,349 copies; its shape, 53,344 S + 1 rows, is checked against the real counts
+ * in test_circuits_filecoin) give a satisfied system whose public inputs are the real values:
+ * per copy comm_r, then the 10 challenged leaf indices. A changed leaf breaks it. */
+static void post_circuit(const cuzk_fr *comm_r, const cuzk_fr *comm_c, const cuzk_fr *comm_r_last,
+                         const uint64_t index[10], const cuzk_fr leaf[10], const cuzk_fr *sibs) {
+    for (unsigned S = 1; S <= 2; S++) {
+        for (int corrupt = 0; corrupt < (S == 1 ? 2 : 1); corrupt++) {
+            cuzk_fr leaves[10];
+            memcpy(leaves, leaf, sizeof leaves);
+            if (corrupt) cuzk_fr_add(&leaves[3], &leaves[3], &leaves[3]);
+            struct cuzk_fc_post_sector sec[2];
+            for (unsigned i = 0; i < S; i++)
+                sec[i] = (struct cuzk_fc_post_sector){*comm_r, *comm_c, *comm_r_last,
+                                                      index,   leaves,  sibs};
+            struct cuzk_fc_post_vanilla v = {sec};
+            char name[32];
+            snprintf(name, sizeof name, "wpost-s%u", S);
+            struct cuzk_fc_profile p;
+            CHECK(cuzk_fc_profile_parse(name, &p, NULL, 0) == CUZK_OK);
+            struct cuzk_builder b;
+            CHECK(cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 1) == CUZK_OK);
+            CHECK(cuzk_fc_synthesize(&b, &p, &v) == CUZK_OK);
+            struct cuzk_cs cs;
+            cuzk_fr *w = NULL;
+            size_t n = 0, bad = 0;
+            CHECK(cuzk_builder_finish(&b, &cs, &w, &n) == CUZK_OK);
+            const int sat = cuzk_cs_is_satisfied(NULL, &cs, w, &bad);
+            if (!corrupt) {
+                if (sat != 1) fprintf(stderr, "  %s: first unsatisfied row %zu\n", name, bad);
+                CHECK(sat == 1);
+                /* the public inputs: 1, then per copy comm_r and the 10 leaf indices */
+                CHECK(cs.n_public == 11 * S && n > cs.n_public);
+                int same = n > 11 * S;
+                for (unsigned i = 0; same && i < S; i++) {
+                    same &= cuzk_fr_eq(&w[1 + 11 * i], comm_r);
+                    for (unsigned c = 0; c < 10; c++) {
+                        cuzk_fr x;
+                        cuzk_fr_from_u64(&x, index[c]);
+                        same &= cuzk_fr_eq(&w[2 + 11 * i + c], &x);
+                    }
+                }
+                CHECK(same);
+                printf("post circuit %s with the real sector: %zu rows satisfied, public inputs "
+                       "= the real comm_r and challenges\n",
+                       name, cs.n_rows);
+            } else {
+                CHECK(sat == 0); /* a leaf that is not in the tree */
+            }
+            cuzk_cs_free(&cs);
+            free(w);
+            cuzk_builder_free(&b);
+        }
+    }
+}
+
 /* The bincode FallbackPoStSectorProof (see the data README): every inclusion proof's index is
  * the leaf challenge, its path leads to comm_r_last, and comm_r = H(comm_c, comm_r_last) is the
  * sealed CID's digest. */
@@ -668,6 +729,7 @@ static void test_post_proof(void) {
     CHECK(!memcmp(d, cr, 32));
     CHECK(jint(json_object_get(sec0, "SectorNumber")) == sector_id);
     printf("post proof: 10 challenged leaves, paths to comm_r_last, comm_r = the sealed CID\n");
+    if (!r.bad) post_circuit(&comm_r, &comm_c, &comm_r_last, index, leaf, &sibs[0][0]);
     json_decref(pub);
     free(buf);
 }
