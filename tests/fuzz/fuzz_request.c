@@ -92,9 +92,25 @@ static struct cuzk_engine *engine;
 static struct cuzk_service *service;
 static unsigned inputs; /* since the engine was made */
 
+/* The keys a job may have set up, as a daemon's srs.setup_allow and
+ * synthetic.max_setup_constraints say: the small profiles the seeds use and their single-digit
+ * neighbours, and synthetic keys up to 2^20 constraints. A mutated vanilla header that names
+ * another profile (a real 32 GiB shape: a COUNT pass of seconds), or a synthetic id above the
+ * bound, is parsed and then refused with PERMISSION_DENIED before anything is counted or made,
+ * as in a daemon with its default settings. */
+static const char *const setup_allow[] = {"porep:porep-c?-l2-d?-r?",
+                                          "snap:snap-c?-a?-p?-d?-r?",
+                                          "wpost:wpost-s?-k?-r?",
+                                          "winning:winning-s?-r?",
+                                          "synthetic:*",
+                                          "snarkjs:*"};
+
 static void daemon_up(void) {
     struct cuzk_engine_config cfg;
     cuzk_engine_config_default(&cfg);
+    cfg.setup_policy = 1;
+    cfg.setup_allow = setup_allow;
+    cfg.n_setup_allow = sizeof setup_allow / sizeof setup_allow[0];
     cfg.total_budget = 8ull << 30; /* nothing is allocated at submit; larger jobs are refused */
     cfg.cpu_threads = 1;
     cfg.synth_workers = 1;
@@ -119,6 +135,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     char err[256] = "";
     struct cuzk_kinds_config kc;
     cuzk_kinds_config_default(&kc);
+    kc.synthetic_max_setup = 1u << 20; /* the daemon's default: a larger synthetic id is
+                                          refused before its shape is made */
     FUZZ_CHECK(cuzk_kinds_create(&kinds, &kc, err, sizeof err) == CUZK_OK);
     int rc =
         cuzk_kinds_add_snarkjs(kinds, "circuit", CUZK_SOURCE_DIR "/tests/data/formats/circuit.zkey",
