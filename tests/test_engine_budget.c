@@ -451,9 +451,9 @@ static void test_witness_reuse(void) {
     cuzk_pool_destroy(pool);
 }
 
-/* A preload makes the witness buffers its jobs will take (witness_prepin), as many as the
- * cache keeps (2 synthesis + 2 device workers), charged as kept buffers: a job of 4 partitions
- * after it makes none (before, each of its partitions made one). */
+/* With prepin_witness, a preload makes the witness buffers its jobs will take (witness_prepin),
+ * as many as the cache keeps (2 synthesis + 2 device workers), charged as kept buffers: a job
+ * of 4 partitions after it makes none (before, each of its partitions made one). */
 static void test_witness_prepin(void) {
     struct cuzk_pool *pool;
     CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
@@ -474,8 +474,17 @@ static void test_witness_prepin(void) {
     c.total_budget = 256 * MiB;
     struct cuzk_engine *e;
     char err[256];
+    /* off (the default): a preload makes none */
     CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
     struct cuzk_kinds *ks = harness_kinds(e);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    CHECK(cuzk_engine_preload(e, "synthetic", "2048x4", NULL, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(atomic_load(&x.allocs) == 0);
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+    c.prepin_witness = 1;
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    ks = harness_kinds(e);
     CHECK(cuzk_engine_start(e) == CUZK_OK);
     struct cuzk_engine_status st;
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);

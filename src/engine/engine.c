@@ -123,6 +123,7 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     e->accepting = 1;
     e->srs_idle_ms = cfg->srs_idle_evict_ms;
     e->trim_threshold = cfg->trim_threshold;
+    e->prepin = cfg->prepin_witness;
     e->ttl_ms = cfg->result_ttl_ms;
     e->overtake_ms = cfg->mem_overtake_ms;
     e->util_window_ms = cfg->util_window_ms ? cfg->util_window_ms : 60000;
@@ -468,10 +469,11 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     rc = cuzk_srs_acquire(e->srs, kr->k, key_id, rank, NULL, NULL, &en, &loaded, &ms, err, errlen);
     if (rc) return rc;
     cuzk_srs_release(e->srs, en);
-    /* the witness buffers its jobs will need, made now rather than while a device proves */
+    /* the witness buffers its jobs will need, made now rather than while a device proves
+     * (cuzk_engine_config.prepin_witness) */
     struct cuzk_kind_sizes sz;
     char serr[128];
-    if (kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
+    if (e->prepin && kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
         uint64_t proof;
         engine_proof_mem(e, &sz, &proof);
         const uint64_t other = sz.synth_scratch > proof ? sz.synth_scratch : proof;

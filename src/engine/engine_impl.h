@@ -232,6 +232,7 @@ struct cuzk_engine {
     pthread_mutex_t wmu;
     struct wbuf *wfree;
     size_t wfree_n, wfree_max;
+    int prepin; /* cuzk_engine_config.prepin_witness */
 
     pthread_mutex_t mu;
     pthread_cond_t dispatch_cv, ready_cv, gpu_cv, drain_cv, house_cv, load_cv;
