@@ -398,23 +398,32 @@ static void counting_free(const struct cuzk_backend *be, cuzk_fr *w, size_t n) {
     atomic_fetch_add(&x->frees, 1);
 }
 
+/* The counting backend over cpu on one device of 2 workers, and an engine config using it. */
+static void counting_setup(struct counting *x, const struct cuzk_backend *cpu,
+                           struct cuzk_engine_device *dev, struct cuzk_engine_config *c) {
+    memset(x, 0, sizeof *x);
+    x->inner = cpu;
+    x->be.name = "counting";
+    x->be.impl = x;
+    x->be.prove = counting_prove;
+    x->be.mem = counting_mem;
+    x->be.witness_alloc = counting_alloc;
+    x->be.witness_free = counting_free;
+    *dev = (struct cuzk_engine_device){.backend = &x->be, .workers = 2};
+    harness_config(c, NULL);
+    c->devices = dev;
+    c->n_devices = 1;
+}
+
 static void test_witness_reuse(void) {
     struct cuzk_pool *pool;
     CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
     struct cuzk_backend cpu;
     cuzk_cpu_backend_init(&cpu, pool);
-    struct counting x = {.inner = &cpu};
-    x.be.name = "counting";
-    x.be.impl = &x;
-    x.be.prove = counting_prove;
-    x.be.mem = counting_mem;
-    x.be.witness_alloc = counting_alloc;
-    x.be.witness_free = counting_free;
-    struct cuzk_engine_device dev = {.backend = &x.be, .workers = 2};
+    struct counting x;
+    struct cuzk_engine_device dev;
     struct cuzk_engine_config c;
-    harness_config(&c, NULL);
-    c.devices = &dev;
-    c.n_devices = 1;
+    counting_setup(&x, &cpu, &dev, &c);
     /* a budget the key and about three partitions fill: every later partition waits for the
      * memory an earlier one gives back */
     c.total_budget = (SANITIZED ? 10 : 16) * MiB;
@@ -459,18 +468,10 @@ static void test_witness_prepin(void) {
     CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
     struct cuzk_backend cpu;
     cuzk_cpu_backend_init(&cpu, pool);
-    struct counting x = {.inner = &cpu};
-    x.be.name = "counting";
-    x.be.impl = &x;
-    x.be.prove = counting_prove;
-    x.be.mem = counting_mem;
-    x.be.witness_alloc = counting_alloc;
-    x.be.witness_free = counting_free;
-    struct cuzk_engine_device dev = {.backend = &x.be, .workers = 2};
+    struct counting x;
+    struct cuzk_engine_device dev;
     struct cuzk_engine_config c;
-    harness_config(&c, NULL);
-    c.devices = &dev;
-    c.n_devices = 1;
+    counting_setup(&x, &cpu, &dev, &c);
     c.total_budget = 256 * MiB;
     struct cuzk_engine *e;
     char err[256];

@@ -15,7 +15,7 @@ import * as snarkjs from 'snarkjs';
 import grpc from '@grpc/grpc-js';
 import {
   ROOT, cuzk, Status, startDaemon, call, callRaw, getJson, getText, parseMetrics, proofToSnarkjs,
-  check, summary, sleep,
+  check, summary, sleep, snarkjsFixtures,
 } from './lib.mjs';
 
 const bin = path.resolve(process.argv[2] || '');
@@ -25,13 +25,7 @@ if (!process.argv[2] || !fs.existsSync(bin)) {
 }
 const genVanilla = process.argv[3] ? path.resolve(process.argv[3]) : null;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-test-'));
-const fixtures = path.join(ROOT, 'tests/data/formats');
-const circuits = path.join(dir, 'circuits');
-fs.mkdirSync(circuits);
-fs.copyFileSync(path.join(fixtures, 'circuit.zkey'), path.join(circuits, 'circuit.zkey'));
-fs.copyFileSync(path.join(fixtures, 'circuit.r1cs'), path.join(circuits, 'circuit.r1cs'));
-const wtns = fs.readFileSync(path.join(fixtures, 'circuit.wtns'));
-const vk = JSON.parse(fs.readFileSync(path.join(fixtures, 'verification_key.json')));
+const { fixtures, circuits, wtns, vk } = snarkjsFixtures(dir);
 const sock = path.join(dir, 'run', 'cuzk.sock');
 const cleanup = [];
 

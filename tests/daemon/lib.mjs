@@ -138,3 +138,16 @@ export function summary(name) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The snarkjs test circuit of tests/data/formats, served from dir/circuits (the daemon's
+// snarkjs.dir): its witness bytes and verification key.
+export function snarkjsFixtures(dir) {
+  const fixtures = path.join(ROOT, 'tests/data/formats');
+  const circuits = path.join(dir, 'circuits');
+  fs.mkdirSync(circuits);
+  fs.copyFileSync(path.join(fixtures, 'circuit.zkey'), path.join(circuits, 'circuit.zkey'));
+  fs.copyFileSync(path.join(fixtures, 'circuit.r1cs'), path.join(circuits, 'circuit.r1cs'));
+  const wtns = fs.readFileSync(path.join(fixtures, 'circuit.wtns'));
+  const vk = JSON.parse(fs.readFileSync(path.join(fixtures, 'verification_key.json')));
+  return { fixtures, circuits, wtns, vk };
+}

@@ -23,7 +23,7 @@ import path from 'node:path';
 import * as snarkjs from 'snarkjs';
 import grpc from '@grpc/grpc-js';
 import {
-  ROOT, cuzk, Status, startDaemon, call, proofToSnarkjs, check, summary, sleep,
+  ROOT, cuzk, Status, startDaemon, call, proofToSnarkjs, check, summary, sleep, snarkjsFixtures,
 } from './lib.mjs';
 
 const bin = path.resolve(process.argv[2] || '');
@@ -32,13 +32,7 @@ if (!process.argv[2] || !fs.existsSync(bin)) {
   process.exit(2);
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-storm-'));
-const fixtures = path.join(ROOT, 'tests/data/formats');
-const circuits = path.join(dir, 'circuits');
-fs.mkdirSync(circuits);
-fs.copyFileSync(path.join(fixtures, 'circuit.zkey'), path.join(circuits, 'circuit.zkey'));
-fs.copyFileSync(path.join(fixtures, 'circuit.r1cs'), path.join(circuits, 'circuit.r1cs'));
-const wtns = fs.readFileSync(path.join(fixtures, 'circuit.wtns'));
-const vk = JSON.parse(fs.readFileSync(path.join(fixtures, 'verification_key.json')));
+const { fixtures, circuits, wtns, vk } = snarkjsFixtures(dir);
 
 // A small deterministic generator: the storm is the same at every run.
 let seed = 0x5eed1234;
