@@ -12,7 +12,8 @@
 # Defaults: porep-c9, 10 partitions, 3 jobs, 2 in flight. JOBS = 0 proves the warm-up job only.
 # Environment: CACHE_DIR (default: a fresh temporary folder) keeps the key file and the
 # constraint system on disk (srs.param_cache); CACHE_DIR=none keeps them in memory only;
-# BUDGET (memory.total_budget, default "auto"); DEVICES="0" (a TOML list body) limits the daemon
+# BUDGET (memory.total_budget, default "auto"); PREPIN=true|false (memory.pin_at_preload,
+# default false); DEVICES="0" (a TOML list body) limits the daemon
 # to those GPUs (default: every GPU of the machine); RESTART=1 stops the daemon after the stream,
 # starts it again and times the preload from the key cache and one more job.
 set -euo pipefail
@@ -69,6 +70,7 @@ param_cache = "$cache"
 setup_allow = "*" # any profile the benchmark names
 [memory]
 total_budget = "${BUDGET:-auto}"
+pin_at_preload = ${PREPIN:-false}
 [gpus]
 devices = [${DEVICES:-}]
 [logging]
