@@ -41,6 +41,10 @@ static const char usage[] =
     "            --sector-id N --ticket HEX --comm-d HEX --api 1.0|1.1 [--data FILE]: a small\n"
     "            sealed sector's replica_id, comm_c, comm_r_last, comm_r and the comm_d of its\n"
     "            data; exit 1 when that is not --comm-d; no daemon\n"
+    "  gen-post --registered-proof N --randomness HEX [--partition K] -o FILE (--replica FILE\n"
+    "            --p-aux FILE --sector-id N)...: the PoSt vanilla proofs a prover sends for\n"
+    "            small sealed sectors (bincode FallbackPoStSectorProof entries as a JSON array\n"
+    "            of base64, for single/batch --vanilla); no daemon\n"
     "\n"
     "global options:\n"
     "  -a, --addr ADDR       daemon address: unix:///path, host:port or http://host:port\n"
@@ -234,7 +238,7 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
     case O_SECTOR_NUM: return to_u64(name, v, &a->sector_num);
     case O_MINER: return to_u64(name, v, &a->miner_id);
     case O_PARTITION: return to_u32(name, v, &a->partition);
-    case O_SECTOR_SIZE: return to_u64(name, v, &a->sector_size);
+    case O_SECTOR_SIZE: a->sector_size_set = 1; return to_u64(name, v, &a->sector_size);
     case O_RANDOMNESS: a->randomness = v; return 0;
     case O_COMM_R_OLD: a->comm_r_old = v; return 0;
     case O_COMM_R_NEW: a->comm_r_new = v; return 0;
@@ -418,6 +422,7 @@ int main(int argc, char **argv) {
     if (fc >= 0) return fc;
     if (argc >= 2 && !strcmp(argv[1], "sector-commit"))
         return bench_sector_commit_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "gen-post")) return bench_gen_post_main(argc - 1, argv + 1);
     struct bench_args a = {
         .addr = BENCH_DEFAULT_ADDR,
         .log_level = "info",

@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-every="toml zkey wtns r1cs snarkjs_json vanilla pce g16key request"
+every="toml zkey wtns r1cs snarkjs_json vanilla post pce g16key request"
 what=${1:-all}
 secs=${2:-60}
 [ $# -gt 0 ] && shift
@@ -55,6 +55,7 @@ conf() {
     files=(tests/data/formats/{proof,public,verification_key}.json)
     ;;
   vanilla) max_len=32768 dict=vanilla.dict ;;
+  post) max_len=65536 ;;
   pce) max_len=8192 dict=pce.dict ;;
   g16key) max_len=65536 dict=g16key.dict ;;
   request) max_len=32768 dict=request.dict timeout=180 ;;

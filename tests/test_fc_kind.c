@@ -29,6 +29,7 @@
 #include "groth16/setup.h"
 #include "kinds/fc_kind.h"
 #include "kinds/kinds.h"
+#include "filecoin/post_proof.h"
 #include "filecoin/sector.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
@@ -319,6 +320,117 @@ static void corrupt_and_prove(const char *profile, const char *damage, uint64_t 
     printf("  %s key file (%s): found, made again, proved\n", profile, damage);
 }
 
+/* A submission refused with code and a sentence holding says; no job is made. */
+static void refused(struct cuzk_engine *e, const struct cuzk_job_request *r, int code,
+                    const char *says) {
+    struct cuzk_submit_info info;
+    char err[320] = "";
+    const int rc = cuzk_engine_submit(e, r, &info, err, sizeof err);
+    if (rc != code || !strstr(err, says))
+        fprintf(stderr, "  refused: rc %d \"%s\"; want %d with \"%s\"\n", rc, err, code, says);
+    CHECK(rc == code && strstr(err, says));
+}
+
+/* PoSt requests as Filecoin's clients send them: bincode entries with struct cuzk_fc_args.
+ * registered_proof 10 (StackedDrgWindow2KiBV1_1) selects wpost-s2-r2 and the randomness must
+ * give every challenged leaf; each mismatch is refused at submission with a sentence, a
+ * request id reused with other arguments is refused, and the job proves and verifies. */
+static void test_curio_post(struct cuzk_engine *e) {
+    static uint8_t rep[2][2048];
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 2048; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            rep[s][i] = (uint8_t)(i % 32 == 31 ? x & 0x3f : x); /* field elements */
+        }
+    struct cuzk_post_sector_input in[2] = {{.sector_id = 5, .replica = rep[0], .len = 2048},
+                                           {.sector_id = 9, .replica = rep[1], .len = 2048}};
+    cuzk_fr_from_u64(&in[0].comm_c, 77);
+    cuzk_fr_from_u64(&in[1].comm_c, 78);
+    struct cuzk_fc_registered reg;
+    char err[320];
+    CHECK(cuzk_fc_registered_get(CUZK_FC_WPOST, 10, &reg, err, sizeof err) == CUZK_OK);
+    struct cuzk_fc_args a;
+    memset(&a, 0, sizeof a);
+    a.registered_proof = 10;
+    a.sector_size = 2048;
+    a.has_randomness = 1;
+    for (int i = 0; i < 32; i++) a.randomness[i] = (uint8_t)(3 * i + 11);
+    struct cuzk_post_entries pe;
+    CHECK(cuzk_post_entries_make(&reg, in, 2, a.randomness, 0, &pe, err, sizeof err) == CUZK_OK);
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    CHECK(cuzk_post_entries_write(&pe, 0, pe.n, &bytes, &len) == CUZK_OK);
+    cuzk_post_entries_free(&pe);
+    const struct cuzk_job_request good = {.kind = "wpost",
+                                          .priority = CUZK_PRIORITY_DEFAULT,
+                                          .request_id = "curio-wpost-1",
+                                          .witness = bytes,
+                                          .witness_len = len,
+                                          .kind_args = &a,
+                                          .kind_args_len = sizeof a};
+    struct cuzk_job_request r = good;
+    struct cuzk_fc_args b = a;
+    r.request_id = NULL;
+    r.kind_args = &b;
+    b.randomness[0] ^= 1;
+    refused(e, &r, CUZK_EINVAL, "randomness: entry 0 (sector 5), inclusion proof 0 is of leaf");
+    b = a;
+    b.has_randomness = 0;
+    refused(e, &r, CUZK_EINVAL, "needs the request's 32-byte randomness");
+    b = a;
+    b.registered_proof = 14;
+    b.sector_size = 64ull << 30;
+    refused(e, &r, CUZK_EUNSUPPORTED, "64 GiB sectors");
+    b = a;
+    b.sector_size = 32ull << 30;
+    refused(e, &r, CUZK_EINVAL, "sector_size 34359738368 does not match registered_proof 10");
+    b = a;
+    b.registered_proof = 13; /* 32 GiB: paths of 10 levels */
+    b.sector_size = 0;
+    refused(e, &r, CUZK_EINVAL, "a path of 2 levels, the sector's tree has 10");
+    b = a;
+    b.partition_index = 1; /* api 1.2: the partition does not move the challenges */
+    r.kind = "winning";
+    refused(e, &r, CUZK_EINVAL, "registered_proof 10 is not a WinningPoSt proof");
+    r.kind = "wpost";
+    r.kind_args_len = 3;
+    refused(e, &r, CUZK_EINVAL, "kind arguments of 3 bytes");
+    r.kind_args = NULL;
+    r.kind_args_len = 0;
+    refused(e, &r, CUZK_EINVAL, "need the request's registered_proof and randomness");
+    /* a cuzk vanilla file: registered_proof must name its profile */
+    size_t vlen;
+    uint8_t *van = make_vanilla("wpost-s2-k2-r2", 1, 31, &vlen, NULL);
+    r.witness = van;
+    r.witness_len = vlen;
+    r.kind_args = &b;
+    r.kind_args_len = sizeof b;
+    b = a;
+    refused(e, &r, CUZK_EINVAL,
+            "registered_proof 10 (StackedDrgWindow2KiBV1_1) is circuit wpost-s2-r2; the vanilla "
+            "proofs are for wpost-s2-r2-k2");
+    free(van);
+
+    /* the job, and its id reused with another randomness (the arguments enter the digest) */
+    struct cuzk_submit_info info;
+    CHECK(cuzk_engine_submit(e, &good, &info, err, sizeof err) == CUZK_OK);
+    CHECK(!strcmp(info.job_id, "curio-wpost-1"));
+    r = good;
+    b = a;
+    b.randomness[5] ^= 0x10;
+    r.kind_args = &b;
+    refused(e, &r, CUZK_EEXIST, "with other inputs");
+    struct cuzk_job_result res;
+    const int rc = cuzk_engine_await(e, "curio-wpost-1", 600000, &res);
+    if (rc) fprintf(stderr, "  curio wpost job: %s\n", res.error);
+    CHECK(rc == CUZK_OK && res.state == CUZK_JOB_DONE && res.proof_len == 192);
+    printf("curio-shaped wpost (StackedDrgWindow2KiBV1_1, 2 sectors): proved and verified; 9 "
+           "mismatched requests refused\n");
+    cuzk_job_result_free(&res);
+    free(bytes);
+}
+
 int main(void) {
     test_init("test_fc_kind");
     /* CUZK_TEST_FC_CACHE=DIR keeps keys between runs (the full set's setups take minutes) */
@@ -343,6 +455,7 @@ int main(void) {
     prove_one(e, "winning-s4-r3", 1, 2);
     test_bad_input(e);
     test_bad_job_alone(e, "wpost-s2-k2-r2", "comm_r_last");
+    test_curio_post(e);
     if (full) {
         prove_one(e, "snap-c1-a2-p1-d3-r1", 2, 3);
         test_bad_job_alone(e, "snap-c1-a2-p1-d3-r1", "apex");

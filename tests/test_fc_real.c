@@ -6,7 +6,12 @@
  * curio's real 32 GiB WindowPoSt vanilla proof (its challenged leaves, paths and comm_r, and
  * our WindowPoSt circuit satisfied by it with the real public inputs).
  * Every value is computed here and compared with the file; a difference prints both.
- * Sections: primitives, labels, graph, challenges, poseidon, shapes, sectors, post proof.
+ * Then the PoSt proofs as clients send them (filecoin/post_proof.h): the curio file read and
+ * written back byte for byte, turned into the real wpost partition with its challenges checked
+ * against the randomness, and 2 KiB WindowPoSt / WinningPoSt entries made from the real sectors;
+ * and the registered proof numbers (filecoin/registered.h).
+ * Sections: primitives, labels, graph, challenges, poseidon, shapes, sectors, post proof,
+ * registered, post entries.
  * CUZK_REALDATA names another data directory; CUZK_FC_REAL_SLOW=1 adds the two 512 MiB
  * parent-cache digests (about 6 minutes each in release). */
 #define _GNU_SOURCE
@@ -22,6 +27,8 @@
 #include "cuzk/error.h"
 #include "filecoin/challenges.h"
 #include "filecoin/graph.h"
+#include "filecoin/post_proof.h"
+#include "filecoin/registered.h"
 #include "filecoin/sdr.h"
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
@@ -734,6 +741,260 @@ static void test_post_proof(void) {
     free(buf);
 }
 
+/* ---- registered proof numbers ------------------------------------------------------------ */
+
+static void expect_reg(enum cuzk_fc_kind kind, uint64_t number, const char *name,
+                       const char *profile, enum cuzk_api api, unsigned partitions) {
+    struct cuzk_fc_registered r;
+    char err[256] = "";
+    const int rc = cuzk_fc_registered_get(kind, number, &r, err, sizeof err);
+    const int ok = rc == CUZK_OK && !strcmp(r.name, name) && !strcmp(r.profile.name, profile) &&
+                   r.api == api && r.partitions == partitions;
+    if (!ok)
+        fprintf(stderr, "  registered %d/%llu: rc %d %s %s api %d parts %u (%s); want %s %s\n",
+                (int)kind, (unsigned long long)number, rc, r.name, r.profile.name, (int)r.api,
+                r.partitions, err, name, profile);
+    CHECK(ok);
+}
+
+static void expect_reg_fails(enum cuzk_fc_kind kind, uint64_t number, int code, const char *says) {
+    struct cuzk_fc_registered r;
+    char err[256] = "";
+    const int rc = cuzk_fc_registered_get(kind, number, &r, err, sizeof err);
+    if (rc != code || !strstr(err, says))
+        fprintf(stderr, "  registered %d/%llu: rc %d \"%s\"; want %d with \"%s\"\n", (int)kind,
+                (unsigned long long)number, rc, err, code, says);
+    CHECK(rc == code && strstr(err, says));
+}
+
+static void test_registered(void) {
+    expect_reg(CUZK_FC_POREP, 0, "StackedDrg2KiBV1", "porep-c2-l2-d6-r2", CUZK_API_1_0, 1);
+    expect_reg(CUZK_FC_POREP, 3, "StackedDrg32GiBV1", "porep-c18", CUZK_API_1_0, 10);
+    expect_reg(CUZK_FC_POREP, 6, "StackedDrg8MiBV1_1", "porep-c2-l2-d18-r6", CUZK_API_1_1, 1);
+    expect_reg(CUZK_FC_POREP, 8, "StackedDrg32GiBV1_1", "porep-c18", CUZK_API_1_1, 10);
+    expect_reg(CUZK_FC_POREP, 12, "StackedDrg512MiBV1_1_Feat_SyntheticPoRep", "porep-c2-l2-d24-r8",
+               CUZK_API_1_2, 1);
+    expect_reg(CUZK_FC_SNAP, 3, "StackedDrg32GiBV1", "snap-c86", CUZK_API_1_2, 16);
+    expect_reg(CUZK_FC_WINNING, 0, "StackedDrgWinning2KiBV1", "winning-s66-r2", CUZK_API_1_0, 1);
+    expect_reg(CUZK_FC_WINNING, 3, "StackedDrgWinning32GiBV1", "winning-s66", CUZK_API_1_0, 1);
+    expect_reg(CUZK_FC_WPOST, 5, "StackedDrgWindow2KiBV1", "wpost-s2-r2", CUZK_API_1_0, 1);
+    expect_reg(CUZK_FC_WPOST, 8, "StackedDrgWindow32GiBV1", "wpost-s2349", CUZK_API_1_0, 1);
+    expect_reg(CUZK_FC_WPOST, 10, "StackedDrgWindow2KiBV1_1", "wpost-s2-r2", CUZK_API_1_2, 1);
+    expect_reg(CUZK_FC_WPOST, 12, "StackedDrgWindow512MiBV1_1", "wpost-s2-r8", CUZK_API_1_2, 1);
+    expect_reg(CUZK_FC_WPOST, 13, "StackedDrgWindow32GiBV1_1", "wpost-s2349", CUZK_API_1_2, 1);
+    /* real proofs without a circuit here, and numbers of another kind */
+    expect_reg_fails(CUZK_FC_WPOST, 14, CUZK_EUNSUPPORTED, "64 GiB");
+    expect_reg_fails(CUZK_FC_POREP, 4, CUZK_EUNSUPPORTED, "StackedDrg64GiBV1");
+    expect_reg_fails(CUZK_FC_POREP, 18, CUZK_EUNSUPPORTED, "non-interactive");
+    expect_reg_fails(CUZK_FC_WPOST, 3, CUZK_EINVAL, "RegisteredPoStProof 5..14");
+    expect_reg_fails(CUZK_FC_WINNING, 13, CUZK_EINVAL, "WinningPoSt");
+    expect_reg_fails(CUZK_FC_SNAP, 5, CUZK_EINVAL, "RegisteredUpdateProof");
+    expect_reg_fails(CUZK_FC_POREP, UINT64_MAX, CUZK_EINVAL, "not a PoRep proof");
+    struct cuzk_fc_registered r;
+    char err[256];
+    CHECK(cuzk_fc_registered_for_size(CUZK_FC_WPOST, 2048, &r, err, sizeof err) == CUZK_OK &&
+          r.number == 10);
+    CHECK(cuzk_fc_registered_for_size(CUZK_FC_POREP, 32ull << 30, &r, err, sizeof err) == CUZK_OK &&
+          r.number == 8);
+    CHECK(cuzk_fc_registered_for_size(CUZK_FC_WINNING, 1000, &r, err, sizeof err) == CUZK_EINVAL &&
+          strstr(err, "sector_size 1000"));
+    CHECK(!strcmp(cuzk_fc_size_name(512ull << 20), "512MiB") && !cuzk_fc_size_name(4096));
+}
+
+/* ---- PoSt entries (filecoin/post_proof.h) ------------------------------------------------ */
+
+static int reg_of(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_fc_registered *r) {
+    char err[256];
+    const int rc = cuzk_fc_registered_get(kind, number, r, err, sizeof err);
+    if (rc) fprintf(stderr, "  %s\n", err);
+    return rc;
+}
+
+/* The curio file through the reader, the writer and the conversion to a partition. */
+static void test_post_entries_curio(void) {
+    size_t len;
+    uint8_t *buf = load("curio-post-32g.vproof", &len);
+    json_t *pub = load_json("curio-postpub.json");
+    uint8_t rand[32];
+    hex32(jstr(json_object_get(kats, "window_post_leaf_challenges"), "randomness"), rand);
+    struct cuzk_post_entries pe;
+    char err[320];
+    CHECK(cuzk_post_entries_parse(buf, len, 10, 2349, &pe, err, sizeof err) == CUZK_OK);
+    CHECK(pe.n == 1 && pe.levels == 10 && pe.sub == 1 && pe.e[0].n_challenges == 10 &&
+          pe.e[0].sector_id == 1);
+    uint8_t *again = NULL;
+    size_t again_len = 0;
+    CHECK(cuzk_post_entries_write(&pe, 0, pe.n, &again, &again_len) == CUZK_OK);
+    CHECK(again_len == len && again && !memcmp(again, buf, len)); /* byte for byte */
+    free(again);
+
+    /* StackedDrgWindow32GiBV1_1 (api 1.2): the real partition, padded to 2,349 sectors */
+    struct cuzk_fc_registered r;
+    CHECK(reg_of(CUZK_FC_WPOST, 13, &r) == CUZK_OK);
+    struct cuzk_vanilla v;
+    CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_OK);
+    CHECK(v.n_parts == 1 && !strcmp(v.profile.name, "wpost-s2349"));
+    if (v.n_parts == 1) {
+        const struct cuzk_fc_post_sector *s = v.parts[0].v.post.sectors;
+        CHECK(cuzk_fr_eq(&s[2348].comm_r, &pe.e[0].comm_r) &&
+              s[2348].indices[9] == pe.e[0].indices[9]);
+        CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) == CUZK_OK);
+        cuzk_fr pubs[11];
+        size_t n = 0;
+        CHECK(cuzk_vanilla_public_inputs(&v, 0, pubs, 11, &n) == CUZK_ERANGE); /* 2349 x 11 */
+    }
+    cuzk_vanilla_free(&v);
+    /* api 1.0 (StackedDrgWindow32GiBV1): partition 0's first sector has the same challenges;
+     * as partition 1 its challenge indices move and the proof no longer matches */
+    CHECK(reg_of(CUZK_FC_WPOST, 8, &r) == CUZK_OK);
+    CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_OK);
+    cuzk_vanilla_free(&v);
+    CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 1, &v, err, sizeof err) == CUZK_EINVAL &&
+          strstr(err, "randomness: entry 0 (sector 1), inclusion proof 0") && v.n_parts == 0);
+    /* other randomness */
+    CHECK(reg_of(CUZK_FC_WPOST, 13, &r) == CUZK_OK);
+    uint8_t other[32];
+    memcpy(other, rand, 32);
+    other[0] ^= 1;
+    CHECK(cuzk_post_vanilla_of_entries(&pe, &r, other, 0, &v, err, sizeof err) == CUZK_EINVAL &&
+          strstr(err, "the randomness challenges leaf"));
+    /* a WinningPoSt proof wants 66 inclusion proofs; a 2 KiB one a tree of 2 levels */
+    CHECK(reg_of(CUZK_FC_WINNING, 3, &r) == CUZK_OK);
+    CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_EINVAL &&
+          strstr(err, "10 inclusion proofs") && strstr(err, "66"));
+    CHECK(cuzk_post_entries_parse(buf, len, 2, 2, &pe, err, sizeof err) != CUZK_OK ||
+          (cuzk_post_entries_free(&pe), 0));
+    CHECK(strstr(err, "inclusion proof 0") != NULL);
+    CHECK(reg_of(CUZK_FC_WPOST, 13, &r) == CUZK_OK);
+
+    /* every truncation is an error naming where, never a crash; so is every change of a
+     * count, variant or index byte (the values change too: those parse, or fail canonicity) */
+    size_t bad = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        int rc = cuzk_post_entries_parse(buf, cut, 10, 2349, &pe, err, sizeof err);
+        bad += rc == CUZK_OK;
+        if (!rc)
+            cuzk_post_entries_free(&pe);
+        else
+            bad += strstr(err, "vanilla_proofs") == NULL;
+    }
+    CHECK(bad == 0);
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    for (int m = 0; m < 3000; m++) {
+        uint8_t *mut = test_xmalloc(len);
+        memcpy(mut, buf, len);
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        mut[st % len] ^= (uint8_t)(1u << (st >> 32) % 8);
+        if (cuzk_post_entries_parse(mut, len, 10, 2349, &pe, err, sizeof err) == CUZK_OK) {
+            /* a partition is 2,349 sectors (53 MB): convert one mutation in 100 */
+            if (m % 100 == 0 &&
+                cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_OK)
+                cuzk_vanilla_free(&v);
+            cuzk_post_entries_free(&pe);
+        }
+        free(mut);
+    }
+    json_decref(pub);
+    free(buf);
+    printf("post entries: curio's file read and written back byte for byte, its partition "
+           "checked; challenges, truncations and mutations refused\n");
+}
+
+/* A PoSt partition of profile p is a satisfied circuit whose public inputs are its vanilla
+ * values' (the comm_r of each sector, its challenges). */
+static void post_partition_satisfied(const struct cuzk_vanilla *v) {
+    struct cuzk_builder b;
+    CHECK(cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 1) == CUZK_OK);
+    CHECK(cuzk_fc_synthesize(&b, &v->profile, cuzk_vanilla_values(v, 0)) == CUZK_OK);
+    struct cuzk_cs cs;
+    cuzk_fr *w = NULL;
+    size_t n = 0, bad = 0;
+    CHECK(cuzk_builder_finish(&b, &cs, &w, &n) == CUZK_OK);
+    CHECK(cuzk_cs_is_satisfied(NULL, &cs, w, &bad) == 1);
+    const size_t np = cuzk_vanilla_public_count(&v->profile);
+    cuzk_fr *pubs = test_xmalloc(np * sizeof *pubs);
+    size_t got = 0;
+    CHECK(cuzk_vanilla_public_inputs(v, 0, pubs, np, &got) == CUZK_OK && got == np);
+    CHECK(cs.n_public == np && n > np);
+    int same = n > np;
+    for (size_t i = 0; same && i < np; i++) same &= cuzk_fr_eq(&w[1 + i], &pubs[i]);
+    CHECK(same);
+    free(pubs);
+    cuzk_cs_free(&cs);
+    free(w);
+    cuzk_builder_free(&b);
+}
+
+/* WindowPoSt and WinningPoSt entries made from the real 2 KiB sectors: the trees reach their
+ * sealers' comm_r_last and comm_r; the entries survive the bincode round trip, their
+ * partitions pass every check and satisfy the circuits. */
+static void test_post_entries_2k(void) {
+    json_t *sectors = load_json("sectors-2k.json");
+    struct cuzk_post_sector_input in[2];
+    uint8_t *rep[2] = {NULL, NULL};
+    const char *want_comm_r[2] = {NULL, NULL};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *s = json_array_get(sectors, i);
+        const json_t *files = json_object_get(s, "realdata_files");
+        size_t len, plen;
+        rep[i] = load(jstr(files, "replica"), &len);
+        uint8_t *p_aux = load(jstr(files, "p_aux"), &plen);
+        CHECK(len == 2048 && plen == 64);
+        in[i].sector_id = jint(json_object_get(s, "sector_id"));
+        in[i].replica = rep[i];
+        in[i].len = len;
+        CHECK(cuzk_fr_from_bytes_le(&in[i].comm_c, p_aux) == CUZK_OK);
+        want_comm_r[i] = jstr(json_object_get(s, "expected"), "comm_r");
+        free(p_aux);
+    }
+    uint8_t rand[32];
+    for (int i = 0; i < 32; i++) rand[i] = (uint8_t)(7 * i + 1);
+    rand[31] &= 0x3f;
+    char err[320];
+    for (int winning = 0; winning < 2; winning++) {
+        struct cuzk_fc_registered r;
+        CHECK(reg_of(winning ? CUZK_FC_WINNING : CUZK_FC_WPOST, winning ? 0 : 10, &r) == CUZK_OK);
+        const size_t n = winning ? 1 : 2;
+        struct cuzk_post_entries made, back;
+        CHECK(cuzk_post_entries_make(&r, in, n, rand, 0, &made, err, sizeof err) == CUZK_OK);
+        for (size_t i = 0; i < made.n; i++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s entry %zu comm_r", r.name, i);
+            check_fr(what, &made.e[i].comm_r, want_comm_r[i]);
+        }
+        uint8_t *bytes = NULL;
+        size_t blen = 0;
+        CHECK(cuzk_post_entries_write(&made, 0, made.n, &bytes, &blen) == CUZK_OK);
+        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, n, &back, err,
+                                      sizeof err) == CUZK_OK);
+        CHECK(back.n == n && back.sub == 0);
+        struct cuzk_vanilla v;
+        CHECK(cuzk_post_vanilla_of_entries(&back, &r, rand, 0, &v, err, sizeof err) == CUZK_OK);
+        if (v.n_parts == 1) {
+            CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) == CUZK_OK);
+            post_partition_satisfied(&v);
+            /* a leaf that is not the replica's breaks the path check */
+            struct cuzk_fc_post_sector *s = (struct cuzk_fc_post_sector *)v.parts[0].v.post.sectors;
+            cuzk_fr_add((cuzk_fr *)&s[0].leaves[0], &s[0].leaves[0], &s[0].leaves[0]);
+            CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) != CUZK_OK);
+        }
+        cuzk_vanilla_free(&v);
+        /* too many sectors for the partition; a winning proof of two sectors */
+        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, 1, &back, err,
+                                      sizeof err) == (winning ? CUZK_OK : CUZK_EINVAL));
+        if (winning) cuzk_post_entries_free(&back);
+        printf("post entries: %s from %zu real 2 KiB sector(s): comm_r as sealed, %zu bytes, "
+               "partition %s satisfied\n",
+               r.name, n, blen, r.profile.name);
+        free(bytes);
+        cuzk_post_entries_free(&back);
+        cuzk_post_entries_free(&made);
+    }
+    free(rep[0]);
+    free(rep[1]);
+    json_decref(sectors);
+}
+
 int main(void) {
     test_init("test_fc_real");
     const char *env = getenv("CUZK_REALDATA");
@@ -756,6 +1017,9 @@ int main(void) {
     test_shapes();
     test_sectors();
     test_post_proof();
+    test_registered();
+    test_post_entries_curio();
+    test_post_entries_2k();
     json_decref(kats);
     return test_finish();
 }

@@ -36,6 +36,7 @@ struct bench_args {
     const char *type;
     const char *c1, *vanilla;
     uint64_t registered_proof, sector_num, miner_id, sector_size;
+    int sector_size_set; /* --sector-size given */
     uint32_t partition;
     const char *randomness, *comm_r_old, *comm_r_new, *comm_d_new;
     const char *circuit, *witness;
@@ -91,6 +92,10 @@ void bench_input_free(struct bench_input *in);
  * (missing, a directory or a FIFO, cannot be read) or BENCH_INTERNAL (memory), with the reason in
  * err. *out is malloc'd (free() it) and NUL-terminated one past *len. */
 int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
+
+/* Standard base64 with padding of in[0 .. n) (Go's encoding of []byte in JSON), malloc'd and
+ * NUL-terminated; NULL when out of memory. */
+char *bench_base64_encode(const uint8_t *in, size_t n);
 
 /* A fresh UUIDv4 string (37 bytes with the NUL). */
 void bench_uuid(char out[37]);
@@ -154,6 +159,8 @@ int bench_cmd_single(const struct bench_args *a);
 int bench_fc_main(int argc, char **argv);
 /* sector-commit (sector_commit.c): argv[0] = "sector-commit"; returns the exit code. */
 int bench_sector_commit_main(int argc, char **argv);
+/* gen-post (sector_commit.c): argv[0] = "gen-post"; returns the exit code. */
+int bench_gen_post_main(int argc, char **argv);
 int bench_cmd_batch(const struct bench_args *a);
 int bench_cmd_stress(const struct bench_args *a);
 int bench_cmd_status(const struct bench_args *a);

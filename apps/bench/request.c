@@ -175,6 +175,23 @@ static long base64_decode(const char *s, size_t n, uint8_t *out) {
     return (long)o;
 }
 
+char *bench_base64_encode(const uint8_t *in, size_t n) {
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((n + 2) / 3 * 4 + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        const uint32_t x = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+                           (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = a[x >> 18 & 63];
+        out[o++] = a[x >> 12 & 63];
+        out[o++] = i + 1 < n ? a[x >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? a[x & 63] : '=';
+    }
+    out[o] = 0;
+    return out;
+}
+
 /* PoSt / SnapDeals vanilla proofs: a JSON array of base64 strings (Go's json.Marshal([][]byte)),
  * else the whole file is one raw proof (cuzk's bench does the same). */
 static int load_vanilla(struct bench_input *in, const char *path, char *err, size_t errlen) {
@@ -294,7 +311,9 @@ int bench_input_load(struct bench_input *in, const struct bench_args *a, const c
         return BENCH_USAGE;
     }
     r->proof_kind = kind;
-    r->sector_size = a->sector_size;
+    /* cuzk's bench always sends 32 GiB; with --registered and no --sector-size the daemon
+     * takes the registered proof's size */
+    r->sector_size = a->registered_proof && !a->sector_size_set ? 0 : a->sector_size;
     r->registered_proof = a->registered_proof;
     r->sector_number = a->sector_num;
     r->miner_id = a->miner_id;

@@ -1,4 +1,6 @@
-/* sector-commit: a sealed sector's commitments recomputed from its replica, no daemon.
+/* sector-commit and gen-post: tools over small sealed sectors, no daemon.
+ *
+ * sector-commit: a sealed sector's commitments recomputed from its replica.
  *
  *   cuzk-bench sector-commit --replica FILE --sector-size BYTES --porep-id HEX
  *       --prover-id HEX --sector-id N --ticket HEX --comm-d HEX --api 1.0|1.1 [--data FILE]
@@ -13,7 +15,22 @@
  * Exit codes: 0 comm_d_of_data equals --comm-d (the replica was sealed from these inputs);
  * 1 it differs (the lines are printed all the same); 2 usage (a missing or malformed option);
  * 3 bad input (a file missing, of the wrong size, a node that is no field element, a sector
- * size that is unknown or too large); 4 memory. */
+ * size that is unknown or too large); 4 memory.
+ *
+ * gen-post: the PoSt vanilla proofs a prover makes for small sealed sectors, as Filecoin's
+ * clients send them (filecoin/post_proof.h):
+ *
+ *   cuzk-bench gen-post --registered-proof N --randomness HEX [--partition K] -o FILE
+ *       (--replica FILE --p-aux FILE --sector-id N)...
+ *
+ * N is a RegisteredPoStProof (0..4 WinningPoSt, 5..14 WindowPoSt) of a size held in memory
+ * (2 KiB, 8 MiB); each --replica starts a sector (WindowPoSt: up to the partition's sectors,
+ * in order; WinningPoSt: one), whose --p-aux (the sealer's 64-byte PersistentAux: comm_c,
+ * comm_r_last) and --sector-id follow it. FILE gets a JSON array of base64 strings, one
+ * bincode FallbackPoStSectorProof per sector (what `single/batch --vanilla` send as
+ * vanilla_proofs, and Go's json.Marshal of [][]byte); one line per sector is printed:
+ * "sector ID comm_r HEX bytes N". Exit codes as sector-commit's (1: a p_aux's comm_r_last is
+ * not the replica's tree root). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
@@ -22,6 +39,8 @@
 
 #include "bench.h"
 #include "cuzk/error.h"
+#include "filecoin/post_proof.h"
+#include "filecoin/registered.h"
 #include "filecoin/sdr.h"
 #include "util/file.h"
 
@@ -187,5 +206,176 @@ int bench_sector_commit_main(int argc, char **argv) {
     }
     free(replica);
     free(data);
+    return rc;
+}
+
+/* ---- gen-post ----------------------------------------------------------------------------- */
+
+#define GEN_POST_MAX 64 /* sectors one call takes (a small sector's partition has 2) */
+
+int bench_gen_post_main(int argc, char **argv) {
+    enum { O_REG = 1, O_RAND, O_PART, O_OUT, O_REPLICA, O_PAUX, O_SECTOR };
+    static const struct option opts[] = {{"registered-proof", 1, 0, O_REG},
+                                         {"randomness", 1, 0, O_RAND},
+                                         {"partition", 1, 0, O_PART},
+                                         {"output", 1, 0, O_OUT},
+                                         {"replica", 1, 0, O_REPLICA},
+                                         {"p-aux", 1, 0, O_PAUX},
+                                         {"sector-id", 1, 0, O_SECTOR},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    struct sec {
+        const char *replica, *p_aux;
+        uint64_t id;
+        int have_id;
+    } sec[GEN_POST_MAX];
+    size_t n = 0;
+    uint64_t reg_no = 0, part = 0;
+    int have_reg = 0, have_rand = 0;
+    uint8_t rand[32];
+    const char *out = NULL;
+    int c;
+    optind = 1;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        int bad = 0;
+        if ((c == O_PAUX || c == O_SECTOR) && !n) {
+            fprintf(stderr, "cuzk-bench: gen-post: --p-aux and --sector-id follow a --replica\n");
+            return BENCH_USAGE;
+        }
+        switch (c) {
+        case O_REG:
+            bad = u64_arg("--registered-proof", optarg, &reg_no);
+            have_reg = 1;
+            break;
+        case O_RAND:
+            bad = hex32_arg("--randomness", optarg, rand);
+            have_rand = 1;
+            break;
+        case O_PART:
+            bad = u64_arg("--partition", optarg, &part);
+            if (!bad && part > UINT32_MAX) {
+                fprintf(stderr, "cuzk-bench: --partition is a u32\n");
+                bad = 1;
+            }
+            break;
+        case 'o':
+        case O_OUT: out = optarg; break;
+        case O_REPLICA:
+            if (n == GEN_POST_MAX) {
+                fprintf(stderr, "cuzk-bench: gen-post takes up to %d sectors\n", GEN_POST_MAX);
+                return BENCH_USAGE;
+            }
+            sec[n++] = (struct sec){optarg, NULL, 0, 0};
+            break;
+        case O_PAUX: sec[n - 1].p_aux = optarg; break;
+        case O_SECTOR:
+            bad = u64_arg("--sector-id", optarg, &sec[n - 1].id);
+            sec[n - 1].have_id = 1;
+            break;
+        case 'h':
+            puts("usage: cuzk-bench gen-post --registered-proof N --randomness HEX [--partition K] "
+                 "-o FILE (--replica FILE --p-aux FILE --sector-id N)...");
+            return BENCH_OK;
+        default: return BENCH_USAGE;
+        }
+        if (bad) return BENCH_USAGE;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cuzk-bench: gen-post: unexpected argument '%s'\n", argv[optind]);
+        return BENCH_USAGE;
+    }
+    if (!have_reg || !have_rand || !out || !n) {
+        fprintf(stderr, "cuzk-bench: gen-post needs --registered-proof, --randomness, -o and a "
+                        "--replica\n");
+        return BENCH_USAGE;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!sec[i].p_aux || !sec[i].have_id) {
+            fprintf(stderr, "cuzk-bench: gen-post: sector %zu (%s) needs --p-aux and --sector-id\n",
+                    i, sec[i].replica);
+            return BENCH_USAGE;
+        }
+    struct cuzk_fc_registered reg;
+    char err[320];
+    if (cuzk_fc_registered_get(reg_no <= 4 ? CUZK_FC_WINNING : CUZK_FC_WPOST, reg_no, &reg, err,
+                               sizeof err)) {
+        fprintf(stderr, "cuzk-bench: gen-post: %s\n", err);
+        return BENCH_ERROR;
+    }
+    if (reg.sector_size > CUZK_SDR_MAX_SECTOR_BYTES) {
+        fprintf(stderr, "cuzk-bench: gen-post works in memory: %s sectors are too large\n",
+                reg.name);
+        return BENCH_ERROR;
+    }
+    struct cuzk_post_sector_input in[GEN_POST_MAX];
+    cuzk_fr sealed_root[GEN_POST_MAX]; /* each p_aux's comm_r_last */
+    uint8_t *rep[GEN_POST_MAX] = {0};
+    int rc = BENCH_OK;
+    for (size_t i = 0; i < n && rc == BENCH_OK; i++) {
+        uint8_t *aux = NULL;
+        rc = read_sector_file("--replica", sec[i].replica, reg.sector_size, &rep[i]);
+        if (rc == BENCH_OK) rc = read_sector_file("--p-aux", sec[i].p_aux, 64, &aux);
+        if (rc == BENCH_OK && (cuzk_fr_from_bytes_le(&in[i].comm_c, aux) ||
+                               cuzk_fr_from_bytes_le(&sealed_root[i], aux + 32))) {
+            fprintf(stderr,
+                    "cuzk-bench: --p-aux %s: comm_c or comm_r_last is not a field element\n",
+                    sec[i].p_aux);
+            rc = BENCH_ERROR;
+        }
+        in[i].sector_id = sec[i].id;
+        in[i].replica = rep[i];
+        in[i].len = reg.sector_size;
+        free(aux);
+    }
+    struct cuzk_post_entries pe = {0};
+    if (rc == BENCH_OK) {
+        int e = cuzk_post_entries_make(&reg, in, n, rand, (uint32_t)part, &pe, err, sizeof err);
+        if (e) {
+            fprintf(stderr, "cuzk-bench: gen-post: %s\n", err);
+            rc = e == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
+        }
+    }
+    for (size_t i = 0; rc == BENCH_OK && i < pe.n; i++)
+        if (!cuzk_fr_eq(&pe.e[i].comm_r_last, &sealed_root[i])) {
+            fprintf(stderr,
+                    "cuzk-bench: gen-post: %s: the replica's tree root is not its p_aux's "
+                    "comm_r_last (another sector's p_aux?)\n",
+                    sec[i].replica);
+            rc = BENCH_PROOF_FAILED;
+        }
+    FILE *f = NULL;
+    if (rc == BENCH_OK && !(f = fopen(out, "w"))) {
+        fprintf(stderr, "cuzk-bench: gen-post: %s: cannot write\n", out);
+        rc = BENCH_ERROR;
+    }
+    if (f) fputc('[', f);
+    for (size_t i = 0; f && rc == BENCH_OK && i < pe.n; i++) {
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        char *b64 = NULL;
+        if (cuzk_post_entries_write(&pe, i, 1, &bytes, &len) ||
+            !(b64 = bench_base64_encode(bytes, len))) {
+            rc = BENCH_INTERNAL;
+        } else {
+            fprintf(f, "%s\"%s\"", i ? "," : "", b64);
+            uint8_t cr[32];
+            cuzk_fr_to_bytes_le(cr, &pe.e[i].comm_r);
+            printf("sector %llu comm_r ", (unsigned long long)pe.e[i].sector_id);
+            for (int k = 0; k < 32; k++) printf("%02x", cr[k]);
+            printf(" bytes %zu\n", len);
+        }
+        free(b64);
+        free(bytes);
+    }
+    if (f) {
+        fputs("]\n", f);
+        if (fclose(f) && rc == BENCH_OK) {
+            fprintf(stderr, "cuzk-bench: gen-post: %s: write failed\n", out);
+            rc = BENCH_ERROR;
+        }
+    }
+    cuzk_post_entries_free(&pe);
+    for (size_t i = 0; i < n; i++) free(rep[i]);
     return rc;
 }

@@ -120,6 +120,11 @@ struct cuzk_job_request {
                                  large request is held once) */
     const char *witness_path; /* or: a file read when the partition is synthesized */
     uint64_t seed;            /* synthetic kind */
+    const void *kind_args;    /* or NULL: the kind's own request fields, a flat struct its header
+                                 defines (kinds/fc_kind.h: struct cuzk_fc_args), read during
+                                 submit only; its kind_args_len bytes enter the request's digest
+                                 (two requests of one id must agree on them) */
+    size_t kind_args_len;
 };
 
 /* What submit reports. */

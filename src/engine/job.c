@@ -266,8 +266,9 @@ static int make_uuid(char out[CUZK_JOB_ID_MAX]) {
 }
 
 /* The digest of what a request asks to be proved beyond its kind and circuit: the input bytes
- * (or the path they will be read from) and the seed. Two requests with the same id must agree
- * on it, their kind and their circuit (the priority may differ: a retry may raise it). */
+ * (or the path they will be read from), the seed and the kind's arguments. Two requests with the
+ * same id must agree on it, their kind and their circuit (the priority may differ: a retry may
+ * raise it). */
 static void request_digest(const struct cuzk_job_request *req, uint8_t out[32]) {
     struct cuzk_sha256_ctx c;
     cuzk_sha256_init(&c);
@@ -281,6 +282,11 @@ static void request_digest(const struct cuzk_job_request *req, uint8_t out[32]) 
         cuzk_sha256_update(&c, req->witness_path, strlen(req->witness_path) + 1);
     }
     cuzk_sha256_update(&c, &req->seed, sizeof req->seed);
+    if (req->kind_args && req->kind_args_len) {
+        uint64_t n = req->kind_args_len;
+        cuzk_sha256_update(&c, &n, sizeof n);
+        cuzk_sha256_update(&c, req->kind_args, req->kind_args_len);
+    }
     cuzk_sha256_final(&c, out);
 }
 

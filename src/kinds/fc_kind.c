@@ -18,6 +18,8 @@
 
 #include "cuzk/error.h"
 #include "filecoin/pce.h"
+#include "filecoin/post_proof.h"
+#include "filecoin/registered.h"
 #include "filecoin/vanilla.h"
 #include "formats/g16key.h"
 #include "groth16/setup.h"
@@ -108,6 +110,109 @@ static int counts_of(struct fc_kind *fk, const struct cuzk_fc_profile *p,
 
 /* ---- jobs ------------------------------------------------------------------------------- */
 
+/* Whether p is the profile of a registered proof of its kind for some sector size. */
+static int is_sector_profile(const struct cuzk_fc_profile *p) {
+    static const uint64_t sizes[] = {2048, 8ull << 20, 512ull << 20, 32ull << 30};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        struct cuzk_fc_registered r;
+        if (!cuzk_fc_registered_for_size(p->kind, sizes[i], &r, NULL, 0) &&
+            !strcmp(r.profile.name, p->name))
+            return 1;
+    }
+    return 0;
+}
+
+/* The registered proof a request names (struct cuzk_fc_args), its non-zero sector_size checked
+ * against it. */
+static int request_registered(const struct fc_kind *fk, const struct cuzk_fc_args *a,
+                              struct cuzk_fc_registered *r, char *err, size_t errlen) {
+    char why[200];
+    int rc = cuzk_fc_registered_get(fk->fk, a->registered_proof, r, why, sizeof why);
+    if (rc) return cuzk_errf(err, errlen, rc, "%s: %s", fk->k.name, why);
+    if (a->sector_size && a->sector_size != r->sector_size)
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "%s: sector_size %llu does not match registered_proof %llu (%s, "
+                         "%llu-byte sectors)",
+                         fk->k.name, (unsigned long long)a->sector_size,
+                         (unsigned long long)r->number, r->name,
+                         (unsigned long long)r->sector_size);
+    return CUZK_OK;
+}
+
+/* A cuzk vanilla file's profile against the request's registered_proof and sector_size
+ * (struct cuzk_fc_args). */
+static int check_registered(const struct fc_kind *fk, const struct cuzk_fc_args *a,
+                            const struct cuzk_fc_profile *have, char *err, size_t errlen) {
+    if (!a || (!a->registered_proof && !a->sector_size)) return CUZK_OK;
+    struct cuzk_fc_registered r;
+    if (a->registered_proof) {
+        int rc = request_registered(fk, a, &r, err, errlen);
+        if (rc) return rc;
+    } else if (cuzk_fc_registered_for_size(fk->fk, a->sector_size, &r, NULL, 0) ||
+               !is_sector_profile(have)) {
+        return CUZK_OK; /* a test profile, or a size with no circuit: the file decides */
+    }
+    if (strcmp(r.profile.name, have->name))
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "%s: %s %llu (%s) is circuit %s; the vanilla proofs are for %s",
+                         fk->k.name, a->registered_proof ? "registered_proof" : "sector_size",
+                         (unsigned long long)(a->registered_proof ? r.number : a->sector_size),
+                         r.name, r.profile.name, have->name);
+    return CUZK_OK;
+}
+
+/* Input that is not a cuzk vanilla file: PoSt's bincode entries as Filecoin's clients send
+ * them (filecoin/post_proof.h), selected and checked by the request's arguments; for the other
+ * kinds, a sentence saying what was recognised. */
+static int foreign_input(const struct fc_kind *fk, const uint8_t *in, size_t len,
+                         const struct cuzk_fc_args *a, struct cuzk_vanilla *v, char *err,
+                         size_t errlen) {
+    memset(v, 0, sizeof *v);
+    size_t lead = 0;
+    while (lead < len &&
+           (in[lead] == ' ' || in[lead] == '\t' || in[lead] == '\n' || in[lead] == '\r'))
+        lead++;
+    if (fk->fk == CUZK_FC_POREP || fk->fk == CUZK_FC_SNAP) {
+        if (fk->fk == CUZK_FC_POREP && lead < len && in[lead] == '{')
+            return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                             "%s: the vanilla proof is JSON (a C1 output, {\"SectorNum\", "
+                             "\"Phase1Out\", ...}); this cuzk reads PoRep vanilla proofs as "
+                             "cuzk vanilla files (cuzk-bench gen-vanilla, docs/filecoin.md)",
+                             fk->k.name);
+        char why[200];
+        int rc = cuzk_vanilla_parse(v, in, len, why, sizeof why); /* fails: no magic */
+        return cuzk_errf(err, errlen, rc,
+                         fk->fk == CUZK_FC_SNAP ? "%s (SnapDeals' bincode PartitionProof entries "
+                                                  "are not read by this cuzk: docs/filecoin.md)"
+                                                : "%s",
+                         why);
+    }
+    if (!a)
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "%s: bincode PoSt vanilla proofs need the request's registered_proof "
+                         "and randomness",
+                         fk->k.name);
+    struct cuzk_fc_registered r;
+    char why[200];
+    int rc = request_registered(fk, a, &r, err, errlen);
+    if (rc) return rc;
+    if (!a->has_randomness)
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "%s: randomness: %s needs the request's 32-byte randomness", fk->k.name,
+                         r.name);
+    struct cuzk_post_entries pe;
+    rc = cuzk_post_entries_parse(in, len, r.profile.tree_r_levels,
+                                 fk->fk == CUZK_FC_WINNING ? 1 : r.profile.sectors, &pe, why,
+                                 sizeof why);
+    if (!rc) {
+        rc = cuzk_post_vanilla_of_entries(&pe, &r, a->randomness, a->partition_index, v, why,
+                                          sizeof why);
+        cuzk_post_entries_free(&pe);
+    }
+    if (rc) return cuzk_errf(err, errlen, rc, "%s: %s", fk->k.name, why);
+    return CUZK_OK;
+}
+
 static int fc_job_open(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
                        uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err,
                        size_t errlen) {
@@ -117,11 +222,23 @@ static int fc_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
                  k->name);
         return CUZK_EINVAL;
     }
+    const struct cuzk_fc_args *a = NULL;
+    if (req->kind_args) {
+        if (req->kind_args_len != sizeof *a) {
+            snprintf(err, errlen, "%s: kind arguments of %zu bytes (struct cuzk_fc_args is %zu)",
+                     k->name, req->kind_args_len, sizeof *a);
+            return CUZK_EINVAL;
+        }
+        a = req->kind_args;
+    }
     struct fc_job *j = calloc(1, sizeof *j);
     if (!j) return CUZK_ENOMEM;
-    int rc = req->witness_path
-                 ? cuzk_vanilla_read_file(&j->v, req->witness_path, err, errlen)
-                 : cuzk_vanilla_parse(&j->v, req->witness, req->witness_len, err, errlen);
+    const int native = req->witness_path ||
+                       (req->witness_len >= 8 && !memcmp(req->witness, CUZK_VANILLA_MAGIC, 8));
+    int rc = req->witness_path ? cuzk_vanilla_read_file(&j->v, req->witness_path, err, errlen)
+             : native ? cuzk_vanilla_parse(&j->v, req->witness, req->witness_len, err, errlen)
+                      : foreign_input(fk, req->witness, req->witness_len, a, &j->v, err, errlen);
+    if (!rc && native) rc = check_registered(fk, a, &j->v.profile, err, errlen);
     if (rc) goto fail;
     if (j->v.profile.kind != fk->fk) {
         snprintf(err, errlen, "%s: the vanilla proofs are for %s, a %s profile", k->name,

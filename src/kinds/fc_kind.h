@@ -4,8 +4,11 @@
  * A request's input is a vanilla-proof file (filecoin/vanilla.h) given as witness bytes or a
  * witness path (the daemon passes SubmitProofRequest.vanilla_proof, or the vanilla_proofs
  * entries concatenated). The file names its profile (e.g. "porep-c1-l2-d3-r1") and holds the
- * job's partitions. The request's circuit id may be empty; when given it must name the same
- * profile. The key id is the canonical profile name: jobs of one profile share one key.
+ * job's partitions. The PoSt kinds also take what Filecoin's clients send: witness bytes that
+ * are bincode FallbackPoStSectorProof entries (filecoin/post_proof.h) with the request's
+ * struct cuzk_fc_args (below), which select the profile and check the challenges. The request's
+ * circuit id may be empty; when given it must name the same profile. The key id is the canonical
+ * profile name: jobs of one profile share one key.
  *
  *   submit      the file is parsed and structurally validated (cuzk_vanilla_parse); a bad
  *               file is refused with its error (CUZK_EFORMAT, CUZK_ENONCANON, ...) and a
@@ -40,6 +43,24 @@
 
 #include "circuits/filecoin.h"
 #include "engine/kind.h"
+
+/* The request fields of Filecoin's clients (cuzk.v1 SubmitProofRequest) a Filecoin kind reads,
+ * passed as cuzk_job_request.kind_args (flat: zero it before filling, its bytes are hashed).
+ *   registered_proof, sector_size  select and check the circuit (filecoin/registered.h): with
+ *       bincode PoSt entries registered_proof selects the profile (0 is
+ *       StackedDrgWinning2KiBV1) and a non-zero sector_size must be its size; with a cuzk
+ *       vanilla file, a non-zero registered_proof must name the file's profile, and a
+ *       non-zero sector_size must too when the file's profile is one of a sector size (a test
+ *       profile such as porep-c9 is no sector size and is not checked against it);
+ *   randomness (has_randomness: the request carried 32 bytes)  PoSt: every inclusion proof
+ *       must be of the leaf it challenges;
+ *   partition_index  WindowPoSt: the partition's place (challenge indices before api 1.2);
+ *   sector_number, miner_id  kept for the logs (the PoSt circuit does not take them). */
+struct cuzk_fc_args {
+    uint64_t registered_proof, sector_size, sector_number, miner_id;
+    uint32_t partition_index, has_randomness;
+    uint8_t randomness[32];
+};
 
 /* "porep", "snap", "wpost", "winning"; NULL for anything else. */
 const char *cuzk_kind_fc_name(enum cuzk_fc_kind kind);

@@ -14,6 +14,7 @@
 #include "cuzk/error.h"
 #include "engine/kind.h"
 #include "gpu/gpu.h"
+#include "kinds/fc_kind.h"
 #include "server/metrics.h"
 #include "server/wire.h"
 #include "util/log.h"
@@ -131,7 +132,8 @@ struct built_request {
     struct cuzk_job_request req;
     char kind[CUZK_NAME_MAX];
     char circuit[CUZK_NAME_MAX * 2];
-    uint8_t *joined; /* Filecoin kinds: the vanilla_proofs entries concatenated */
+    uint8_t *joined;        /* Filecoin kinds: the vanilla_proofs entries concatenated */
+    struct cuzk_fc_args fc; /* Filecoin kinds: the request's other fields */
 };
 
 /* The engine kind that proof_kind selects (0: none). */
@@ -212,6 +214,19 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
     snprintf(b->kind, sizeof b->kind, "%s", fk->name);
     r->kind = b->kind;
     r->circuit_id = NULL;
+    if (m->randomness.len && m->randomness.len != 32) {
+        snprintf(why, n, "randomness is %zu bytes; it is 32 or absent", m->randomness.len);
+        return CUZK_RPC_INVALID_ARGUMENT;
+    }
+    b->fc.registered_proof = m->registered_proof;
+    b->fc.sector_size = m->sector_size;
+    b->fc.sector_number = m->sector_number;
+    b->fc.miner_id = m->miner_id;
+    b->fc.partition_index = m->partition_index;
+    b->fc.has_randomness = m->randomness.len == 32;
+    if (b->fc.has_randomness) memcpy(b->fc.randomness, m->randomness.data, 32);
+    r->kind_args = &b->fc;
+    r->kind_args_len = sizeof b->fc;
     if (m->vanilla_proof.len) {
         r->witness = m->vanilla_proof.data;
         r->witness_len = m->vanilla_proof.len;

@@ -7,6 +7,9 @@
 # a good one: the corrupted job fails with the validator's sentence, the good one completes and
 # verifies. The daemon runs on a unix socket with a fresh param_cache, so every profile's key is
 # set up on its first job (the srs= figure of its timings line); each step prints its wall time.
+# Then WindowPoSt and WinningPoSt as Curio sends them (bincode entries from `cuzk-bench
+# gen-post` over the real 2 KiB sectors, registered_proof + sector_size + randomness), and the
+# refusals of mismatched fields.
 #   fc_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
 daemon=$1
@@ -164,8 +167,58 @@ prove snap snap 2
 prove winning winning 1
 prove porep porep 2
 
+# ---- PoSt as Curio sends it: bincode entries made from the real 2 KiB sectors ---------------
+# gen-post builds each sector's tree R from its replica (its root checked against the sealer's
+# p_aux) and the inclusion proofs of the leaves the randomness challenges; the request carries
+# registered_proof, sector_size and randomness, which select wpost-s2-r2 / winning-s66-r2 and
+# check every challenge. The daemon verifies the proof before it answers.
+real=$(cd "$(dirname "$0")/../data/realdata" && pwd)
+rnd=0102030405060708091011121314151617181920212223242526272829303132
+"$bench" gen-post --registered-proof 10 --randomness "$rnd" -o "$work/curio-wpost.json" \
+  --replica "$real/lotus-mir-t01000-0.sealed" --p-aux "$real/lotus-mir-t01000-0.p_aux" \
+  --sector-id 0 --replica "$real/lotus-mir-t01000-1.sealed" \
+  --p-aux "$real/lotus-mir-t01000-1.p_aux" --sector-id 1 > "$work/gen-post.txt" ||
+  fail "gen-post wpost"
+[ "$(grep -c '^sector [01] comm_r [0-9a-f]\{64\} bytes 5680$' "$work/gen-post.txt")" -eq 2 ] ||
+  fail "gen-post: one line per sector"
+"$bench" gen-post --registered-proof 0 --randomness "$rnd" -o "$work/curio-winning.json" \
+  --replica "$real/venus-t0106-1.sealed" --p-aux "$real/venus-t0106-1.p_aux" --sector-id 1 \
+  > /dev/null || fail "gen-post winning"
+took "gen-post (real 2 KiB sectors)"
+# curio NAME KIND REGISTERED: a Prove of NAME.json as Curio shapes it
+curio() {
+  local name=$1 kind=$2 reg=$3
+  "$bench" -a "$a" --log-level warn --timeout 1800 single -t "$kind" \
+    --vanilla "$work/curio-$name.json" --registered-proof "$reg" --sector-size 2048 \
+    --randomness "$rnd" --proof-out "$work/curio-$name.proof" > "$work/curio-$name.txt" ||
+    fail "curio $name: exit $?"
+  grep -q '^status:    COMPLETED$' "$work/curio-$name.txt" || fail "curio $name: status"
+  [ "$(stat -c %s "$work/curio-$name.proof")" -eq 192 ] || fail "curio $name: proof length"
+  took "curio-shaped $name (registered_proof $reg)"
+}
+curio wpost wpost 10
+curio winning winning 0
+# refuse STATUS REGISTERED SECTOR_SIZE RANDOMNESS WANT: the request is refused with a sentence
+refuse() {
+  local rc=0
+  "$bench" -a "$a" --log-level warn single -t wpost --vanilla "$work/curio-wpost.json" \
+    --registered-proof "$2" --sector-size "$3" --randomness "$4" > "$work/refused.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 3 ] || fail "refuse $2/$3: single exit $rc, not 3"
+  grep -q "$1.*$5" "$work/refused.txt" ||
+    fail "refuse $2/$3: no $1 naming '$5': $(cat "$work/refused.txt")"
+}
+refuse INVALID_ARGUMENT 10 2048 "${rnd%??}00" \
+  "randomness: entry 0 (sector 0), inclusion proof 0 is of leaf"
+refuse INVALID_ARGUMENT 10 34359738368 "$rnd" \
+  "sector_size 34359738368 does not match registered_proof 10"
+refuse INVALID_ARGUMENT 13 34359738368 "$rnd" \
+  "inclusion proof 0: a path of 2 levels, the sector's tree has 10"
+refuse UNIMPLEMENTED 14 68719476736 "$rnd" "64 GiB sectors (tree 8-8-2) have no circuit"
+refuse INVALID_ARGUMENT 3 2048 "$rnd" "registered_proof 3 is not a WindowPoSt proof"
+took "curio-shaped refusals"
+
 "$bench" -a "$a" status > "$work/status.txt" || fail "status"
-grep -q '^proofs completed: *5$' "$work/status.txt" || fail "status: 5 proofs completed"
+grep -q '^proofs completed: *7$' "$work/status.txt" || fail "status: 7 proofs completed"
 grep -q '^proofs failed: *1$' "$work/status.txt" || fail "status: 1 proof failed"
 
 kill -TERM "$pid"

@@ -1,0 +1,65 @@
+/* Filecoin's registered proof numbers (filecoin-ffi's RegisteredSealProof, RegisteredPoStProof
+ * and RegisteredUpdateProof, the numbers a client such as Curio sends in
+ * SubmitProofRequest.registered_proof) and sector sizes, mapped to the circuit profiles of
+ * circuits/filecoin.h, with the facts upstream derives from them (filecoin-proofs
+ * constants.rs): the sector shape, the API version of the challenge rules, the partitions of
+ * a sector.
+ *
+ *   kind     numbers                          sector sizes             api
+ *   porep    0..4    StackedDrg<size>V1        2 KiB 8 MiB 512 MiB     1.0
+ *            5..9    StackedDrg<size>V1_1        32 GiB 64 GiB          1.1
+ *            10..14  V1_1_Feat_SyntheticPoRep                          1.2 (synthetic)
+ *            15..19  V1_2_Feat_NonInteractivePoRep                     (refused: no circuit)
+ *   snap     0..4    StackedDrg<size>V1 (update)                       1.2
+ *   winning  0..4    StackedDrgWinning<size>V1                         1.0
+ *   wpost    5..9    StackedDrgWindow<size>V1                          1.0
+ *            10..14  StackedDrgWindow<size>V1_1 (filecoin-ffi's V1_1 is the proofs API's V1_2)
+ *
+ * The profiles (per sector size: nodes = size / 32, r = log8(nodes) 8-ary tree R/C levels,
+ * d = log2(nodes) tree D levels):
+ *   porep    2 KiB, 8 MiB, 512 MiB: 2 layers, 2 challenges, 1 partition; 32 GiB: 11 layers,
+ *            18 challenges per partition (176 over 10 partitions, rounded up), 10 partitions;
+ *   snap     cuzk_snap_profile_for (filecoin/challenges.h);
+ *   wpost    10 challenges per sector, 2 sectors per partition (2,349 for 32 GiB);
+ *   winning  66 challenges of one sector, as upstream's circuit takes them: 66 sectors of
+ *            one challenge.
+ * 64 GiB sectors (tree 8-8-2: a binary level on top of the 8-ary ones) have no profile here;
+ * their numbers are known and refused with CUZK_EUNSUPPORTED and a sentence.
+ * Thread-safety: pure functions over constant tables. */
+#ifndef CUZK_FILECOIN_REGISTERED_H
+#define CUZK_FILECOIN_REGISTERED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "circuits/filecoin.h"
+#include "filecoin/graph.h"
+
+struct cuzk_fc_registered {
+    enum cuzk_fc_kind kind;
+    uint64_t number;      /* the registered proof number */
+    char name[64];        /* filecoin-ffi's name, e.g. "StackedDrgWindow32GiBV1_1" */
+    uint64_t sector_size; /* bytes */
+    enum cuzk_api api;    /* the challenge and parent rules */
+    int synthetic;        /* PoRep: synthetic challenges (V1_1_Feat_SyntheticPoRep) */
+    unsigned partitions;  /* PoRep, Snap: partitions of one sector; PoSt: 1 */
+    struct cuzk_fc_profile profile;
+};
+
+/* The registered proof `number` of a kind. Returns CUZK_OK; CUZK_EINVAL (a number that kind
+ * does not have, e.g. a RegisteredPoStProof of WindowPoSt given for WinningPoSt: the sentence
+ * names it and the kind's range); CUZK_EUNSUPPORTED (a real proof with no circuit here: 64
+ * GiB, non-interactive PoRep). */
+int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_fc_registered *out,
+                           char *err, size_t errlen);
+
+/* The newest registered proof of a kind for a sector size (what a request that names only the
+ * size means). Returns as cuzk_fc_registered_get, CUZK_EINVAL for a size that is not one of
+ * the five. */
+int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
+                                struct cuzk_fc_registered *out, char *err, size_t errlen);
+
+/* "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" for those sizes; NULL otherwise. */
+const char *cuzk_fc_size_name(uint64_t sector_size);
+
+#endif
