@@ -431,6 +431,53 @@ static void test_curio_post(struct cuzk_engine *e) {
     free(bytes);
 }
 
+/* SnapDeals: the request's comm_r_old / comm_r_new / comm_d_new (struct cuzk_fc_args) must be
+ * the vanilla proofs' (the kind's own job_open, no job is run). */
+static void test_snap_comms(struct kinds *ks) {
+    const struct cuzk_kind *k = cuzk_kinds_get(ks->set, "snap");
+    CHECK(k != NULL);
+    if (!k) return;
+    struct cuzk_vanilla v;
+    size_t len;
+    uint8_t *b = make_vanilla("snap-c1-a2-p1-d3-r1", 2, 41, &len, &v);
+    struct cuzk_fc_args a;
+    memset(&a, 0, sizeof a);
+    const struct cuzk_fc_snap_vanilla *sv = &v.parts[0].v.snap;
+    cuzk_fr_to_bytes_le(a.comm_r_old, &sv->comm_r_old);
+    cuzk_fr_to_bytes_le(a.comm_r_new, &sv->comm_r_new);
+    cuzk_fr_to_bytes_le(a.comm_d_new, &sv->comm_d_new);
+    a.has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW | CUZK_FC_HAS_COMM_D_NEW;
+    const struct cuzk_job_request r = {.kind = "snap",
+                                       .priority = CUZK_PRIORITY_DEFAULT,
+                                       .witness = b,
+                                       .witness_len = len,
+                                       .kind_args = &a,
+                                       .kind_args_len = sizeof a};
+    void *job = NULL;
+    uint32_t parts = 0;
+    char key[CUZK_NAME_MAX], err[320];
+    CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_OK && parts == 2);
+    if (job) k->job_free(k, job);
+    const char *names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+    uint8_t *fields[3] = {a.comm_r_old, a.comm_r_new, a.comm_d_new};
+    for (int i = 0; i < 3; i++) {
+        fields[i][0] ^= 1;
+        job = NULL;
+        const int rc = k->job_open(k, &r, &job, &parts, key, err, sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, names[i]) && strstr(err, "is not the vanilla"));
+        if (!rc && job) k->job_free(k, job);
+        fields[i][0] ^= 1;
+    }
+    /* a field the request does not carry is not checked */
+    a.comm_d_new[3] ^= 0x40;
+    a.has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW;
+    job = NULL;
+    CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_OK);
+    if (job) k->job_free(k, job);
+    cuzk_vanilla_free(&v);
+    free(b);
+}
+
 int main(void) {
     test_init("test_fc_kind");
     /* CUZK_TEST_FC_CACHE=DIR keeps keys between runs (the full set's setups take minutes) */
@@ -456,6 +503,7 @@ int main(void) {
     test_bad_input(e);
     test_bad_job_alone(e, "wpost-s2-k2-r2", "comm_r_last");
     test_curio_post(e);
+    test_snap_comms(&ks);
     if (full) {
         prove_one(e, "snap-c1-a2-p1-d3-r1", 2, 3);
         test_bad_job_alone(e, "snap-c1-a2-p1-d3-r1", "apex");

@@ -174,8 +174,10 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
         snprintf(r.where, sizeof r.where, "entry %zu", out->n);
         uint64_t n_sectors = 0, n_inc = 0;
         if ((rc = rd_u64(&r, &e->sector_id, "sector_id"))) break;
-        snprintf(r.where, sizeof r.where, "entry %zu (sector %llu)", out->n,
+        char base[64]; /* "entry N (sector ID)" */
+        snprintf(base, sizeof base, "entry %zu (sector %llu)", out->n,
                  (unsigned long long)e->sector_id);
+        snprintf(r.where, sizeof r.where, "%s", base);
         if ((rc = rd_fr(&r, &e->comm_r, "comm_r")) ||
             (rc = rd_u64(&r, &n_sectors, "the sector proof count")))
             break;
@@ -192,8 +194,6 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
         }
         if ((rc = entry_alloc(e, (uint32_t)n_inc, levels))) break;
         out->n++;
-        char base[100];
-        snprintf(base, sizeof base, "%s", r.where);
         for (uint32_t c = 0; c < e->n_challenges && !rc; c++) {
             snprintf(r.where, sizeof r.where, "%s, inclusion proof %u", base, c);
             unsigned sub = 0;

@@ -161,6 +161,38 @@ static int check_registered(const struct fc_kind *fk, const struct cuzk_fc_args 
     return CUZK_OK;
 }
 
+/* SnapDeals: the commitments the request carries must be the vanilla proofs' (every partition
+ * holds the sector's, which the consistency check makes equal). */
+static int check_snap_comms(const struct fc_kind *fk, const struct cuzk_fc_args *a,
+                            const struct cuzk_vanilla *v, char *err, size_t errlen) {
+    if (!a || !a->has_comm || fk->fk != CUZK_FC_SNAP || !v->n_parts) return CUZK_OK;
+    const struct cuzk_fc_snap_vanilla *s = &v->parts[0].v.snap;
+    const struct {
+        uint32_t bit;
+        const char *name;
+        const uint8_t *want;
+        const cuzk_fr *have;
+    } c[3] = {{CUZK_FC_HAS_COMM_R_OLD, "comm_r_old", a->comm_r_old, &s->comm_r_old},
+              {CUZK_FC_HAS_COMM_R_NEW, "comm_r_new", a->comm_r_new, &s->comm_r_new},
+              {CUZK_FC_HAS_COMM_D_NEW, "comm_d_new", a->comm_d_new, &s->comm_d_new}};
+    for (int i = 0; i < 3; i++) {
+        if (!(a->has_comm & c[i].bit)) continue;
+        uint8_t have[32];
+        cuzk_fr_to_bytes_le(have, c[i].have);
+        if (memcmp(have, c[i].want, 32)) {
+            char hw[17], hh[17];
+            for (int k = 0; k < 8; k++) {
+                snprintf(hw + 2 * k, 3, "%02x", c[i].want[k]);
+                snprintf(hh + 2 * k, 3, "%02x", have[k]);
+            }
+            return cuzk_errf(err, errlen, CUZK_EINVAL,
+                             "%s: %s: the request's %s... is not the vanilla proofs' %s...",
+                             fk->k.name, c[i].name, hw, hh);
+        }
+    }
+    return CUZK_OK;
+}
+
 /* Input that is not a cuzk vanilla file: PoSt's bincode entries as Filecoin's clients send
  * them (filecoin/post_proof.h), selected and checked by the request's arguments; for the other
  * kinds, a sentence saying what was recognised. */
@@ -239,6 +271,7 @@ static int fc_job_open(const struct cuzk_kind *k, const struct cuzk_job_request 
              : native ? cuzk_vanilla_parse(&j->v, req->witness, req->witness_len, err, errlen)
                       : foreign_input(fk, req->witness, req->witness_len, a, &j->v, err, errlen);
     if (!rc && native) rc = check_registered(fk, a, &j->v.profile, err, errlen);
+    if (!rc && j->v.profile.kind == fk->fk) rc = check_snap_comms(fk, a, &j->v, err, errlen);
     if (rc) goto fail;
     if (j->v.profile.kind != fk->fk) {
         snprintf(err, errlen, "%s: the vanilla proofs are for %s, a %s profile", k->name,

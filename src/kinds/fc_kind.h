@@ -55,12 +55,20 @@
  *   randomness (has_randomness: the request carried 32 bytes)  PoSt: every inclusion proof
  *       must be of the leaf it challenges;
  *   partition_index  WindowPoSt: the partition's place (challenge indices before api 1.2);
- *   sector_number, miner_id  kept for the logs (the PoSt circuit does not take them). */
+ *   comm_r_old, comm_r_new, comm_d_new (has_comm: bits 1, 2, 4 for the ones the request
+ *       carried, 32 bytes each: Fr little-endian, the digests of the sector's CIDs)  SnapDeals:
+ *       each must be the vanilla proofs' value, the public inputs the proof is checked against;
+ *   sector_number, miner_id  not inputs of the circuits. */
 struct cuzk_fc_args {
     uint64_t registered_proof, sector_size, sector_number, miner_id;
     uint32_t partition_index, has_randomness;
     uint8_t randomness[32];
+    uint32_t has_comm, reserved; /* CUZK_FC_HAS_* */
+    uint8_t comm_r_old[32], comm_r_new[32], comm_d_new[32];
 };
+#define CUZK_FC_HAS_COMM_R_OLD 1u
+#define CUZK_FC_HAS_COMM_R_NEW 2u
+#define CUZK_FC_HAS_COMM_D_NEW 4u
 
 /* "porep", "snap", "wpost", "winning"; NULL for anything else. */
 const char *cuzk_kind_fc_name(enum cuzk_fc_kind kind);

@@ -225,6 +225,23 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
     b->fc.partition_index = m->partition_index;
     b->fc.has_randomness = m->randomness.len == 32;
     if (b->fc.has_randomness) memcpy(b->fc.randomness, m->randomness.data, 32);
+    const struct {
+        const ProtobufCBinaryData *f;
+        const char *name;
+        uint8_t *to;
+        uint32_t bit;
+    } comm[3] = {{&m->comm_r_old, "comm_r_old", b->fc.comm_r_old, CUZK_FC_HAS_COMM_R_OLD},
+                 {&m->comm_r_new, "comm_r_new", b->fc.comm_r_new, CUZK_FC_HAS_COMM_R_NEW},
+                 {&m->comm_d_new, "comm_d_new", b->fc.comm_d_new, CUZK_FC_HAS_COMM_D_NEW}};
+    for (int i = 0; i < 3; i++) {
+        if (!comm[i].f->len) continue;
+        if (comm[i].f->len != 32) {
+            snprintf(why, n, "%s is %zu bytes; it is 32 or absent", comm[i].name, comm[i].f->len);
+            return CUZK_RPC_INVALID_ARGUMENT;
+        }
+        memcpy(comm[i].to, comm[i].f->data, 32);
+        b->fc.has_comm |= comm[i].bit;
+    }
     r->kind_args = &b->fc;
     r->kind_args_len = sizeof b->fc;
     if (m->vanilla_proof.len) {

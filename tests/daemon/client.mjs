@@ -271,6 +271,12 @@ enabled = true   # a deprecated key: warned about, ignored
     Status.INVALID_ARGUMENT, 'POREP_SEAL_COMMIT with a junk vanilla proof');
   expectCode(await call(c, 'SubmitProof', { request_id: 'x8', proof_kind: 4 }), Status.INVALID_ARGUMENT,
     'WINNING_POST without vanilla proofs');
+  r = await call(c, 'SubmitProof', { request_id: 'x8b', proof_kind: 2, vanilla_proofs: [Buffer.from('v')], comm_r_old: Buffer.alloc(31) });
+  expectCode(r, Status.INVALID_ARGUMENT, 'SNAP_DEALS_UPDATE with a 31-byte comm_r_old');
+  check(r.err && /comm_r_old is 31 bytes/.test(r.err.details), 'the refusal names comm_r_old', r.err && r.err.details);
+  r = await call(c, 'SubmitProof', { request_id: 'x8c', proof_kind: 3, vanilla_proofs: [Buffer.from('v')], randomness: Buffer.alloc(5) });
+  expectCode(r, Status.INVALID_ARGUMENT, 'WINDOW_POST_PARTITION with a 5-byte randomness');
+  check(r.err && /randomness is 5 bytes/.test(r.err.details), 'the refusal names randomness', r.err && r.err.details);
   expectCode(await call(c, 'Prove', {}), Status.INVALID_ARGUMENT, 'Prove without submit');
   expectCode(await call(c, 'AwaitProof', { job_id: 'no-such-job' }), Status.NOT_FOUND, 'AwaitProof of an unknown job');
   expectCode(await call(c, 'AwaitProof', { job_id: '' }), Status.INVALID_ARGUMENT, 'AwaitProof without a job_id');
