@@ -548,10 +548,20 @@ static void test_keys_status(void) {
     CHECK(already == 1 && ms == 0);
     CHECK(cuzk_engine_preload(e, "synthetic", "12", &already, &ms, err, sizeof err) == CUZK_EINVAL);
     CHECK(cuzk_engine_preload(e, "nokind", "300", &already, &ms, err, sizeof err) == CUZK_EINVAL);
+    /* a reference-style alias of the key is shown beside its id (engine/kind.h) */
+    static const struct cuzk_kind_alias synth_alias[] = {{"synth-300", "300", NULL}};
+    struct cuzk_kind *sk = cuzk_kinds_get(ks, "synthetic");
+    sk->aliases = synth_alias;
+    sk->n_aliases = 1;
+    CHECK(cuzk_kind_alias_find(sk, "synth-300") == &synth_alias[0] &&
+          !cuzk_kind_alias_find(sk, "300") && !strcmp(cuzk_kind_alias_of(sk, "300"), "synth-300"));
     struct cuzk_engine_status st;
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     CHECK(st.n_srs == 1 && st.srs[0].tier == CUZK_SRS_WARM && st.srs[0].bytes > 0);
     CHECK(!strcmp(st.srs[0].circuit_id, "300") && st.srs[0].refs == 0);
+    CHECK(!strcmp(st.srs[0].alias, "synth-300"));
+    CHECK(!strcmp(st.kinds[0].label, st.kinds[0].name) &&
+          !strcmp(st.kinds[0].display, st.kinds[0].name)); /* no reference names: its own */
     CHECK(st.memory.by_owner[CUZK_MEM_KEY] > 0 && st.memory.by_owner[CUZK_MEM_CS] > 0);
     CHECK(st.memory.total == (uint64_t)1 << 30);
     CHECK(st.n_devices == 1 && !strcmp(st.devices[0].name, "cpu"));
@@ -580,6 +590,35 @@ static void test_keys_status(void) {
     CHECK(json_array_size(json_object_get(root, "srs")) == 1);
     CHECK(json_array_size(json_object_get(root, "workers")) == 6);
     CHECK(json_is_real(json_object_get(root, "gpu_utilization")));
+    /* the reference cuzk's layout beside ours (docs/engine.md) */
+    json_t *syn = json_object_get(root, "synthesis");
+    CHECK(json_integer_value(json_object_get(syn, "max_concurrent")) == 2 &&
+          json_is_integer(json_object_get(syn, "active")));
+    CHECK(json_array_size(json_object_get(root, "gpu_workers")) == 2);
+    json_t *gw = json_array_get(json_object_get(root, "gpu_workers"), 0);
+    CHECK(json_is_integer(json_object_get(gw, "worker_id")) &&
+          json_integer_value(json_object_get(gw, "gpu_ordinal")) == 0 &&
+          !strcmp(json_string_value(json_object_get(gw, "state")), "idle") &&
+          json_is_null(json_object_get(gw, "current_job")) &&
+          json_is_null(json_object_get(gw, "busy_secs")));
+    json_t *al = json_object_get(root, "allocations");
+    CHECK(json_array_size(json_object_get(al, "srs")) == 1 &&
+          json_is_array(json_object_get(al, "pce")));
+    json_t *a0 = json_array_get(json_object_get(al, "srs"), 0);
+    CHECK(!strcmp(json_string_value(json_object_get(a0, "circuit_id")), "synth-300") &&
+          !strcmp(json_string_value(json_object_get(a0, "key_id")), "synthetic:300") &&
+          json_integer_value(json_object_get(a0, "bytes")) > 0 &&
+          json_is_real(json_object_get(a0, "last_used_secs_ago")) &&
+          json_is_true(json_object_get(a0, "evictable")));
+    json_t *ct = json_object_get(root, "counters");
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(ct, "completed_by_kind"), "synthetic")) == 1 &&
+          json_is_object(json_object_get(ct, "failed_by_kind")) &&
+          json_integer_value(json_object_get(ct, "queue_depth")) == 0);
+    static const char *const bufs[] = {"synth_in_flight", "provers_in_flight", "aux_in_flight",
+                                       "shells_in_flight", "pending_handles"};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        CHECK(json_is_integer(json_object_get(json_object_get(root, "buffers"), bufs[i])));
     json_decref(root);
     free(js);
     cuzk_engine_status_free(&st);
@@ -622,6 +661,36 @@ static void test_keys_status(void) {
           st.jobs[0].priority == CUZK_PRIORITY_HIGH);
     js = cuzk_engine_status_json(&st, 0);
     CHECK(js && strstr(js, "\"pipelines\":[{\"job_id\":\"busy\""));
+    root = js ? json_loads(js, 0, &je) : NULL;
+    json_t *pl = json_array_get(json_object_get(root, "pipelines"), 0);
+    CHECK(!strcmp(json_string_value(json_object_get(pl, "proof_kind")), "synthetic") &&
+          json_is_real(json_object_get(pl, "started_secs_ago")) &&
+          json_integer_value(json_object_get(pl, "total_partitions")) == 2);
+    /* a partition on the gated device is "gpu" in the reference's phases, "proving" in ours */
+    int on_gpu = 0;
+    for (size_t i = 0; i < 2; i++) {
+        json_t *pp = json_array_get(json_object_get(pl, "partitions"), i);
+        const char *ph = json_string_value(json_object_get(pp, "state"));
+        CHECK(ph && strstr(" pending synthesizing synth_done gpu done failed ", ph));
+        if (ph && !strcmp(ph, "gpu")) {
+            on_gpu++;
+            CHECK(json_is_integer(json_object_get(pp, "gpu_ms")) &&
+                  !strcmp(json_string_value(json_object_get(pp, "engine_state")), "proving"));
+        }
+    }
+    CHECK(on_gpu >= 1);
+    gw = json_array_get(json_object_get(root, "gpu_workers"), 0);
+    CHECK(json_array_size(json_object_get(root, "gpu_workers")) >= 1);
+    int proving = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(root, "gpu_workers")); i++) {
+        gw = json_array_get(json_object_get(root, "gpu_workers"), i);
+        if (strcmp(json_string_value(json_object_get(gw, "state")), "proving")) continue;
+        proving++;
+        CHECK(!strcmp(json_string_value(json_object_get(gw, "current_job")), "busy") &&
+              json_is_real(json_object_get(gw, "busy_secs")));
+    }
+    CHECK(proving >= 1 && st.pipeline.device_busy >= 1);
+    json_decref(root);
     free(js);
     cuzk_engine_status_free(&st);
     wrap_gate(&wr, 0);

@@ -497,6 +497,41 @@ int main(void) {
         CHECK(k && k == cuzk_engine_kind(e, k->name));
         CHECK(k && k->default_priority == prio[i] && k->proof_kind == i + 1);
     }
+    /* the reference cuzk's names: label values, Display names, circuit ids (cuzk-behaviour.md
+     * 2.7, 2.10); each id with a circuit names a canonical profile (the key id), the 64 GiB ones
+     * none, with a reason */
+    static const char *const labels[4] = {"porep_c2", "snap_update", "window_post", "winning_post"};
+    static const char *const displays[4] = {"porep-c2", "snap-update", "window-post",
+                                            "winning-post"};
+    static const struct {
+        const char *id, *circuit;
+    } ids[] = {{"porep-32g", "porep-c18"},   {"porep-64g", NULL},
+               {"wpost-32g", "wpost-s2349"}, {"winning-32g", "winning-s66"},
+               {"snap-32g", "snap-c86"},     {"snap-64g", NULL}};
+    for (int i = 0; i < 4; i++) {
+        const struct cuzk_kind *k = cuzk_kinds_get(ks.set, cuzk_kind_fc_name((enum cuzk_fc_kind)i));
+        CHECK(k && !strcmp(cuzk_kind_label(k), labels[i]) &&
+              !strcmp(cuzk_kind_display(k), displays[i]));
+    }
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        const struct cuzk_kind_alias *a = NULL;
+        const struct cuzk_kind *owner = NULL;
+        for (int j = 0; j < 4 && !a; j++) {
+            owner = cuzk_kinds_get(ks.set, cuzk_kind_fc_name((enum cuzk_fc_kind)j));
+            a = cuzk_kind_alias_find(owner, ids[i].id);
+        }
+        CHECK(a != NULL);
+        if (!a) continue;
+        if (!ids[i].circuit) {
+            CHECK(!a->circuit && a->why && strstr(a->why, "8-8-2"));
+            continue;
+        }
+        char key[CUZK_NAME_MAX], kerr[128];
+        CHECK(a->circuit && !strcmp(a->circuit, ids[i].circuit));
+        CHECK(owner->key_of(owner, a->circuit, key, kerr, sizeof kerr) == CUZK_OK &&
+              !strcmp(key, a->circuit));
+        CHECK(!strcmp(cuzk_kind_alias_of(owner, a->circuit), ids[i].id));
+    }
     printf("first engine (keys set up):\n");
     prove_one(e, "wpost-s2-k2-r2", 2, 1);
     prove_one(e, "winning-s4-r3", 1, 2);

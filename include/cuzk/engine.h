@@ -352,9 +352,12 @@ enum cuzk_mem_owner {
 
 struct cuzk_status_kind {
     char name[CUZK_NAME_MAX];
-    uint32_t synth_pending; /* partitions in the synthesis queue */
-    uint32_t gpu_pending;   /* partitions in the device queue */
-    uint32_t in_progress;   /* partitions being synthesized, proved or finalized */
+    char label[CUZK_NAME_MAX];   /* the reference cuzk's Prometheus label ("porep_c2") */
+    char display[CUZK_NAME_MAX]; /* the reference cuzk's name ("porep-c2"); both = name when
+                                    the kind has none */
+    uint32_t synth_pending;      /* partitions in the synthesis queue */
+    uint32_t gpu_pending;        /* partitions in the device queue */
+    uint32_t in_progress;        /* partitions being synthesized, proved or finalized */
     uint32_t jobs_live;
     uint64_t completed, failed, cancelled;
     double total_ms_sum; /* sum of total_ms over completed jobs (for mean durations) */
@@ -405,10 +408,11 @@ struct cuzk_status_srs {
     enum cuzk_srs_tier tier;
     uint64_t bytes; /* host budget charge */
     uint64_t vram_bytes;
-    uint32_t refs;  /* jobs holding it */
-    double load_ms; /* the last load */
-    double idle_ms; /* since last use (0 while referenced) */
-    int loading;    /* 1: being loaded or set up now (tier COLD) */
+    uint32_t refs;             /* jobs holding it */
+    double load_ms;            /* the last load */
+    double idle_ms;            /* since last use (0 while referenced) */
+    int loading;               /* 1: being loaded or set up now (tier COLD) */
+    char alias[CUZK_NAME_MAX]; /* the reference cuzk's circuit id ("porep-32g"); "" if none */
 };
 
 struct cuzk_engine_status {
@@ -420,6 +424,17 @@ struct cuzk_engine_status {
         uint32_t waiters; /* reservations waiting */
     } memory;
     double utilization; /* all devices: busy / (wall x devices) over the window */
+    struct {
+        uint32_t jobs_queued;    /* live jobs none of whose partitions has started (the
+                                    reference cuzk's queue depth: its scheduler's heap) */
+        uint32_t synth_workers;  /* synthesis workers */
+        uint32_t synthesizing;   /* partitions being synthesized */
+        uint32_t device_workers; /* device workers (all devices) */
+        uint32_t device_busy;    /* device workers holding a partition now */
+        uint32_t synthesized;    /* partitions with a witness: in the device queue, proving or
+                                    finalizing */
+        uint32_t finalizing;     /* partitions proved and being verified / encoded */
+    } pipeline;
     size_t n_kinds;
     struct cuzk_status_kind *kinds;
     size_t n_devices;

@@ -33,6 +33,9 @@
  *     jobs, on several threads, and may use the pool (shared: cuzk_pool_run serialises).
  *   - verify (optional) checks one partition's proof; NULL means Groth16 verification with the
  *     key's vk and the witness's public inputs.
+ *   - label, display and aliases (optional) are the reference cuzk's names of the kind and of
+ *     its circuits: the status and metrics show them, PreloadSRS / EvictSRS accept the aliases.
+ *     An alias's circuit is an id that key_of accepts.
  * Every function returns CUZK_OK or a negative cuzk_err code with a sentence in err. All
  * entries except verify are required. Thread-safety: every entry may be called concurrently;
  * a kind guards its own shared state. */
@@ -81,15 +84,30 @@ struct cuzk_kind_key {
     void *priv;
 };
 
+/* One circuit id of the reference cuzk daemon ("porep-32g") and the circuit of this kind it
+ * names. circuit NULL: the id is known but has no circuit here; why says why (a sentence
+ * fragment, e.g. "its tree C/R has a binary top layer, which no profile expresses"). */
+struct cuzk_kind_alias {
+    const char *id;
+    const char *circuit;
+    const char *why;
+};
+
 struct cuzk_kind {
     const char *name;     /* the request's kind string, < CUZK_NAME_MAX characters */
     int default_priority; /* enum cuzk_priority */
     int proof_kind;       /* the cuzk.v1 ProofKind that selects it (0: none; requested by name) */
-    void *ctx;            /* the kind's own state */
-    int keeps_input;      /* 1: the job state points into req->witness after job_open (the
-                             engine holds those bytes with the job, until job_free returns);
-                             0: job_open takes what it needs (parses, copies) and the engine lets
-                             go of the bytes once it returns */
+    /* The reference cuzk's names of this kind, so that dashboards and clients made for it work
+     * unchanged (docs/daemon.md, "Compatibility with cuzk"); NULL = name. */
+    const char *label;                     /* Prometheus proof_kind label value ("porep_c2") */
+    const char *display;                   /* /status JSON and GetStatus proof kind ("porep-c2") */
+    const struct cuzk_kind_alias *aliases; /* the reference's circuit ids of this kind */
+    size_t n_aliases;
+    void *ctx;       /* the kind's own state */
+    int keeps_input; /* 1: the job state points into req->witness after job_open (the
+                        engine holds those bytes with the job, until job_free returns);
+                        0: job_open takes what it needs (parses, copies) and the engine lets
+                        go of the bytes once it returns */
 
     int (*job_open)(const struct cuzk_kind *k, const struct cuzk_job_request *req, void **job,
                     uint32_t *n_partitions, char key_id[CUZK_NAME_MAX], char *err, size_t errlen);
@@ -124,6 +142,14 @@ struct cuzk_kind {
      * with; kinds/kinds.h does so for the kinds it makes). */
     void (*destroy)(struct cuzk_kind *k);
 };
+
+/* k->label or k->name; k->display or k->name. */
+const char *cuzk_kind_label(const struct cuzk_kind *k);
+const char *cuzk_kind_display(const struct cuzk_kind *k);
+/* The alias of k whose id is `id`, or NULL. */
+const struct cuzk_kind_alias *cuzk_kind_alias_find(const struct cuzk_kind *k, const char *id);
+/* The reference's id of k's circuit (the alias naming circuit), or NULL when it has none. */
+const char *cuzk_kind_alias_of(const struct cuzk_kind *k, const char *circuit);
 
 /* The kinds themselves live in src/kinds/ (kinds/kinds.h registers them). */
 

@@ -27,6 +27,8 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             struct cuzk_status_kind *q = &s->kinds[i];
             const struct kindreg *kr = &e->kinds[i];
             snprintf(q->name, sizeof q->name, "%s", kr->k->name);
+            snprintf(q->label, sizeof q->label, "%s", cuzk_kind_label(kr->k));
+            snprintf(q->display, sizeof q->display, "%s", cuzk_kind_display(kr->k));
             q->completed = kr->completed;
             q->failed = kr->failed;
             q->cancelled = kr->cancelled;
@@ -60,6 +62,11 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             snprintf(o->job_id, sizeof o->job_id, "%s", w->job_id);
             o->partition = w->busy ? w->part : -1;
             o->busy_ms = w->busy ? t - w->since : 0;
+            if (w->device == -1) s->pipeline.synth_workers++;
+            if (w->device >= 0) {
+                s->pipeline.device_workers++;
+                s->pipeline.device_busy += w->busy != 0;
+            }
         }
         size_t k = 0;
         for (struct job *j = e->jobs_head; j && !rc; j = j->next) {
@@ -76,6 +83,7 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             snprintf(o->circuit_id, sizeof o->circuit_id, "%s", j->circuit);
             o->priority = j->priority;
             o->state = job_state(j);
+            s->pipeline.jobs_queued += o->state == CUZK_JOB_QUEUED;
             o->age_ms = t - j->t_submit;
             o->n_partitions = j->n_parts;
             o->partitions_done = j->parts_done;
@@ -93,6 +101,11 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
                                                              : -1;
                 op->device = p->device;
                 op->attempts = p->attempts;
+                s->pipeline.synthesizing += p->state == CUZK_PART_SYNTHESIZING;
+                s->pipeline.synthesized += p->state == CUZK_PART_GPU_QUEUED ||
+                                           p->state == CUZK_PART_PROVING ||
+                                           p->state == CUZK_PART_FINALIZING;
+                s->pipeline.finalizing += p->state == CUZK_PART_FINALIZING;
                 if (p->where == IN_SYNTHQ)
                     q->synth_pending++;
                 else if (p->where == IN_GPUQ || p->where == IN_RETRY)
@@ -115,6 +128,17 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
         pthread_mutex_unlock(&e->mu);
         s->memory.waiters = st.waiters + (uint32_t)head;
         rc = cuzk_srs_snapshot(e->srs, &s->srs, &s->n_srs);
+    }
+    if (!rc) {
+        pthread_mutex_lock(&e->mu);
+        for (size_t i = 0; i < s->n_srs; i++)
+            for (size_t k = 0; k < e->n_kinds; k++) {
+                if (strcmp(e->kinds[k].k->name, s->srs[i].kind)) continue;
+                const char *a = cuzk_kind_alias_of(e->kinds[k].k, s->srs[i].circuit_id);
+                snprintf(s->srs[i].alias, sizeof s->srs[i].alias, "%s", a ? a : "");
+                break;
+            }
+        pthread_mutex_unlock(&e->mu);
     }
     if (rc) cuzk_engine_status_free(s);
     return rc;

@@ -57,6 +57,26 @@ struct fc_priv {
 
 static const char *const names[4] = {"porep", "snap", "wpost", "winning"};
 
+/* The reference cuzk's names: its Prometheus label values, its Display names (status JSON,
+ * GetStatus) and its SRS circuit ids (srs_manager's CircuitId). The 32 GiB ids are the default
+ * profiles; the 64 GiB sectors' trees C and R are 8-8-2, whose binary top layer the profile
+ * grammar (8-ary tree-C/R levels only) cannot express, so those ids have no circuit here. */
+static const char *const labels[4] = {"porep_c2", "snap_update", "window_post", "winning_post"};
+static const char *const displays[4] = {"porep-c2", "snap-update", "window-post", "winning-post"};
+#define FC_NO_64G                                                                                  \
+    "a 64 GiB sector's tree C/R is 8-8-2 (a binary top layer), which no profile expresses (8-ary " \
+    "levels only)"
+static const struct cuzk_kind_alias porep_aliases[] = {{"porep-32g", "porep-c18", NULL},
+                                                       {"porep-64g", NULL, FC_NO_64G}};
+static const struct cuzk_kind_alias snap_aliases[] = {{"snap-32g", "snap-c86", NULL},
+                                                      {"snap-64g", NULL, FC_NO_64G}};
+static const struct cuzk_kind_alias wpost_aliases[] = {{"wpost-32g", "wpost-s2349", NULL}};
+static const struct cuzk_kind_alias winning_aliases[] = {{"winning-32g", "winning-s66", NULL}};
+static const struct {
+    const struct cuzk_kind_alias *a;
+    size_t n;
+} aliases[4] = {{porep_aliases, 2}, {snap_aliases, 2}, {wpost_aliases, 1}, {winning_aliases, 1}};
+
 const char *cuzk_kind_fc_name(enum cuzk_fc_kind kind) {
     return (unsigned)kind <= CUZK_FC_WINNING ? names[kind] : NULL;
 }
@@ -628,6 +648,10 @@ int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const ch
         .name = names[kind],
         .default_priority = prio[kind],
         .proof_kind = (int)kind + 1, /* POREP_SEAL_COMMIT .. WINNING_POST */
+        .label = labels[kind],
+        .display = displays[kind],
+        .aliases = aliases[kind].a,
+        .n_aliases = aliases[kind].n,
         .ctx = fk,
         .job_open = fc_job_open,
         .job_free = fc_job_free,

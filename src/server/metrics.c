@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Writes s as a label value: backslash, double quote and newline escaped. */
 static void label(FILE *f, const char *s) {
@@ -28,10 +29,18 @@ static void device_labels(FILE *f, const struct cuzk_status_device *d) {
     fputs("\"}", f);
 }
 
+/* proof_kind is the reference cuzk's label value of the kind (porep_c2, ...; a kind it does not
+ * have: the kind's name). */
 static void kind_label(FILE *f, const char *name, const struct cuzk_status_kind *k) {
     fprintf(f, "%s{proof_kind=\"", name);
-    label(f, k->name);
+    label(f, k->label);
     fputs("\"}", f);
+}
+
+static const char *label_of(const struct cuzk_engine_status *s, const char *kind) {
+    for (size_t i = 0; i < s->n_kinds; i++)
+        if (!strcmp(s->kinds[i].name, kind)) return s->kinds[i].label;
+    return kind;
 }
 
 char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
@@ -77,11 +86,20 @@ char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
         fprintf(f, " %" PRIu64 "\n", s->kinds[i].completed);
     }
 
-    family(f, "cuzk_queue_depth", "gauge", "Partitions waiting, by queue.");
+    /* The reference's scheduler gauges, with its meaning: jobs waiting for their first
+     * partition to start, device workers holding a partition, device workers. */
+    family(f, "cuzk_queue_depth", "gauge", "Jobs queued, none of their partitions started.");
+    fprintf(f, "cuzk_queue_depth %" PRIu32 "\n", s->pipeline.jobs_queued);
+    family(f, "cuzk_running_jobs", "gauge", "Device workers holding a partition now.");
+    fprintf(f, "cuzk_running_jobs %" PRIu32 "\n", s->pipeline.device_busy);
+    family(f, "cuzk_gpu_workers", "gauge", "Device workers, all devices.");
+    fprintf(f, "cuzk_gpu_workers %" PRIu32 "\n", s->pipeline.device_workers);
+
+    family(f, "cuzk_partitions_queued", "gauge", "Partitions waiting, by queue.");
     for (size_t i = 0; i < s->n_kinds; i++) {
         for (int q = 0; q < 2; q++) {
-            fputs("cuzk_queue_depth{proof_kind=\"", f);
-            label(f, s->kinds[i].name);
+            fputs("cuzk_partitions_queued{proof_kind=\"", f);
+            label(f, s->kinds[i].label);
             fprintf(f, "\",stage=\"%s\"} %" PRIu32 "\n", q ? "gpu" : "synthesis",
                     q ? s->kinds[i].gpu_pending : s->kinds[i].synth_pending);
         }
@@ -97,8 +115,8 @@ char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
         kind_label(f, "cuzk_jobs_live", &s->kinds[i]);
         fprintf(f, " %" PRIu32 "\n", s->kinds[i].jobs_live);
     }
-    family(f, "cuzk_running_jobs", "gauge", "Jobs accepted and not final yet, all kinds.");
-    fprintf(f, "cuzk_running_jobs %zu\n", s->n_jobs);
+    family(f, "cuzk_jobs_live_all", "gauge", "Jobs accepted and not final yet, all kinds.");
+    fprintf(f, "cuzk_jobs_live_all %zu\n", s->n_jobs);
 
     family(f, "cuzk_gpu_busy_ratio", "gauge",
            "Share of the recent window a device spent proving (0..1).");
@@ -133,9 +151,9 @@ char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
         device_labels(f, &s->devices[i]);
         fprintf(f, " %" PRIu32 "\n", s->devices[i].in_flight);
     }
-    family(f, "cuzk_gpu_workers", "gauge", "Workers per device.");
+    family(f, "cuzk_gpu_device_workers", "gauge", "Workers per device.");
     for (size_t i = 0; i < s->n_devices; i++) {
-        fputs("cuzk_gpu_workers", f);
+        fputs("cuzk_gpu_device_workers", f);
         device_labels(f, &s->devices[i]);
         fprintf(f, " %" PRIu32 "\n", s->devices[i].workers);
     }
@@ -156,7 +174,7 @@ char *cuzk_metrics_render(const struct cuzk_engine_status *s, size_t *len) {
     family(f, "cuzk_srs_bytes", "gauge", "Budget charge of each known proving key.");
     for (size_t i = 0; i < s->n_srs; i++) {
         fputs("cuzk_srs_bytes{proof_kind=\"", f);
-        label(f, s->srs[i].kind);
+        label(f, label_of(s, s->srs[i].kind));
         fputs("\",circuit_id=\"", f);
         label(f, s->srs[i].circuit_id);
         fprintf(f, "\",tier=\"%s\"} %" PRIu64 "\n", cuzk_srs_tier_name(s->srs[i].tier),

@@ -349,6 +349,7 @@ struct wait_job {
     int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
     char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
     char circuit[CUZK_NAME_MAX];
+    char alias[CUZK_NAME_MAX]; /* PRELOAD, EVICT: the reference cuzk's id asked for, or "" */
 };
 
 /* Waits for the job in slices until it is final, the timeout passes (CUZK_ETIMEOUT) or the
@@ -430,11 +431,11 @@ static void run_preload(struct wait_job *w) {
     int rc =
         cuzk_engine_preload(w->svc->engine, w->kind, w->circuit, &already, &ms, err, sizeof err);
     if (rc != CUZK_OK) {
-        fail(w->call, status_of(rc), "%s:%s: %s", w->kind, w->circuit,
+        fail(w->call, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
              err[0] ? err : cuzk_strerror(rc));
         return;
     }
-    cuzk_log_info("rpc", "PreloadSRS %s:%s: %s", w->kind, w->circuit,
+    cuzk_log_info("rpc", "PreloadSRS %s%s:%s: %s", w->alias, w->kind, w->circuit,
                   already ? "already loaded" : "loaded");
     Cuzk__V1__PreloadSrsResponse res = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
     res.already_loaded = already;
@@ -446,11 +447,11 @@ static void run_evict(struct wait_job *w) {
     uint64_t freed = 0;
     int rc = cuzk_engine_evict(w->svc->engine, w->kind, w->circuit, &freed);
     if (rc != CUZK_OK && rc != CUZK_ENOTFOUND) {
-        fail(w->call, status_of(rc), "%s:%s: %s", w->kind, w->circuit,
+        fail(w->call, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
              rc == CUZK_EBUSY ? "the key is in use by a job" : cuzk_strerror(rc));
         return;
     }
-    cuzk_log_info("rpc", "EvictSRS %s:%s: %s", w->kind, w->circuit,
+    cuzk_log_info("rpc", "EvictSRS %s%s:%s: %s", w->alias, w->kind, w->circuit,
                   rc == CUZK_OK ? "evicted" : "was not loaded");
     Cuzk__V1__EvictSrsResponse res = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
     res.was_loaded = rc == CUZK_OK;
@@ -677,6 +678,13 @@ static void h_cancel(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
     cuzk__v1__cancel_proof_request__free_unpacked(m, NULL);
 }
 
+/* The reference cuzk's name of the kind called `name` (struct cuzk_kind.display), or name. */
+static const char *display_of(const struct cuzk_engine_status *st, const char *name) {
+    for (size_t i = 0; i < st->n_kinds; i++)
+        if (!strcmp(st->kinds[i].name, name)) return st->kinds[i].display;
+    return name;
+}
+
 static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
     struct cuzk_service *s = ctx;
     UNPACK(Cuzk__V1__GetStatusRequest, cuzk__v1__get_status_request, call, req, len);
@@ -715,7 +723,8 @@ static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
             if (w->device != (int)d->index || !w->busy || !w->job_id[0]) continue;
             g.current_job_id = (char *)w->job_id;
             for (size_t j = 0; j < st.n_jobs; j++)
-                if (!strcmp(st.jobs[j].job_id, w->job_id)) g.current_proof_kind = st.jobs[j].kind;
+                if (!strcmp(st.jobs[j].job_id, w->job_id))
+                    g.current_proof_kind = (char *)display_of(&st, st.jobs[j].kind);
             break;
         }
         gpus[i] = g;
@@ -723,7 +732,10 @@ static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
     }
     for (size_t i = 0; i < st.n_srs; i++) {
         Cuzk__V1__SRSStatus e = CUZK__V1__SRSSTATUS__INIT;
-        snprintf(srs_ids[i], sizeof srs_ids[i], "%s:%s", st.srs[i].kind, st.srs[i].circuit_id);
+        if (st.srs[i].alias[0]) /* the reference's id, which PreloadSRS / EvictSRS accept */
+            snprintf(srs_ids[i], sizeof srs_ids[i], "%s", st.srs[i].alias);
+        else
+            snprintf(srs_ids[i], sizeof srs_ids[i], "%s:%s", st.srs[i].kind, st.srs[i].circuit_id);
         e.circuit_id = srs_ids[i];
         e.tier = (Cuzk__V1__SRSStatus__Tier)st.srs[i].tier;
         e.size_bytes = st.srs[i].bytes;
@@ -733,7 +745,7 @@ static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
     }
     for (size_t i = 0; i < st.n_kinds; i++) {
         Cuzk__V1__QueueStatus q = CUZK__V1__QUEUE_STATUS__INIT;
-        q.proof_kind = st.kinds[i].name;
+        q.proof_kind = st.kinds[i].display;
         q.pending = st.kinds[i].synth_pending + st.kinds[i].gpu_pending;
         q.in_progress = st.kinds[i].in_progress;
         queues[i] = q;
@@ -777,11 +789,47 @@ static void h_metrics(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req,
     free(text);
 }
 
-/* Splits "<kind>:<circuit>" into w. Returns 0, or -1 after answering the call. */
-static int parse_circuit(struct cuzk_rpc_call *call, const char *id, struct wait_job *w) {
+/* Resolves a key id into w: ours, "<kind>:<circuit>", or one of the reference cuzk's circuit
+ * ids ("porep-32g", a kind's aliases: engine/kind.h). Returns 0, or -1 after answering the
+ * call: INVALID_ARGUMENT for an id of neither form, NOT_FOUND for a reference id that has no
+ * circuit here (the message names the id and says why). */
+static int parse_circuit(struct cuzk_service *s, struct cuzk_rpc_call *call, const char *id,
+                         struct wait_job *w) {
     const char *colon = strchr(id, ':');
-    size_t kl = colon ? (size_t)(colon - id) : 0;
-    if (!colon || kl == 0 || kl >= sizeof w->kind || strlen(colon + 1) >= sizeof w->circuit) {
+    if (!colon) {
+        char known[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < s->n_kinds; i++) {
+            const struct cuzk_kind *k = cuzk_engine_kind(s->engine, s->kinds[i]);
+            if (!k) continue;
+            const struct cuzk_kind_alias *a = cuzk_kind_alias_find(k, id);
+            if (a && !a->circuit) {
+                fail(call, CUZK_RPC_NOT_FOUND,
+                     "circuit id \"%s\" (a cuzk id of kind %s) has no circuit here: %s", id,
+                     k->name, a->why);
+                return -1;
+            }
+            if (a) { /* messages and logs name both: "porep-32g = porep:porep-c18" */
+                snprintf(w->kind, sizeof w->kind, "%s", k->name);
+                snprintf(w->circuit, sizeof w->circuit, "%s", a->circuit);
+                snprintf(w->alias, sizeof w->alias, "%s = ", a->id);
+                return 0;
+            }
+            for (size_t j = 0; j < k->n_aliases; j++)
+                if (k->aliases[j].circuit && used < sizeof known) {
+                    int n = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "",
+                                     k->aliases[j].id);
+                    used += n > 0 ? (size_t)n : 0;
+                }
+        }
+        fail(call, CUZK_RPC_INVALID_ARGUMENT,
+             "unknown circuit id \"%s\" (want \"<kind>:<circuit_id>\", e.g. \"snarkjs:mulchain\", "
+             "or one of cuzk's: %s)",
+             id, known[0] ? known : "none registered");
+        return -1;
+    }
+    size_t kl = (size_t)(colon - id);
+    if (kl == 0 || kl >= sizeof w->kind || strlen(colon + 1) >= sizeof w->circuit) {
         fail(call, CUZK_RPC_INVALID_ARGUMENT,
              "unknown circuit id \"%s\" (want \"<kind>:<circuit_id>\", e.g. \"snarkjs:mulchain\")",
              id);
@@ -789,6 +837,7 @@ static int parse_circuit(struct cuzk_rpc_call *call, const char *id, struct wait
     }
     memcpy(w->kind, id, kl);
     w->kind[kl] = 0;
+    w->alias[0] = 0;
     snprintf(w->circuit, sizeof w->circuit, "%s", colon + 1);
     return 0;
 }
@@ -796,12 +845,13 @@ static int parse_circuit(struct cuzk_rpc_call *call, const char *id, struct wait
 static void key_call(struct cuzk_service *s, struct cuzk_rpc_call *call, const char *id,
                      enum wait_op op) {
     struct wait_job probe;
-    if (parse_circuit(call, id, &probe)) return;
+    if (parse_circuit(s, call, id, &probe)) return;
     if (reserve_wait(s, call) != CUZK_RPC_OK) return;
     struct wait_job *w = new_wait(s, call, op);
     if (!w) return;
     memcpy(w->kind, probe.kind, sizeof w->kind);
     memcpy(w->circuit, probe.circuit, sizeof w->circuit);
+    memcpy(w->alias, probe.alias, sizeof w->alias);
     start_wait(w);
 }
 

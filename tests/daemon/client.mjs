@@ -211,7 +211,7 @@ enabled = true   # a deprecated key: warned about, ignored
   for (let i = 0; i < 300; i++) {
     const s = await getJson(`${A.http}/status`);
     const j = s.body && s.body.pipelines && s.body.pipelines.find((x) => x.job_id === 'slow-1');
-    if (j && j.partitions && j.partitions.some((p) => p.state !== 'queued')) break;
+    if (j && j.partitions && j.partitions.some((p) => p.state !== 'pending')) break;
     await sleep(100);
   }
   r = await call(c, 'CancelProof', { job_id: 'slow-1' });
@@ -255,7 +255,11 @@ enabled = true   # a deprecated key: warned about, ignored
   r = await call(c, 'GetStatus', {});
   check(r.res && r.res.loaded_srs.some((s) => s.circuit_id === 'snarkjs:circuit' && s.size_bytes > 0),
     'GetStatus lists the key as "snarkjs:circuit"', r.res && r.res.loaded_srs);
-  expectCode(await call(c, 'PreloadSRS', { circuit_id: 'porep-32g' }), Status.INVALID_ARGUMENT, 'PreloadSRS of a malformed circuit id');
+  expectCode(await call(c, 'PreloadSRS', { circuit_id: 'porep32g' }), Status.INVALID_ARGUMENT, 'PreloadSRS of a malformed circuit id');
+  // cuzk's circuit id of the real WinningPoSt (setup_allow does not name it: refused, named)
+  r = await call(c, 'PreloadSRS', { circuit_id: 'winning-32g' });
+  check(r.err && r.err.code === Status.PERMISSION_DENIED && r.err.details.includes('winning-32g = winning:winning-s66'),
+    'PreloadSRS of cuzk\'s "winning-32g" names its key winning:winning-s66', r.err ? r.err.details : r.res);
   r = await call(c, 'PreloadSRS', { circuit_id: 'snarkjs:nosuch' });
   check(r.err && [Status.NOT_FOUND, Status.INVALID_ARGUMENT].includes(r.err.code), 'PreloadSRS of an unknown circuit fails', r.err ? codeName(r.err) : r.res);
 
@@ -323,14 +327,16 @@ enabled = true   # a deprecated key: warned about, ignored
     check(mm.get('cuzk_proofs_completed_total') === want.completed && mm.get('cuzk_proofs_failed_total') === want.failed &&
           mm.get('cuzk_proofs_cancelled_total') === want.cancelled, '/metrics totals match',
     { got: [mm.get('cuzk_proofs_completed_total'), mm.get('cuzk_proofs_failed_total'), mm.get('cuzk_proofs_cancelled_total')], want });
+    // proof_kind label values: the reference cuzk's for its kinds, the kind's name otherwise
+    const label = { snarkjs: 'snarkjs', synthetic: 'synthetic', winning: 'winning_post' };
     for (const kind of genVanilla ? ['snarkjs', 'synthetic', 'winning'] : ['snarkjs', 'synthetic']) {
       const n = [...done.completed].filter((id) => kindOf.get(id) === kind).length;
-      check(mm.get(`cuzk_proofs_completed{proof_kind="${kind}"}`) === n &&
-            mm.get(`cuzk_proof_duration_seconds_count{proof_kind="${kind}"}`) === n &&
+      check(mm.get(`cuzk_proofs_completed{proof_kind="${label[kind]}"}`) === n &&
+            mm.get(`cuzk_proof_duration_seconds_count{proof_kind="${label[kind]}"}`) === n &&
             s.body.queues.find((q) => q.kind === kind).completed === n, `completed ${kind} jobs: ${n} in /metrics and /status`);
     }
     check(mm.has('cuzk_gpu_busy_ratio{device="0",name="cpu"}') && mm.get('cuzk_memory_budget_bytes') === 4 * 2 ** 30 &&
-          mm.has('cuzk_memory_used_bytes') && mm.has('cuzk_queue_depth{proof_kind="synthetic",stage="gpu"}'),
+          mm.has('cuzk_memory_used_bytes') && mm.has('cuzk_partitions_queued{proof_kind="synthetic",stage="gpu"}'),
     '/metrics has the device, memory and queue families');
     check(gm.res && gm.res.prometheus_text.includes('cuzk_proofs_completed_total'), 'GetMetrics returns the same families');
     const nf = await getText(`${A.http}/nope`);
