@@ -9,9 +9,10 @@
  * Then the PoSt proofs as clients send them (filecoin/post_proof.h): the curio file read and
  * written back byte for byte, turned into the real wpost partition with its challenges checked
  * against the randomness, and 2 KiB WindowPoSt / WinningPoSt entries made from the real sectors;
- * and the registered proof numbers (filecoin/registered.h).
+ * the registered proof numbers (filecoin/registered.h); and the PoRep vanilla proofs of the real
+ * sectors (filecoin/seal_proof.h) through our PoRep circuit.
  * Sections: primitives, labels, graph, challenges, poseidon, shapes, sectors, post proof,
- * registered, post entries.
+ * registered, post entries, seal vanilla.
  * CUZK_REALDATA names another data directory; CUZK_FC_REAL_SLOW=1 adds the two 512 MiB
  * parent-cache digests (about 6 minutes each in release). */
 #define _GNU_SOURCE
@@ -29,6 +30,7 @@
 #include "filecoin/graph.h"
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
+#include "filecoin/seal_proof.h"
 #include "filecoin/sdr.h"
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
@@ -995,6 +997,96 @@ static void test_post_entries_2k(void) {
     json_decref(sectors);
 }
 
+/* ---- PoRep vanilla proofs of the real sectors (filecoin/seal_proof.h) --------------------- */
+
+/* Every real 2 KiB sector, with a seed, gives the partition of its registered proof
+ * (porep-c2-l2-d6-r2): the consistency checks pass, our PoRep circuit is satisfied, and its
+ * public inputs start with the sector's real replica_id, comm_d and comm_r. A parent label
+ * that is not the sector's breaks it; a replica sealed from another ticket is refused. */
+static void test_seal_vanilla(void) {
+    json_t *sectors = load_json("sectors-2k.json");
+    size_t i;
+    json_t *s;
+    json_array_foreach(sectors, i, s) {
+        const char *name = jstr(s, "name");
+        const json_t *e = json_object_get(s, "expected");
+        struct cuzk_sdr_sector sec = {0};
+        sec.sector_size = jint(json_object_get(s, "sector_size"));
+        sec.api = api_of(jstr(s, "api"));
+        sec.sector_id = jint(json_object_get(s, "sector_id"));
+        hex32(jstr(s, "porep_id"), sec.porep_id);
+        hex32(jstr(s, "prover_id"), sec.prover_id);
+        hex32(jstr(s, "ticket"), sec.ticket);
+        hex32(jstr(e, "comm_d"), sec.comm_d);
+        size_t len;
+        uint8_t *replica = load(jstr(json_object_get(s, "realdata_files"), "replica"), &len);
+        struct cuzk_fc_registered reg;
+        char err[320];
+        CHECK(cuzk_fc_registered_get(CUZK_FC_POREP,
+                                     jint(json_object_get(s, "registered_seal_proof")), &reg, err,
+                                     sizeof err) == CUZK_OK);
+        uint8_t seed[32];
+        for (int k = 0; k < 32; k++) seed[k] = (uint8_t)(i * 31 + (size_t)k * 7 + 3);
+        seed[31] &= 0x3f;
+        struct cuzk_vanilla v;
+        CHECK(cuzk_seal_vanilla_make(&sec, replica, len, seed, &reg.profile, reg.partitions, &v,
+                                     err, sizeof err) == CUZK_OK);
+        if (v.n_parts == 1) {
+            CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) == CUZK_OK);
+            const size_t np = cuzk_vanilla_public_count(&v.profile);
+            cuzk_fr *pub = test_xmalloc(np * sizeof *pub);
+            size_t got = 0;
+            CHECK(cuzk_vanilla_public_inputs(&v, 0, pub, np, &got) == CUZK_OK && got == np);
+            char what[128];
+            snprintf(what, sizeof what, "%s porep replica_id", name);
+            check_fr(what, &pub[0], jstr(e, "replica_id"));
+            snprintf(what, sizeof what, "%s porep comm_d", name);
+            check_fr(what, &pub[1], jstr(e, "comm_d"));
+            snprintf(what, sizeof what, "%s porep comm_r", name);
+            check_fr(what, &pub[2], jstr(e, "comm_r"));
+            /* the circuit (2.7 M rows) for one sector of each api: venus (1.0), lotus (1.1) */
+            if (i == 0 || i == 2) {
+                struct cuzk_builder b;
+                CHECK(cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 1) == CUZK_OK);
+                CHECK(cuzk_fc_synthesize(&b, &v.profile, cuzk_vanilla_values(&v, 0)) == CUZK_OK);
+                struct cuzk_cs cs;
+                cuzk_fr *w = NULL;
+                size_t nw = 0, bad = 0;
+                CHECK(cuzk_builder_finish(&b, &cs, &w, &nw) == CUZK_OK);
+                CHECK(cuzk_cs_is_satisfied(NULL, &cs, w, &bad) == 1);
+                int same = cs.n_public == np && nw > np;
+                for (size_t q = 0; same && q < np; q++) same &= cuzk_fr_eq(&w[1 + q], &pub[q]);
+                CHECK(same);
+                printf("seal vanilla: %s (%s): %zu rows satisfied, public inputs = its "
+                       "replica_id, comm_d, comm_r and %u real challenges\n",
+                       name, reg.name, cs.n_rows, v.profile.challenges);
+                cuzk_cs_free(&cs);
+                free(w);
+                cuzk_builder_free(&b);
+            } else {
+                printf("seal vanilla: %s (%s): every check of the partition passes\n", name,
+                       reg.name);
+            }
+            free(pub);
+            /* a parent label that is not the sector's */
+            struct cuzk_fc_porep_challenge *c =
+                (struct cuzk_fc_porep_challenge *)&v.parts[0].v.porep.challenges[1];
+            cuzk_fr *col = (cuzk_fr *)c->parent_columns;
+            cuzk_fr_add(&col[3], &col[3], &col[3]);
+            CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) != CUZK_OK);
+        }
+        cuzk_vanilla_free(&v);
+        /* another ticket: the replica id, labels and data change; the data's comm_d is not
+         * the sector's */
+        sec.ticket[0] ^= 1;
+        CHECK(cuzk_seal_vanilla_make(&sec, replica, len, seed, &reg.profile, 1, &v, err,
+                                     sizeof err) == CUZK_EINVAL &&
+              strstr(err, "comm_d"));
+        free(replica);
+    }
+    json_decref(sectors);
+}
+
 int main(void) {
     test_init("test_fc_real");
     const char *env = getenv("CUZK_REALDATA");
@@ -1020,6 +1112,7 @@ int main(void) {
     test_registered();
     test_post_entries_curio();
     test_post_entries_2k();
+    test_seal_vanilla();
     json_decref(kats);
     return test_finish();
 }
