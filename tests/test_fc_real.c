@@ -864,6 +864,7 @@ static void test_post_entries_curio(void) {
     CHECK(reg_of(CUZK_FC_WINNING, 3, &r) == CUZK_OK);
     CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_EINVAL &&
           strstr(err, "10 inclusion proofs") && strstr(err, "66"));
+    cuzk_post_entries_free(&pe);
     CHECK(cuzk_post_entries_parse(buf, len, 2, 2, &pe, err, sizeof err) != CUZK_OK ||
           (cuzk_post_entries_free(&pe), 0));
     CHECK(strstr(err, "inclusion proof 0") != NULL);
@@ -982,6 +983,7 @@ static void test_post_entries_2k(void) {
         }
         cuzk_vanilla_free(&v);
         /* too many sectors for the partition; a winning proof of two sectors */
+        cuzk_post_entries_free(&back);
         CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, 1, &back, err,
                                       sizeof err) == (winning ? CUZK_OK : CUZK_EINVAL));
         if (winning) cuzk_post_entries_free(&back);
