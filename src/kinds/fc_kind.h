@@ -56,4 +56,17 @@ int cuzk_kind_fc_create(struct cuzk_kind **out, enum cuzk_fc_kind kind, const ch
  * yet). */
 int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out, size_t cap);
 
+/* The bellperson parameter file (formats/bellperson.h) in cache_dir for a circuit of kind with
+ * these counts: among the files named like Filecoin's for the kind ("v28-stacked-proof-of-
+ * replication-merkletree-poseidon_hasher-*.params" for porep, "v28-empty-sector-update-
+ * merkletree-poseidon_hasher-*.params" for snap, "v28-proof-of-spacetime-fallback-merkletree-
+ * poseidon_hasher-*.params" for both PoSt kinds), in name order, the first whose layout and
+ * counts fit (ic = inputs, l = aux, h = the domain in cuzk's basis: groth16/bpkey.h). Its path
+ * goes to out[cap]. Returns CUZK_OK; CUZK_EUNSUPPORTED with a sentence in err when the only
+ * files that fit the circuit hold bellperson's h basis (a real Filecoin key, which cuzk's prover
+ * cannot use); CUZK_ENOTFOUND otherwise. Reads only the files' counts. */
+int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
+                             const struct cuzk_builder_counts *c, char *out, size_t cap, char *err,
+                             size_t errlen);
+
 #endif
