@@ -17,7 +17,11 @@
  *               verification), then the witness-only builder writes the whole witness into the
  *               engine's buffer; with `check`, the witness is also checked row by row against
  *               the profile's recorded constraint system;
- *   key         the development setup (groth16/setup.h, cuzk_groth16_keygen) of the profile's
+ *   key         a bellperson parameter file in cache_dir of the kind's Filecoin name pattern and
+ *               the circuit's shape (cuzk_kind_fc_params_find below), imported into the key
+ *               file below at the first load (one in bellperson's own h basis, a real key,
+ *               fails the load with CUZK_EUNSUPPORTED and the reason); otherwise
+ *               the development setup (groth16/setup.h, cuzk_groth16_keygen) of the profile's
  *               recorded constraint system (filecoin/pce.h): points only, the A and B queries
  *               filtered by density, in a key file (formats/g16key.h; compressed points when
  *               the devices load it, uncompressed when a CPU backend reads it) cached as
