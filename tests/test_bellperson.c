@@ -9,7 +9,8 @@
  *     crash;
  *   - round trips of the dev setup's keys of tests/data/formats/circuit.r1cs (filtered and
  *     dense): key -> .params / .vk -> key is the same key, and its proofs are byte-identical and
- *     verify; a file in bellperson's h basis is refused with CUZK_EUNSUPPORTED.
+ *     verify; the streaming import into a key file (both encodings) gives the same key; a
+ *     file in bellperson's h basis is refused with CUZK_EUNSUPPORTED.
  * The Filecoin kinds' lookup of such files is test_fc_params.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "cuzk/error.h"
 #include "ec/encode.h"
 #include "formats/bellperson.h"
+#include "formats/g16key.h"
 #include "formats/r1cs.h"
 #include "formats/wtns.h"
 #include "groth16/bpkey.h"
@@ -316,6 +318,23 @@ static void test_roundtrip(void) {
         CHECK(bp.count[CUZK_BP_H] == kd.info.domain_size && bp.vk.n_ic == cs.n_public + 1);
         CHECK(cuzk_bpkey_read(&back, &bp, &cs, 0x1234, CUZK_CHECK_ALL, pool, err, sizeof err) ==
               CUZK_OK);
+        /* streamed into a key file (both encodings), the same key again */
+        for (int comp = 0; comp < 2; comp++) {
+            char kp[1200];
+            snprintf(kp, sizeof kp, "%s/k.g16k", tmp_dir);
+            CHECK(cuzk_bpkey_import(&bp, &cs, 0x1234, CUZK_CHECK_ALL, kp, comp, pool, err,
+                                    sizeof err) == CUZK_OK);
+            struct cuzk_g16key *gk = NULL;
+            struct cuzk_groth16_keydata fk;
+            CHECK(cuzk_g16key_open(&gk, kp, err, sizeof err) == CUZK_OK);
+            CHECK(gk && cuzk_groth16_keydata_load(&fk, gk, pool, 1, err, sizeof err) == CUZK_OK);
+            if (gk) {
+                CHECK(fk.info.compressed == comp && same_keydata(&fk, &back));
+                cuzk_groth16_keydata_free(&fk);
+                cuzk_g16key_close(gk);
+            }
+            unlink(kp);
+        }
         if (!dense) {
             CHECK(same_keydata(&kd, &back)); /* byte for byte */
         } else {                             /* the identities of empty columns left out */

@@ -140,22 +140,25 @@ int cuzk_bpkey_write_params(const struct cuzk_groth16_keydata *kd, const char *p
     return rc;
 }
 
-int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params *p,
-                    const struct cuzk_cs *cs, uint64_t cs_checksum, enum cuzk_point_check check,
-                    struct cuzk_pool *pool, char *err, size_t errlen) {
-    memset(kd, 0, sizeof *kd);
-    struct cuzk_g16key_info *in = &kd->info;
+/* The header of p's key for cs into *in and the density lists (malloc'd), with every count
+ * checked against cs; nothing decoded but what open decoded. */
+static int prepare(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uint64_t cs_checksum,
+                   struct cuzk_g16key_info *in, uint32_t **a_wires, uint32_t **b_wires, char *err,
+                   size_t errlen) {
+    memset(in, 0, sizeof *in);
+    *a_wires = *b_wires = NULL;
     uint32_t domain = cuzk_groth16_domain_for(cs->n_rows, cs->n_public);
     if (!domain)
         return cuzk_errf(err, errlen, CUZK_ERANGE, WHERE "the system is too large for a key",
                          WHERE_ARGS(p));
     int rc = cuzk_bpkey_check_shape(p, cs->n_cols, cs->n_public, domain, err, errlen);
     if (rc) return rc;
-    if ((rc = cuzk_groth16_wire_lists(cs, &kd->a_wires, &in->n_a, &kd->b_wires, &in->n_b))) {
-        cuzk_groth16_keydata_free(kd);
+    if (!p->vk.ic)
+        return cuzk_errf(err, errlen, CUZK_EINVAL, WHERE "peeked, not opened: no ic decoded",
+                         WHERE_ARGS(p));
+    if ((rc = cuzk_groth16_wire_lists(cs, a_wires, &in->n_a, b_wires, &in->n_b)))
         return cuzk_errf(err, errlen, rc, WHERE "the system's density lists: %s", WHERE_ARGS(p),
                          cuzk_strerror(rc));
-    }
     const struct {
         enum cuzk_bp_vector v;
         uint32_t want;
@@ -164,19 +167,18 @@ int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params
         {CUZK_BP_A, in->n_a, "A"}, {CUZK_BP_B_G1, in->n_b, "B"}, {CUZK_BP_B_G2, in->n_b, "B"}};
     for (int k = 0; k < 3; k++)
         if (p->count[q[k].v] != q[k].want) {
-            rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
-                           WHERE "%s holds %u points, the system has %u wires with a non-empty "
-                                 "%s column",
-                           WHERE_ARGS(p), cuzk_bp_vector_name(q[k].v), p->count[q[k].v], q[k].want,
-                           q[k].what);
-            cuzk_groth16_keydata_free(kd);
-            return rc;
+            free(*a_wires), free(*b_wires);
+            *a_wires = *b_wires = NULL;
+            return cuzk_errf(err, errlen, CUZK_EFORMAT,
+                             WHERE "%s holds %u points, the system has %u wires with a non-empty "
+                                   "%s column",
+                             WHERE_ARGS(p), cuzk_bp_vector_name(q[k].v), p->count[q[k].v],
+                             q[k].want, q[k].what);
         }
     in->n_vars = cs->n_cols;
     in->n_public = cs->n_public;
     in->domain_size = domain;
     in->chunk_points = CUZK_G16KEY_CHUNK_DEFAULT;
-    in->compressed = 0;
     in->cs_checksum = cs_checksum;
     in->alpha1 = p->vk.alpha1;
     in->beta1 = p->vk.beta1;
@@ -184,27 +186,77 @@ int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params
     in->gamma2 = p->vk.gamma2;
     in->delta1 = p->vk.delta1;
     in->delta2 = p->vk.delta2;
+    return CUZK_OK;
+}
+
+int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params *p,
+                    const struct cuzk_cs *cs, uint64_t cs_checksum, enum cuzk_point_check check,
+                    struct cuzk_pool *pool, char *err, size_t errlen) {
+    memset(kd, 0, sizeof *kd);
+    struct cuzk_g16key_info *in = &kd->info;
+    int rc = prepare(p, cs, cs_checksum, in, &kd->a_wires, &kd->b_wires, err, errlen);
+    if (rc) return rc;
     size_t nc = (size_t)in->n_vars - in->n_public - 1;
     kd->ic = malloc(((size_t)in->n_public + 1) * sizeof *kd->ic);
     kd->a = malloc(((size_t)in->n_a + 1) * sizeof *kd->a);
     kd->b1 = malloc(((size_t)in->n_b + 1) * sizeof *kd->b1);
     kd->b2 = malloc(((size_t)in->n_b + 1) * sizeof *kd->b2);
     kd->c = malloc((nc + 1) * sizeof *kd->c);
-    kd->h = malloc(((size_t)domain + 1) * sizeof *kd->h);
+    kd->h = malloc(((size_t)in->domain_size + 1) * sizeof *kd->h);
     if (!kd->ic || !kd->a || !kd->b1 || !kd->b2 || !kd->c || !kd->h) {
         cuzk_groth16_keydata_free(kd);
         return cuzk_errf(err, errlen, CUZK_ENOMEM, WHERE "out of memory for the key's points",
                          WHERE_ARGS(p));
     }
-    if (p->vk.ic) {
-        memcpy(kd->ic, p->vk.ic, ((size_t)in->n_public + 1) * sizeof *kd->ic);
-    } else {
-        rc = cuzk_errf(err, errlen, CUZK_EINVAL, WHERE "peeked, not opened: no ic decoded",
-                       WHERE_ARGS(p));
-    }
+    memcpy(kd->ic, p->vk.ic, ((size_t)in->n_public + 1) * sizeof *kd->ic);
     void *dst[CUZK_BP_VECTORS] = {kd->h, kd->c, kd->a, kd->b1, kd->b2};
     for (int v = 0; v < CUZK_BP_VECTORS && !rc; v++)
         rc = cuzk_bp_params_load(p, (enum cuzk_bp_vector)v, check, pool, dst[v], err, errlen);
     if (rc) cuzk_groth16_keydata_free(kd);
     return rc;
+}
+
+int cuzk_bpkey_import(const struct cuzk_bp_params *p, const struct cuzk_cs *cs,
+                      uint64_t cs_checksum, enum cuzk_point_check check, const char *path,
+                      int compressed, struct cuzk_pool *pool, char *err, size_t errlen) {
+    struct cuzk_g16key_info in;
+    uint32_t *aw, *bw;
+    int rc = prepare(p, cs, cs_checksum, &in, &aw, &bw, err, errlen);
+    if (rc) return rc;
+    in.compressed = compressed;
+    struct cuzk_g16key_writer *w = NULL;
+    rc = cuzk_g16key_writer_open(&w, path, &in, p->vk.ic, aw, bw, pool, err, errlen);
+    free(aw);
+    free(bw);
+    if (rc) return rc;
+    /* the key file's section order, one vector in memory at a time */
+    static const enum cuzk_bp_vector from[CUZK_G16KEY_SECTIONS] = {
+        CUZK_BP_A, CUZK_BP_B_G1, CUZK_BP_B_G2, CUZK_BP_L, CUZK_BP_H};
+    for (int s = 0; s < CUZK_G16KEY_SECTIONS && !rc; s++) {
+        size_t n = p->count[from[s]];
+        size_t sz = s == CUZK_G16KEY_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+        void *pts = malloc(n ? n * sz : 1);
+        if (!pts) {
+            rc = cuzk_errf(err, errlen, CUZK_ENOMEM, WHERE "out of memory for %zu points of %s",
+                           WHERE_ARGS(p), n, cuzk_bp_vector_name(from[s]));
+            break;
+        }
+        rc = cuzk_bp_params_load(p, from[s], check, pool, pts, err, errlen);
+        if (!rc && n)
+            rc = cuzk_g16key_writer_put(w, (enum cuzk_g16key_section)s, pts, n, err, errlen);
+        free(pts);
+    }
+    if (rc) {
+        cuzk_g16key_writer_abort(w);
+        return rc;
+    }
+    return cuzk_g16key_writer_close(w, err, errlen);
+}
+
+uint64_t cuzk_bpkey_import_bytes(uint32_t n_vars, uint32_t domain_size) {
+    /* the largest vector decoded (H in G1, or B2 of at most every wire in G2), the density
+     * lists and bitmaps, and the key writer's staging */
+    uint64_t h = (uint64_t)domain_size * sizeof(cuzk_g1_affine);
+    uint64_t b2 = (uint64_t)n_vars * sizeof(cuzk_g2_affine);
+    return (h > b2 ? h : b2) + 10 * (uint64_t)n_vars + (16u << 20);
 }

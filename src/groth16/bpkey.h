@@ -64,4 +64,14 @@ int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params
                     const struct cuzk_cs *cs, uint64_t cs_checksum, enum cuzk_point_check check,
                     struct cuzk_pool *pool, char *err, size_t errlen);
 
+/* The key of p for cs (as cuzk_bpkey_read) written straight to a new key file at path
+ * (formats/g16key.h; compressed or LEM point sections), one vector decoded in host memory at a
+ * time: what importing a large file costs is cuzk_bpkey_import_bytes, not the whole key. The
+ * caller writes to a temporary name and renames it; a failure leaves no file. */
+int cuzk_bpkey_import(const struct cuzk_bp_params *p, const struct cuzk_cs *cs,
+                      uint64_t cs_checksum, enum cuzk_point_check check, const char *path,
+                      int compressed, struct cuzk_pool *pool, char *err, size_t errlen);
+/* Host bytes cuzk_bpkey_import holds at most for a system of these sizes. */
+uint64_t cuzk_bpkey_import_bytes(uint32_t n_vars, uint32_t domain_size);
+
 #endif

@@ -672,27 +672,6 @@ int cuzk_groth16_keydata_load(struct cuzk_groth16_keydata *kd, struct cuzk_g16ke
     return rc;
 }
 
-int cuzk_groth16_keydata_save(const struct cuzk_groth16_keydata *kd, const char *path,
-                              int compressed, struct cuzk_pool *pool, char *err, size_t errlen) {
-    struct cuzk_g16key_info info = kd->info;
-    info.compressed = compressed;
-    struct cuzk_g16key_writer *w;
-    int rc = cuzk_g16key_writer_open(&w, path, &info, kd->ic, kd->a_wires, kd->b_wires, pool, err,
-                                     errlen);
-    if (rc) return rc;
-    const void *src[5] = {kd->a, kd->b1, kd->b2, kd->c, kd->h};
-    const size_t n[5] = {info.n_a, info.n_b, info.n_b, (size_t)info.n_vars - info.n_public - 1,
-                         info.domain_size};
-    for (int s = CUZK_G16KEY_A; s <= CUZK_G16KEY_H && !rc; s++)
-        if (n[s])
-            rc = cuzk_g16key_writer_put(w, (enum cuzk_g16key_section)s, src[s], n[s], err, errlen);
-    if (rc) {
-        cuzk_g16key_writer_abort(w);
-        return rc;
-    }
-    return cuzk_g16key_writer_close(w, err, errlen);
-}
-
 int cuzk_groth16_vk_from_keydata(struct cuzk_snarkjs_vk *vk,
                                  const struct cuzk_groth16_keydata *kd) {
     struct cuzk_groth16_pk pk = {0};

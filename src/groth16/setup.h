@@ -136,11 +136,6 @@ int cuzk_groth16_keygen_file(struct cuzk_pool *pool, const struct cuzk_cs *cs,
  * decoded on pool. */
 int cuzk_groth16_keydata_load(struct cuzk_groth16_keydata *kd, struct cuzk_g16key *file,
                               struct cuzk_pool *pool, int points, char *err, size_t errlen);
-/* Writes kd (with its points) to a new key file at path (formats/g16key.h; compressed or LEM
- * point sections; chunk_points as in kd->info, 0 = the default), encoding on pool. The caller
- * renames a temporary name into place. */
-int cuzk_groth16_keydata_save(const struct cuzk_groth16_keydata *kd, const char *path,
-                              int compressed, struct cuzk_pool *pool, char *err, size_t errlen);
 /* The verification key of kd (its header points and IC). CUZK_OK or CUZK_ENOMEM. */
 int cuzk_groth16_vk_from_keydata(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_keydata *kd);
 /* Frees the point sections only (the header, IC and wire lists stay). */

@@ -336,7 +336,13 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
         cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 0) + vk;
     const uint64_t full =
         cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 1) + vk;
-    const uint64_t make = cached ? 0 : setup_scratch(n_vars, domain);
+    /* what making the key file costs: an import when a parameter file fits, else a setup */
+    char params[4096], perr[512];
+    const int import =
+        !cached && params_for(fk, &p, params, sizeof params, perr, sizeof perr) == CUZK_OK;
+    const uint64_t make = cached   ? 0
+                          : import ? cuzk_bpkey_import_bytes(out->n_vars, domain)
+                                   : setup_scratch(n_vars, domain);
     /* WARM: points and system in host memory */
     out->key_bytes = full;
     out->cs_bytes = pce;
@@ -370,19 +376,16 @@ static int key_open_checked(const struct fc_kind *fk, const struct cuzk_fc_profi
     return CUZK_OK;
 }
 
-/* The bellperson file at params, read for pce's system (every point checked, the subgroup
- * included: a one-time import) and written as a key file at tmp. */
+/* The bellperson file at params, for pce's system (every point checked, the subgroup
+ * included: a one-time import), written as a key file at tmp. */
 static int import_params(const struct cuzk_pce *pce, const char *params, const char *tmp,
                          int compressed, struct cuzk_pool *pool, char *err, size_t errlen) {
     struct cuzk_bp_params bp;
     int rc = cuzk_bp_params_open(&bp, params, CUZK_CHECK_ALL, err, errlen);
     if (rc) return rc;
-    struct cuzk_groth16_keydata kd;
-    rc = cuzk_bpkey_read(&kd, &bp, &pce->cs, pce->checksum, CUZK_CHECK_ALL, pool, err, errlen);
+    rc = cuzk_bpkey_import(&bp, &pce->cs, pce->checksum, CUZK_CHECK_ALL, tmp, compressed, pool, err,
+                           errlen);
     cuzk_bp_params_close(&bp);
-    if (rc) return rc;
-    rc = cuzk_groth16_keydata_save(&kd, tmp, compressed, pool, err, errlen);
-    cuzk_groth16_keydata_free(&kd);
     return rc;
 }
 
