@@ -288,7 +288,8 @@ static int key_cached(const struct fc_kind *fk, const char *profile,
 }
 
 /* The engine's question (kind.h key_cached): a stored key for the profile's current system,
- * found by two header reads; no profile is counted. */
+ * found by two header reads, or a bellperson parameter file of the profile's shape in the cache
+ * (a directory scan; the profile is counted, once, only when a file of the kind's name exists). */
 static int fc_key_cached(const struct cuzk_kind *k, const char *key_id) {
     struct cuzk_g16key_info info;
     if (key_cached(k->ctx, key_id, &info)) return 1;
