@@ -167,6 +167,7 @@ static void test_handmade(void) {
     fclose(m);
     CHECK(len == vk_len && !memcmp(mem, f.b, vk_len));
     free(mem);
+    cuzk_bp_vk_free(&vk);
     CHECK(cuzk_bp_vk_parse(&vk, f.b, vk_len + 1, CUZK_CHECK_ALL, err, sizeof err) == CUZK_EFORMAT &&
           strstr(err, "follow"));
     cuzk_bp_vk_free(&vk);
