@@ -3,6 +3,7 @@
  *   cuzk prove <zkey> <wtns> <proof.json> <public.json>   (rapidsnark's argument order)
  *   cuzk verify <verification_key.json> <public.json> <proof.json>
  *   cuzk setup <r1cs> <zkey>          (INSECURE development setup, for tests and benchmarks)
+ *   cuzk setup-params <r1cs> <key.params> <key.vk>   (the same, as bellperson's files)
  *   cuzk export-vk <zkey> <verification_key.json>
  *   cuzk info <file>
  *   cuzk proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>
@@ -23,6 +24,7 @@
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
+#include "groth16/bpkey.h"
 #include "groth16/cuda_backend.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
@@ -35,6 +37,9 @@ static const char usage[] =
     "  prove <zkey> <wtns> <proof.json> <public.json>   prove with a snarkjs Groth16 key\n"
     "  verify <verification_key.json> <public.json> <proof.json>\n"
     "  setup <r1cs> <zkey>         INSECURE development setup (random secrets, tests only)\n"
+    "  setup-params <r1cs> <key.params> <key.vk>\n"
+    "                              the same, written as bellperson's .params and .vk files (a\n"
+    "                              key for cuzk: its h is in cuzk's basis, docs/filecoin.md)\n"
     "  export-vk <zkey> <verification_key.json>\n"
     "  info <file>                 what an .r1cs/.wtns/.zkey/.json file holds\n"
     "  proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>\n"
@@ -276,6 +281,54 @@ out:
     return ret;
 }
 
+/* The points-only development key of an r1cs, as bellperson's files. */
+static int cmd_setup_params(char **a) {
+    char err[512] = "";
+    struct cuzk_r1cs r = {0};
+    struct cuzk_cs cs = {0};
+    struct cuzk_groth16_keydata kd = {0};
+    struct cuzk_rng rng;
+    int ret = EXIT_VALID, rc;
+    struct cuzk_pool *pool = make_pool();
+    if (!pool) return report("setup-params", CUZK_ENOMEM, NULL);
+    fprintf(stderr, "cuzk: WARNING: INSECURE development setup: the secrets come from this "
+                    "machine and\ncuzk: anyone who kept them could forge proofs. Use it for "
+                    "tests and benchmarks only.\n");
+    double t0 = now_ms();
+    if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
+        ret = report(a[0], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_r1cs_to_cs(&r, &cs))) {
+        ret = report(a[0], rc, "cannot build its constraint system");
+        goto out;
+    }
+    if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
+    struct cuzk_keygen_opts ko = {.rng = opt.seeded ? &rng : NULL, .setup.device = opt.device};
+    ko.setup.gpu = opt.backend == BACKEND_CPU    ? CUZK_SETUP_GPU_OFF
+                   : opt.backend == BACKEND_CUDA ? CUZK_SETUP_GPU_ONLY
+                                                 : CUZK_SETUP_GPU_AUTO;
+    if ((rc = cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err))) {
+        ret = report("setup-params", rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_bpkey_write_params(&kd, a[1], err, sizeof err))) {
+        ret = report(a[1], rc, err);
+        goto out;
+    }
+    if ((rc = cuzk_bpkey_write_vk(&kd, a[2], err, sizeof err))) {
+        ret = report(a[2], rc, err);
+        goto out;
+    }
+    note("cuzk: setup written in %.1f ms\n", now_ms() - t0);
+out:
+    cuzk_groth16_keydata_free(&kd);
+    cuzk_cs_free(&cs);
+    cuzk_r1cs_free(&r);
+    cuzk_pool_destroy(pool);
+    return ret;
+}
+
 static int cmd_export_vk(char **a) {
     char err[512] = "";
     struct cuzk_zkey z = {0};
@@ -414,9 +467,10 @@ int main(int argc, char **argv) {
         const char *name;
         int nargs;
         int (*fn)(char **);
-    } cmds[] = {{"prove", 4, cmd_prove}, {"verify", 3, cmd_verify},
-                {"setup", 2, cmd_setup}, {"export-vk", 2, cmd_export_vk},
-                {"info", 1, cmd_info},   {"proof-json", 5, cmd_proof_json}};
+    } cmds[] = {{"prove", 4, cmd_prove},          {"verify", 3, cmd_verify},
+                {"setup", 2, cmd_setup},          {"setup-params", 3, cmd_setup_params},
+                {"export-vk", 2, cmd_export_vk},  {"info", 1, cmd_info},
+                {"proof-json", 5, cmd_proof_json}};
     char *pos[8];
     int npos = 0;
     for (int i = 1; i < argc; i++) {

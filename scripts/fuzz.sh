@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes cuzk's parsers with libFuzzer, one harness after the other (docs/fuzzing.md).
 #   usage: scripts/fuzz.sh [NAME|all] [SECONDS] [libFuzzer options...]
-#     NAME     toml zkey wtns r1cs snarkjs_json vanilla pce g16key request (tests/fuzz/fuzz_NAME.c);
+#     NAME     toml zkey wtns r1cs snarkjs_json vanilla pce g16key bellperson request
+#              (tests/fuzz/fuzz_NAME.c);
 #              all (the default) runs every harness in turn
 #     SECONDS  per harness (default 60); 0 runs each harness once over its seeds (-runs=0) and
 #              stops: the check that the harnesses and their seeds still work (the fuzz_*_seeds
@@ -16,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-every="toml zkey wtns r1cs snarkjs_json vanilla post pce g16key request"
+every="toml zkey wtns r1cs snarkjs_json vanilla post pce g16key bellperson request"
 what=${1:-all}
 secs=${2:-60}
 [ $# -gt 0 ] && shift
@@ -58,6 +59,7 @@ conf() {
   post) max_len=65536 ;;
   pce) max_len=8192 dict=pce.dict ;;
   g16key) max_len=65536 dict=g16key.dict ;;
+  bellperson) max_len=16384 dict=bellperson.dict ;;
   request) max_len=32768 dict=request.dict timeout=180 ;;
   esac
 }

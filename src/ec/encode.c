@@ -100,6 +100,11 @@ int cuzk_g1_from_compressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COM
 }
 
 int cuzk_g1_from_uncompressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED]) {
+    return cuzk_g1_from_uncompressed_ex(out, in, CUZK_CHECK_ALL);
+}
+
+int cuzk_g1_from_uncompressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED],
+                                 enum cuzk_point_check c) {
     int inf, sort, err = check_flags(in, CUZK_G1_UNCOMPRESSED, 0, &inf, &sort);
     if (err) return err;
     if (inf) {
@@ -109,7 +114,7 @@ int cuzk_g1_from_uncompressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCO
     cuzk_g1_affine p;
     if ((err = fp_from_be_masked(&p.x, in, 1))) return err;
     if ((err = fp_from_be_masked(&p.y, in + CUZK_FP_BYTES, 0))) return err;
-    return g1_finish(out, &p, CUZK_CHECK_ALL);
+    return g1_finish(out, &p, c);
 }
 
 /* ---- zcash G2 ----------------------------------------------------------------------------- */
@@ -170,6 +175,11 @@ int cuzk_g2_from_compressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COM
 }
 
 int cuzk_g2_from_uncompressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED]) {
+    return cuzk_g2_from_uncompressed_ex(out, in, CUZK_CHECK_ALL);
+}
+
+int cuzk_g2_from_uncompressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED],
+                                 enum cuzk_point_check c) {
     int inf, sort, err = check_flags(in, CUZK_G2_UNCOMPRESSED, 0, &inf, &sort);
     if (err) return err;
     if (inf) {
@@ -179,7 +189,7 @@ int cuzk_g2_from_uncompressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCO
     cuzk_g2_affine p;
     if ((err = fp2_from_be(&p.x, in, 1))) return err;
     if ((err = fp2_from_be(&p.y, in + 2 * CUZK_FP_BYTES, 0))) return err;
-    return g2_finish(out, &p, CUZK_CHECK_ALL);
+    return g2_finish(out, &p, c);
 }
 
 /* ---- snarkjs LEM -------------------------------------------------------------------------- */

@@ -48,12 +48,18 @@ int cuzk_g1_from_compressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRE
 int cuzk_g1_from_compressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_COMPRESSED],
                                enum cuzk_point_check c);
 int cuzk_g1_from_uncompressed(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED]);
+/* The uncompressed decoders with the subgroup check chosen by c: for bulk loads that check
+ * subgroup membership another way, or whose caller documents that it trusts the file. */
+int cuzk_g1_from_uncompressed_ex(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_UNCOMPRESSED],
+                                 enum cuzk_point_check c);
 void cuzk_g2_to_compressed(uint8_t out[CUZK_G2_COMPRESSED], const cuzk_g2_affine *p);
 void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED], const cuzk_g2_affine *p);
 int cuzk_g2_from_compressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED]);
 int cuzk_g2_from_compressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_COMPRESSED],
                                enum cuzk_point_check c);
 int cuzk_g2_from_uncompressed(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED]);
+int cuzk_g2_from_uncompressed_ex(cuzk_g2_affine *out, const uint8_t in[CUZK_G2_UNCOMPRESSED],
+                                 enum cuzk_point_check c);
 
 void cuzk_g1_to_lem(uint8_t out[CUZK_G1_LEM], const cuzk_g1_affine *p);
 int cuzk_g1_from_lem(cuzk_g1_affine *out, const uint8_t in[CUZK_G1_LEM], enum cuzk_point_check c);

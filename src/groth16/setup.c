@@ -430,13 +430,11 @@ out:
     return rc;
 }
 
-/* The density lists of cs into c (the public wires always in A). */
-static int density(const struct cuzk_cs *cs, int dense, struct setup_ctx *c, uint32_t **a_out,
-                   uint32_t **b_out) {
-    *a_out = *b_out = NULL;
-    c->n_a = c->n_b = c->n_vars;
-    if (dense) return CUZK_OK;
-    uint8_t *pa = malloc(c->n_vars), *pb = malloc(c->n_vars);
+int cuzk_groth16_wire_lists(const struct cuzk_cs *cs, uint32_t **a_wires, uint32_t *n_a,
+                            uint32_t **b_wires, uint32_t *n_b) {
+    *a_wires = *b_wires = NULL;
+    const uint32_t n_vars = cs->n_cols;
+    uint8_t *pa = malloc(n_vars ? n_vars : 1), *pb = malloc(n_vars ? n_vars : 1);
     uint32_t *la = NULL, *lb = NULL;
     int rc = CUZK_ENOMEM;
     if (!pa || !pb) goto out;
@@ -444,21 +442,21 @@ static int density(const struct cuzk_cs *cs, int dense, struct setup_ctx *c, uin
     if ((rc = cuzk_cs_density(cs, CUZK_CS_A, pa, NULL)) ||
         (rc = cuzk_cs_density(cs, CUZK_CS_B, pb, NULL)))
         goto out;
-    for (uint32_t j = 0; j <= c->n_public; j++) pa[j] = 1;
-    for (uint32_t j = 0; j < c->n_vars; j++) na += pa[j], nb += pb[j];
+    for (uint32_t j = 0; j <= cs->n_public && j < n_vars; j++) pa[j] = 1;
+    for (uint32_t j = 0; j < n_vars; j++) na += pa[j], nb += pb[j];
     rc = CUZK_ENOMEM;
     la = malloc((na ? na : 1) * sizeof *la);
     lb = malloc((nb ? nb : 1) * sizeof *lb);
     if (!la || !lb) goto out;
     na = nb = 0;
-    for (uint32_t j = 0; j < c->n_vars; j++) {
+    for (uint32_t j = 0; j < n_vars; j++) {
         if (pa[j]) la[na++] = j;
         if (pb[j]) lb[nb++] = j;
     }
-    c->n_a = (uint32_t)na;
-    c->n_b = (uint32_t)nb;
-    *a_out = la;
-    *b_out = lb;
+    *n_a = (uint32_t)na;
+    *n_b = (uint32_t)nb;
+    *a_wires = la;
+    *b_wires = lb;
     la = lb = NULL;
     rc = CUZK_OK;
 out:
@@ -467,6 +465,15 @@ out:
     free(la);
     free(lb);
     return rc;
+}
+
+/* The density lists of cs into c (NULL lists and every wire when dense). */
+static int density(const struct cuzk_cs *cs, int dense, struct setup_ctx *c, uint32_t **a_out,
+                   uint32_t **b_out) {
+    *a_out = *b_out = NULL;
+    c->n_a = c->n_b = c->n_vars;
+    if (dense) return CUZK_OK;
+    return cuzk_groth16_wire_lists(cs, a_out, &c->n_a, b_out, &c->n_b);
 }
 
 int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,

@@ -107,6 +107,12 @@ struct cuzk_keygen_opts {
 int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,
                         const struct cuzk_keygen_opts *opts, const struct cuzk_keygen_sink *sink,
                         char *err, size_t errlen);
+/* The density lists of cs, the wires whose column of A (resp. B) holds a nonzero coefficient,
+ * the public wires (0 .. n_public) always in A (their rows are implicit): what a filtered key's
+ * A and B queries are indexed by (malloc'd, strictly increasing; free them). CUZK_OK,
+ * CUZK_ENOMEM or cuzk_cs_density's CUZK_EINVAL. */
+int cuzk_groth16_wire_lists(const struct cuzk_cs *cs, uint32_t **a_wires, uint32_t *n_a,
+                            uint32_t **b_wires, uint32_t *n_b);
 /* The domain of a system of these sizes (the setup's convention). 0 when above 2^28. */
 uint32_t cuzk_groth16_domain_for(uint64_t n_rows, uint64_t n_public);
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "kinds/fc_kind.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,7 +22,9 @@
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
 #include "filecoin/vanilla.h"
+#include "formats/bellperson.h"
 #include "formats/g16key.h"
+#include "groth16/bpkey.h"
 #include "groth16/setup.h"
 #include "util/log.h"
 #include "util/pool.h"
@@ -354,6 +357,97 @@ int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out,
     return CUZK_OK;
 }
 
+/* ---- bellperson parameter files --------------------------------------------------------- */
+
+/* The start of Filecoin's parameter file names per kind (filecoin-proofs' parameters.json:
+ * "v28-<circuit>-merkletree-poseidon_hasher-<tree arities>[-sha256_hasher]-<digest>.params");
+ * the arities follow the sector size and the digest the circuit, so a file is chosen by its
+ * shape, not its full name. Both PoSt kinds share one circuit name. */
+static const char *const params_prefix[4] = {
+    "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-",
+    "v28-empty-sector-update-merkletree-poseidon_hasher-",
+    "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-",
+    "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-",
+};
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir that start with the kind's prefix and end in ".params", sorted. */
+static char **params_names(const char *dir, enum cuzk_fc_kind kind, size_t *n) {
+    *n = 0;
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d) return NULL;
+    char **names = NULL;
+    size_t cap = 0;
+    const char *pre = params_prefix[kind];
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, pre, strlen(pre)) || len < 8 ||
+            strcmp(e->d_name + len - 7, ".params"))
+            continue;
+        if (*n == cap) {
+            size_t nc = cap ? 2 * cap : 4;
+            char **g = realloc(names, nc * sizeof *g);
+            if (!g) break;
+            names = g, cap = nc;
+        }
+        if (!(names[*n] = strdup(e->d_name))) break;
+        ++*n;
+    }
+    closedir(d);
+    if (*n) qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
+                             const struct cuzk_builder_counts *c, char *out, size_t cap, char *err,
+                             size_t errlen) {
+    if ((unsigned)kind > CUZK_FC_WINNING) return CUZK_EINVAL;
+    size_t n;
+    char **names = params_names(cache_dir, kind, &n);
+    uint32_t domain = cuzk_groth16_domain_for(c->constraints, c->n_inputs - 1);
+    int rc = CUZK_ENOTFOUND;
+    for (size_t i = 0; i < n && rc != CUZK_OK; i++) {
+        char path[4096], lerr[512];
+        snprintf(path, sizeof path, "%s/%s", cache_dir, names[i]);
+        struct cuzk_bp_params p;
+        int prc = cuzk_bp_params_peek(&p, path, lerr, sizeof lerr);
+        if (!prc)
+            prc = cuzk_bpkey_check_shape(&p, (uint32_t)(c->n_inputs + c->n_aux),
+                                         (uint32_t)(c->n_inputs - 1), domain, lerr, sizeof lerr);
+        cuzk_bp_params_close(&p);
+        if (!prc) {
+            snprintf(out, cap, "%s", path);
+            rc = CUZK_OK;
+        } else if (prc == CUZK_EUNSUPPORTED) { /* this circuit's real key: say why it is unused */
+            snprintf(err, errlen, "%s", lerr);
+            rc = prc;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* A bellperson file in the cache for this profile (see cuzk_kind_fc_params_find): CUZK_OK,
+ * CUZK_EUNSUPPORTED or CUZK_ENOTFOUND. Counts the profile only when a file of the kind's name
+ * exists. */
+static int params_for(struct fc_kind *fk, const struct cuzk_fc_profile *p, char *path, size_t cap,
+                      char *err, size_t errlen) {
+    size_t n;
+    char **names = params_names(fk->cache_dir, fk->fk, &n);
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    if (!n) return CUZK_ENOTFOUND;
+    struct cuzk_builder_counts c;
+    char lerr[256];
+    if (counts_of(fk, p, &c, lerr, sizeof lerr)) return CUZK_ENOTFOUND;
+    return cuzk_kind_fc_params_find(fk->cache_dir, fk->fk, &c, path, cap, err, errlen);
+}
+
 /* The info of the cached key file of a profile, when there is a valid one for its current
  * system (header checks only). */
 static int key_cached(const struct fc_kind *fk, const char *profile,
@@ -364,10 +458,17 @@ static int key_cached(const struct fc_kind *fk, const char *profile,
 }
 
 /* The engine's question (kind.h key_cached): a stored key for the profile's current system,
- * found by two header reads; no profile is counted. */
+ * found by two header reads, or a bellperson parameter file of the profile's shape in the cache
+ * (a directory scan; the profile is counted, once, only when a file of the kind's name exists). */
 static int fc_key_cached(const struct cuzk_kind *k, const char *key_id) {
     struct cuzk_g16key_info info;
-    return key_cached(k->ctx, key_id, &info);
+    if (key_cached(k->ctx, key_id, &info)) return 1;
+    /* a parameter file for the circuit is a stored key; one in bellperson's h basis too, so that
+     * loading it fails with the reason instead of a setup refusal hiding it */
+    struct cuzk_fc_profile p;
+    char path[4096], err[512];
+    if (profile_of(k->ctx, key_id, &p, err, sizeof err)) return 0;
+    return params_for(k->ctx, &p, path, sizeof path, err, sizeof err) != CUZK_ENOTFOUND;
 }
 
 /* The setup's host memory besides the system: the Lagrange basis, the QAP columns, the
@@ -406,7 +507,13 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
         cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 0) + vk;
     const uint64_t full =
         cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 1) + vk;
-    const uint64_t make = cached ? 0 : setup_scratch(n_vars, domain);
+    /* what making the key file costs: an import when a parameter file fits, else a setup */
+    char params[4096], perr[512];
+    const int import =
+        !cached && params_for(fk, &p, params, sizeof params, perr, sizeof perr) == CUZK_OK;
+    const uint64_t make = cached   ? 0
+                          : import ? cuzk_bpkey_import_bytes(out->n_vars, domain)
+                                   : setup_scratch(n_vars, domain);
     /* WARM: points and system in host memory */
     out->key_bytes = full;
     out->cs_bytes = pce;
@@ -440,8 +547,22 @@ static int key_open_checked(const struct fc_kind *fk, const struct cuzk_fc_profi
     return CUZK_OK;
 }
 
-/* Under the key's lock file: the cached key file at path if usable, else a new setup of pce
- * written to it (a temporary name renamed into place). */
+/* The bellperson file at params, for pce's system (every point checked, the subgroup
+ * included: a one-time import), written as a key file at tmp. */
+static int import_params(const struct cuzk_pce *pce, const char *params, const char *tmp,
+                         int compressed, struct cuzk_pool *pool, char *err, size_t errlen) {
+    struct cuzk_bp_params bp;
+    int rc = cuzk_bp_params_open(&bp, params, CUZK_CHECK_ALL, err, errlen);
+    if (rc) return rc;
+    rc = cuzk_bpkey_import(&bp, &pce->cs, pce->checksum, CUZK_CHECK_ALL, tmp, compressed, pool, err,
+                           errlen);
+    cuzk_bp_params_close(&bp);
+    return rc;
+}
+
+/* Under the key's lock file: the cached key file at path if usable, else the bellperson file of the
+ * profile in the cache imported, else a new setup of pce, written to it (a temporary name renamed
+ * into place). */
 static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
                         const struct cuzk_pce *pce, const char *path, int compressed,
                         struct cuzk_pool *pool, struct cuzk_g16key **out, char *err,
@@ -462,18 +583,27 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
         if (rc)
             cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
     }
-    if (rc) {
+    char params[4096];
+    int found = rc ? params_for(fk, p, params, sizeof params, err, errlen) : CUZK_ENOTFOUND;
+    if (found == CUZK_EUNSUPPORTED) {
+        rc = found; /* the operator's real key: no development key in its place */
+    } else if (rc) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-        struct cuzk_keygen_opts ko = {.compressed = compressed, .cs_checksum = pce->checksum};
         double t0 = mono_ms();
-        rc = cuzk_groth16_keygen_file(pool, &pce->cs, &ko, tmp, err, errlen);
+        if (found == CUZK_OK) {
+            rc = import_params(pce, params, tmp, compressed, pool, err, errlen);
+        } else {
+            struct cuzk_keygen_opts ko = {.compressed = compressed, .cs_checksum = pce->checksum};
+            rc = cuzk_groth16_keygen_file(pool, &pce->cs, &ko, tmp, err, errlen);
+        }
         if (!rc && rename(tmp, path)) {
             snprintf(err, errlen, "%s: cannot rename %s: %s", fk->k.name, tmp, strerror(errno));
             unlink(tmp);
             rc = CUZK_EIO;
         }
         if (!rc) {
-            cuzk_log_info("fc", "key for %s set up and saved to %s in %.1f s", p->name, path,
+            cuzk_log_info("fc", "key for %s %s and saved to %s in %.1f s", p->name,
+                          found == CUZK_OK ? "imported from a bellperson file" : "set up", path,
                           (mono_ms() - t0) / 1e3);
             rc = key_open_checked(fk, p, pce, path, out, err, errlen);
         }

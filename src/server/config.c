@@ -93,7 +93,10 @@ static const struct cfg_row rows[] = {
      "Filecoin kinds' pre-compiled constraint systems (pce-<profile>.bin) and keys\n"
      "(fc-<profile>-<checksum>.key, compressed points), made once and loaded afterwards;\n"
      "\"\" = made in memory each time they are needed (a Filecoin key then stays in host\n"
-     "memory as well)."},
+     "memory as well). A bellperson parameter file here named like Filecoin's for the kind\n"
+     "(v28-stacked-proof-of-replication-*.params, v28-empty-sector-update-*.params,\n"
+     "v28-proof-of-spacetime-fallback-*.params) and of the circuit's shape is imported as its\n"
+     "key instead of a setup (docs/filecoin.md: Bellperson parameter files)."},
 
     {"srs.on_demand_setup", CFG_BOOL, "true", 0, 0, NULL, F(on_demand_setup),
      "Whether a job or a PreloadSRS call may make a key that is neither loaded nor stored in\n"

@@ -19,6 +19,7 @@
 #include "cuzk/v1/proving.pb-c.h"
 #include "filecoin/pce.h"
 #include "filecoin/tools.h"
+#include "formats/bellperson.h"
 #include "formats/g16key.h"
 #include "formats/r1cs.h"
 #include "formats/wtns.h"
@@ -187,6 +188,56 @@ static void g16key(void) {
     g16key_one("gen-compressed.g16k", 1, 1);
 }
 
+/* ---- bellperson -------------------------------------------------------------------------- */
+
+/* A .params file of generator multiples (n_ic ic points, vectors of the counts given) and its
+ * .vk prefix. */
+static void bellperson_one(const char *name, uint32_t n_ic, const size_t n[5]) {
+    cuzk_g1_affine g1[8];
+    cuzk_g2_affine g2[8];
+    cuzk_g1 j;
+    cuzk_g1_affine g;
+    cuzk_g1_generator(&g);
+    cuzk_g1_from_affine(&j, &g);
+    for (int i = 0; i < 8; i++) { /* G, 2G, 3G, ...: distinct points */
+        cuzk_g1_to_affine(&g1[i], &j);
+        cuzk_g1_add_affine(&j, &j, &g);
+        cuzk_g2_generator(&g2[i]);
+    }
+    struct cuzk_bp_vk vk = {.alpha1 = g1[0],
+                            .beta1 = g1[1],
+                            .delta1 = g1[2],
+                            .beta2 = g2[0],
+                            .gamma2 = g2[0],
+                            .delta2 = g2[0],
+                            .n_ic = n_ic,
+                            .ic = g1};
+    cuzk_g1_affine_set_inf(&vk.beta1); /* bellperson accepts the identity in the six points */
+    struct cuzk_bp_query q = {.h = g1,
+                              .n_h = n[0],
+                              .l = g1 + 1,
+                              .n_l = n[1],
+                              .a = g1 + 2,
+                              .n_a = n[2],
+                              .b_g1 = g1 + 3,
+                              .n_b_g1 = n[3],
+                              .b_g2 = g2,
+                              .n_b_g2 = n[4]};
+    char path[4096], err[512];
+    path_of(path, sizeof path, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || cuzk_bp_params_write(f, &vk, &q, err, sizeof err) || fclose(f)) die(path, err);
+    snprintf(path + strlen(path), sizeof path - strlen(path), ".vk");
+    f = fopen(path, "wb");
+    if (!f || cuzk_bp_vk_write(f, &vk, err, sizeof err) || fclose(f)) die(path, err);
+}
+
+static void bellperson(void) {
+    static const size_t small[5] = {3, 2, 4, 2, 2}, empty[5] = {0, 0, 0, 0, 0};
+    bellperson_one("gen-small.params", 2, small);
+    bellperson_one("gen-empty.params", 1, empty);
+}
+
 /* ---- request ----------------------------------------------------------------------------- */
 
 static void put_request(const char *name, enum fuzz_method m, const ProtobufCMessage *msg) {
@@ -278,11 +329,8 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         void (*make)(void);
-    } makers[] = {{"wtns", wtns},
-                  {"vanilla", vanilla},
-                  {"pce", pce},
-                  {"g16key", g16key},
-                  {"request", request}};
+    } makers[] = {{"wtns", wtns},     {"vanilla", vanilla},       {"pce", pce},
+                  {"g16key", g16key}, {"bellperson", bellperson}, {"request", request}};
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
         if (!strcmp(argv[1], makers[i].name)) makers[i].make();
     return 0;
