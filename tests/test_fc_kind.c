@@ -30,6 +30,7 @@
 #include "kinds/fc_kind.h"
 #include "kinds/kinds.h"
 #include "filecoin/post_proof.h"
+#include "filecoin/registered.h"
 #include "filecoin/sector.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
@@ -531,6 +532,12 @@ int main(void) {
         CHECK(owner->key_of(owner, a->circuit, key, kerr, sizeof kerr) == CUZK_OK &&
               !strcmp(key, a->circuit));
         CHECK(!strcmp(cuzk_kind_alias_of(owner, a->circuit), ids[i].id));
+        /* the same circuit as the newest registered proof of a 32 GiB sector of that kind
+         * (filecoin/registered.h): the two tables cannot drift apart */
+        struct cuzk_fc_registered reg;
+        CHECK(cuzk_fc_registered_for_size((enum cuzk_fc_kind)(owner->proof_kind - 1), 32ull << 30,
+                                          &reg, kerr, sizeof kerr) == CUZK_OK &&
+              !strcmp(reg.profile.name, a->circuit));
     }
     printf("first engine (keys set up):\n");
     prove_one(e, "wpost-s2-k2-r2", 2, 1);
