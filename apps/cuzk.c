@@ -243,6 +243,20 @@ out:
     return ret;
 }
 
+/* The setup's use of the GPU that --backend asks for. */
+static enum cuzk_setup_gpu setup_gpu_mode(void) {
+    return opt.backend == BACKEND_CPU    ? CUZK_SETUP_GPU_OFF
+           : opt.backend == BACKEND_CUDA ? CUZK_SETUP_GPU_ONLY
+                                         : CUZK_SETUP_GPU_AUTO;
+}
+
+/* Both development setups say what they are. */
+static void warn_insecure(void) {
+    fprintf(stderr, "cuzk: WARNING: INSECURE development setup: the secrets come from this "
+                    "machine and\ncuzk: anyone who kept them could forge proofs. Use it for "
+                    "tests and benchmarks only.\n");
+}
+
 static int cmd_setup(char **a) {
     char err[512] = "";
     struct cuzk_r1cs r = {0};
@@ -251,9 +265,7 @@ static int cmd_setup(char **a) {
     int ret = EXIT_VALID, rc;
     struct cuzk_pool *pool = make_pool();
     if (!pool) return report("setup", CUZK_ENOMEM, NULL);
-    fprintf(stderr, "cuzk: WARNING: INSECURE development setup: the secrets come from this "
-                    "machine and\ncuzk: anyone who kept them could forge proofs. Use it for "
-                    "tests and benchmarks only.\n");
+    warn_insecure();
     double t0 = now_ms();
     if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
@@ -261,9 +273,7 @@ static int cmd_setup(char **a) {
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
     struct cuzk_setup_opts so = {.device = opt.device};
-    so.gpu = opt.backend == BACKEND_CPU    ? CUZK_SETUP_GPU_OFF
-             : opt.backend == BACKEND_CUDA ? CUZK_SETUP_GPU_ONLY
-                                           : CUZK_SETUP_GPU_AUTO;
+    so.gpu = setup_gpu_mode();
     if ((rc =
              cuzk_groth16_setup_ex(pool, &r, opt.seeded ? &rng : NULL, &so, &z, err, sizeof err))) {
         ret = report("setup", rc, err);
@@ -291,9 +301,7 @@ static int cmd_setup_params(char **a) {
     int ret = EXIT_VALID, rc;
     struct cuzk_pool *pool = make_pool();
     if (!pool) return report("setup-params", CUZK_ENOMEM, NULL);
-    fprintf(stderr, "cuzk: WARNING: INSECURE development setup: the secrets come from this "
-                    "machine and\ncuzk: anyone who kept them could forge proofs. Use it for "
-                    "tests and benchmarks only.\n");
+    warn_insecure();
     double t0 = now_ms();
     if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
@@ -305,9 +313,7 @@ static int cmd_setup_params(char **a) {
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
     struct cuzk_keygen_opts ko = {.rng = opt.seeded ? &rng : NULL, .setup.device = opt.device};
-    ko.setup.gpu = opt.backend == BACKEND_CPU    ? CUZK_SETUP_GPU_OFF
-                   : opt.backend == BACKEND_CUDA ? CUZK_SETUP_GPU_ONLY
-                                                 : CUZK_SETUP_GPU_AUTO;
+    ko.setup.gpu = setup_gpu_mode();
     if ((rc = cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err))) {
         ret = report("setup-params", rc, err);
         goto out;

@@ -469,6 +469,18 @@ static int cid_digest(const char *cid, uint8_t out[32]) {
     return 0;
 }
 
+/* The pre-seal inputs of a sector of sectors-2k.json. */
+static void sector_of(const json_t *s, struct cuzk_sdr_sector *sec) {
+    memset(sec, 0, sizeof *sec);
+    sec->sector_size = jint(json_object_get(s, "sector_size"));
+    sec->api = api_of(jstr(s, "api"));
+    sec->sector_id = jint(json_object_get(s, "sector_id"));
+    hex32(jstr(s, "porep_id"), sec->porep_id);
+    hex32(jstr(s, "prover_id"), sec->prover_id);
+    hex32(jstr(s, "ticket"), sec->ticket);
+    hex32(jstr(json_object_get(s, "expected"), "comm_d"), sec->comm_d);
+}
+
 static void test_sectors(void) {
     json_t *sectors = load_json("sectors-2k.json");
     size_t i;
@@ -476,14 +488,8 @@ static void test_sectors(void) {
     json_array_foreach(sectors, i, s) {
         const char *name = jstr(s, "name");
         const json_t *e = json_object_get(s, "expected");
-        struct cuzk_sdr_sector sec = {0};
-        sec.sector_size = jint(json_object_get(s, "sector_size"));
-        sec.api = api_of(jstr(s, "api"));
-        sec.sector_id = jint(json_object_get(s, "sector_id"));
-        hex32(jstr(s, "porep_id"), sec.porep_id);
-        hex32(jstr(s, "prover_id"), sec.prover_id);
-        hex32(jstr(s, "ticket"), sec.ticket);
-        hex32(jstr(e, "comm_d"), sec.comm_d);
+        struct cuzk_sdr_sector sec;
+        sector_of(s, &sec);
         struct cuzk_sdr_shape sh;
         CHECK(cuzk_sdr_shape_get(sec.sector_size, &sh) == CUZK_OK);
         CHECK(sh.layers == jint(json_object_get(s, "layers")));
@@ -801,6 +807,11 @@ static void test_registered(void) {
     CHECK(cuzk_fc_registered_for_size(CUZK_FC_WINNING, 1000, &r, err, sizeof err) == CUZK_EINVAL &&
           strstr(err, "sector_size 1000"));
     CHECK(!strcmp(cuzk_fc_size_name(512ull << 20), "512MiB") && !cuzk_fc_size_name(4096));
+    struct cuzk_fc_profile prof;
+    CHECK(cuzk_fc_profile_parse("wpost-s2-r2", &prof, err, sizeof err) == CUZK_OK &&
+          cuzk_fc_profile_is_sector(&prof));
+    CHECK(cuzk_fc_profile_parse("porep-c9", &prof, err, sizeof err) == CUZK_OK &&
+          !cuzk_fc_profile_is_sector(&prof));
 }
 
 /* ---- PoSt entries (filecoin/post_proof.h) ------------------------------------------------ */
@@ -1012,14 +1023,8 @@ static void test_seal_vanilla(void) {
     json_array_foreach(sectors, i, s) {
         const char *name = jstr(s, "name");
         const json_t *e = json_object_get(s, "expected");
-        struct cuzk_sdr_sector sec = {0};
-        sec.sector_size = jint(json_object_get(s, "sector_size"));
-        sec.api = api_of(jstr(s, "api"));
-        sec.sector_id = jint(json_object_get(s, "sector_id"));
-        hex32(jstr(s, "porep_id"), sec.porep_id);
-        hex32(jstr(s, "prover_id"), sec.prover_id);
-        hex32(jstr(s, "ticket"), sec.ticket);
-        hex32(jstr(e, "comm_d"), sec.comm_d);
+        struct cuzk_sdr_sector sec;
+        sector_of(s, &sec);
         size_t len;
         uint8_t *replica = load(jstr(json_object_get(s, "realdata_files"), "replica"), &len);
         struct cuzk_fc_registered reg;

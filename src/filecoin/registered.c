@@ -149,3 +149,13 @@ int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
     }
     return cuzk_fc_registered_get(kind, best->base + (unsigned)si, out, err, errlen);
 }
+
+int cuzk_fc_profile_is_sector(const struct cuzk_fc_profile *p) {
+    for (int i = 0; i < N_SIZES; i++) {
+        struct cuzk_fc_registered r;
+        if (!cuzk_fc_registered_for_size(p->kind, sizes[i], &r, NULL, 0) &&
+            !strcmp(r.profile.name, p->name))
+            return 1;
+    }
+    return 0;
+}

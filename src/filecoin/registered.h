@@ -59,6 +59,10 @@ int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_
 int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
                                 struct cuzk_fc_registered *out, char *err, size_t errlen);
 
+/* 1 when p is the profile of a registered proof of its kind for some sector size (not a test
+ * profile such as porep-c9); 0 otherwise. */
+int cuzk_fc_profile_is_sector(const struct cuzk_fc_profile *p);
+
 /* "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" for those sizes; NULL otherwise. */
 const char *cuzk_fc_size_name(uint64_t sector_size);
 

@@ -133,18 +133,6 @@ static int counts_of(struct fc_kind *fk, const struct cuzk_fc_profile *p,
 
 /* ---- jobs ------------------------------------------------------------------------------- */
 
-/* Whether p is the profile of a registered proof of its kind for some sector size. */
-static int is_sector_profile(const struct cuzk_fc_profile *p) {
-    static const uint64_t sizes[] = {2048, 8ull << 20, 512ull << 20, 32ull << 30};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        struct cuzk_fc_registered r;
-        if (!cuzk_fc_registered_for_size(p->kind, sizes[i], &r, NULL, 0) &&
-            !strcmp(r.profile.name, p->name))
-            return 1;
-    }
-    return 0;
-}
-
 /* The registered proof a request names (struct cuzk_fc_args), its non-zero sector_size checked
  * against it. */
 static int request_registered(const struct fc_kind *fk, const struct cuzk_fc_args *a,
@@ -172,7 +160,7 @@ static int check_registered(const struct fc_kind *fk, const struct cuzk_fc_args 
         int rc = request_registered(fk, a, &r, err, errlen);
         if (rc) return rc;
     } else if (cuzk_fc_registered_for_size(fk->fk, a->sector_size, &r, NULL, 0) ||
-               !is_sector_profile(have)) {
+               !cuzk_fc_profile_is_sector(have)) {
         return CUZK_OK; /* a test profile, or a size with no circuit: the file decides */
     }
     if (strcmp(r.profile.name, have->name))
