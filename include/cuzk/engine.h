@@ -210,9 +210,10 @@ struct cuzk_engine_config {
                                       once; default 64 MiB; 0 = always */
     uint64_t mem_overtake_ms;      /* partitions that fit may go before one waiting for memory
                                       for this long; then memory is held for it; default 2000 */
-    int prepin_witness;            /* 1: a preload makes the key's witness buffers ahead (up to
-                                      the cache's size, within the budget): a stream then pins
-                                      none while a device proves; the buffers are then resident
+    int prepin_witness;            /* 1: a preload makes the key's witness buffers ahead (as
+                                      many as the budget holds, up to twice the cache's size)
+                                      and the cache keeps them: a stream then pins and frees
+                                      none while a device proves; the buffers are resident
                                       from the preload on. Default 0 (not yet measured on a
                                       GPU: docs/engine.md) */
     /* pipeline */

@@ -182,6 +182,7 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     e->wbackend = e->devs[0].d.backend;
     /* one kept witness buffer per worker that may hold one */
     e->wfree_max = e->synth_workers + n * e->workers_per_dev;
+    e->wfree_prepin_max = 2 * e->wfree_max; /* witness_prepin */
     size_t n_all = n + (cfg->fallback != NULL);
     if ((rc = cuzk_srs_create(&e->srs, e->budget, e->pool, e->backends, n_all,
                               cfg->eviction_min_idle_ms, key_extra_bytes, e)))

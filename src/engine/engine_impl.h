@@ -231,7 +231,7 @@ struct cuzk_engine {
     /* the witness cache (witness.c), under wmu */
     pthread_mutex_t wmu;
     struct wbuf *wfree;
-    size_t wfree_n, wfree_max;
+    size_t wfree_n, wfree_max, wfree_prepin_max;
     int prepin; /* cuzk_engine_config.prepin_witness */
 
     pthread_mutex_t mu;

@@ -11,11 +11,15 @@
  * the cache, and a partition the dispatcher cannot otherwise fit adopts a kept buffer with its
  * charge (witness_adopt), so that a stream under a full budget reuses its pinned buffers
  * instead of freeing and pinning 4 GB buffers again (both stall a GPU's other work for
- * seconds). For the same reason a preloaded key's first stream should not pin either: after a
- * preload, witness_prepin makes the cache's buffers for the key's witness size ahead of any
- * job, as many as the budget holds then (leaving one partition's other memory free), charged
- * as kept buffers (so the first memory pressure frees them again, as before). DESIGN: e->wmu
- * guards the list only; allocations, frees and budget calls run without it. */
+ * seconds). For the same reason a preloaded key's stream should not pin either: after a
+ * preload, witness_prepin makes buffers for the key's witness size ahead of any job, as many as
+ * the budget holds then (leaving one partition's other memory free), up to twice the cache's
+ * size (e->wfree_prepin_max: partitions waiting in the device queue hold a witness too, so a
+ * stream under a full budget has more buffers out than there are workers), charged as kept
+ * buffers (so the first memory pressure frees them again, as before); the cache keeps that many
+ * from then on, so that none is freed when the stream's partitions give them back (freeing
+ * pinned memory stalls the GPU as pinning does). DESIGN: e->wmu guards the list and its sizes
+ * only; allocations, frees and budget calls run without it. */
 #include <stdlib.h>
 
 #include "cuzk/error.h"
@@ -144,7 +148,7 @@ unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
     unsigned made = 0;
     for (;;) {
         pthread_mutex_lock(&e->wmu);
-        int room = e->wfree_n < e->wfree_max;
+        int room = e->wfree_n < e->wfree_prepin_max;
         pthread_mutex_unlock(&e->wmu);
         struct cuzk_budget_stats st;
         cuzk_budget_get_stats(e->budget, &st);
@@ -157,6 +161,11 @@ unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
             cuzk_reservation_release_all(&r);
             break;
         }
+        /* the cache keeps what is made ahead: a stream's partitions (synthesizing, queued and
+         * proving) take them all, and none is freed when they come back */
+        pthread_mutex_lock(&e->wmu);
+        if (e->wfree_max < e->wfree_n + 1) e->wfree_max = e->wfree_n + 1;
+        pthread_mutex_unlock(&e->wmu);
         witness_put(e, w, n, &r); /* the charge goes with the buffer into the cache */
         cuzk_reservation_release_all(&r);
         made++;

@@ -128,10 +128,10 @@ static const struct cfg_row rows[] = {
      "Return freed memory to the system (malloc_trim) after freeing at least this much at once."},
     {"memory.pin_at_preload", CFG_BOOL, NULL, 0, 0, NULL, E(prepin_witness),
      "After a key is preloaded (PreloadSRS), make its partitions' witness buffers (pinned host\n"
-     "memory for a GPU; up to synthesis + GPU workers of them, as many as the budget holds)\n"
-     "before any job, so that the first jobs pin none while a GPU proves (pinning a 4 GB buffer\n"
-     "stalls the GPU's other work). They are charged to the budget as kept buffers and freed\n"
-     "first when memory is short."},
+     "memory for a GPU; as many as the budget holds, up to twice synthesis + GPU workers) before\n"
+     "any job, and keep them, so that no job pins or frees one while a GPU proves (pinning or\n"
+     "freeing a 4 GB buffer stalls the GPU's other work). They are charged to the budget as\n"
+     "kept buffers and freed first when memory is short."},
     {"memory.overtake", CFG_DURATION, NULL, 0, DAY, NULL, E(mem_overtake_ms),
      "Partitions that fit may start before one that waits for memory for this long; after\n"
      "that, the memory freed is held for the waiting one (no stream of small jobs starves a\n"
