@@ -93,9 +93,6 @@ void bench_input_free(struct bench_input *in);
  * err. *out is malloc'd (free() it) and NUL-terminated one past *len. */
 int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
 
-/* Standard base64 with padding of in[0 .. n) (Go's encoding of []byte in JSON), malloc'd and
- * NUL-terminated; NULL when out of memory. */
-char *bench_base64_encode(const uint8_t *in, size_t n);
 
 /* A fresh UUIDv4 string (37 bytes with the NUL). */
 void bench_uuid(char out[37]);
@@ -161,6 +158,7 @@ int bench_fc_main(int argc, char **argv);
 int bench_sector_commit_main(int argc, char **argv);
 /* gen-post (sector_commit.c): argv[0] = "gen-post"; returns the exit code. */
 int bench_gen_post_main(int argc, char **argv);
+int bench_gen_c1_main(int argc, char **argv);
 int bench_cmd_batch(const struct bench_args *a);
 int bench_cmd_stress(const struct bench_args *a);
 int bench_cmd_status(const struct bench_args *a);

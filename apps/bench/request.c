@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "cuzk/error.h"
+#include "util/base64.h"
 #include "util/file.h"
 #include "util/rand.h"
 
@@ -146,52 +147,6 @@ static int parse_hex(const char *what, const char *s, ProtobufCBinaryData *out,
     return BENCH_OK;
 }
 
-/* Standard base64 with padding (Go's encoding of []byte in JSON). Returns the length or -1. */
-static long base64_decode(const char *s, size_t n, uint8_t *out) {
-    static signed char map[256];
-    static int ready;
-    if (!ready) { /* benign race: every thread writes the same table */
-        memset(map, -1, sizeof map);
-        const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for (int i = 0; i < 64; i++) map[(unsigned char)a[i]] = (signed char)i;
-        ready = 1;
-    }
-    if (n % 4) return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        int pad = (s[i + 3] == '=') + (s[i + 2] == '=');
-        if (pad && i + 4 != n) return -1;
-        int v[4];
-        for (int k = 0; k < 4; k++) {
-            v[k] = k >= 4 - pad ? 0 : map[(unsigned char)s[i + (size_t)k]];
-            if (v[k] < 0) return -1;
-        }
-        uint32_t x =
-            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        out[o++] = (uint8_t)(x >> 16);
-        if (pad < 2) out[o++] = (uint8_t)(x >> 8);
-        if (pad < 1) out[o++] = (uint8_t)x;
-    }
-    return (long)o;
-}
-
-char *bench_base64_encode(const uint8_t *in, size_t n) {
-    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1);
-    if (!out) return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        const uint32_t x = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-                           (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = a[x >> 18 & 63];
-        out[o++] = a[x >> 12 & 63];
-        out[o++] = i + 1 < n ? a[x >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? a[x & 63] : '=';
-    }
-    out[o] = 0;
-    return out;
-}
-
 /* PoSt / SnapDeals vanilla proofs: a JSON array of base64 strings (Go's json.Marshal([][]byte)),
  * else the whole file is one raw proof (cuzk's bench does the same). */
 static int load_vanilla(struct bench_input *in, const char *path, char *err, size_t errlen) {
@@ -229,7 +184,7 @@ static int load_vanilla(struct bench_input *in, const char *path, char *err, siz
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(arr, i);
-        long got = base64_decode(json_string_value(s), json_string_length(s), bytes + off);
+        long got = cuzk_base64_decode(json_string_value(s), json_string_length(s), bytes + off);
         if (got < 0) {
             json_decref(arr);
             snprintf(err, errlen, "%s: entry %zu is not valid base64", path, i);
