@@ -26,6 +26,7 @@
 #include "circuits/merkle.h"
 #include "circuits/poseidon.h"
 #include "cuzk/error.h"
+#include "filecoin/c1.h"
 #include "filecoin/challenges.h"
 #include "filecoin/graph.h"
 #include "filecoin/post_proof.h"
@@ -35,6 +36,7 @@
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
 #include "test_util.h"
+#include "util/base64.h"
 #include "util/blake2b.h"
 #include "util/chacha.h"
 #include "util/file.h"
@@ -1094,6 +1096,210 @@ static void test_seal_vanilla(void) {
     json_decref(sectors);
 }
 
+
+/* ---- C1 outputs of the real sectors (filecoin/c1.h) --------------------------------------- */
+
+/* The vanilla sets a and b hold the same values (their files are equal). */
+static int same_vanilla(const struct cuzk_vanilla *a, const struct cuzk_vanilla *b) {
+    uint8_t *fa, *fb;
+    size_t na, nb;
+    CHECK(cuzk_vanilla_serialize(a, &fa, &na) == CUZK_OK);
+    CHECK(cuzk_vanilla_serialize(b, &fb, &nb) == CUZK_OK);
+    const int same = na == nb && !memcmp(fa, fb, na);
+    free(fa);
+    free(fb);
+    return same;
+}
+
+/* text with the first `from` after `after` replaced by `to` (same length), or NULL. */
+static char *edit(const char *text, const char *after, const char *from, const char *to) {
+    const char *at = strstr(text, after);
+    at = at ? strstr(at, from) : NULL;
+    if (!at || strlen(from) != strlen(to)) return NULL;
+    char *t = strdup(text);
+    memcpy(t + (at - text), to, strlen(to));
+    return t;
+}
+
+static int parse_text(const char *t, struct cuzk_c1 *c, char *err, size_t errlen) {
+    return cuzk_c1_parse((const uint8_t *)t, strlen(t), c, err, errlen);
+}
+
+/* Each real 2 KiB sector's PoRep vanilla proofs (seal_proof.h) written as the C1 that
+ * rust-fil-proofs' commit phase 1 makes, bare and in Curio's wrapper, read back into the same
+ * vanilla set; the request's side checks out with the sector's real miner (its prover_id as
+ * sectors-2k.json has it), sector number and registered proof (its porep_id likewise), and
+ * names the field when the miner, the sector, the seed or a parent is not the C1's; bad JSON,
+ * positions and roots are refused with the field named. */
+static void test_c1(void) {
+    json_t *sectors = load_json("sectors-2k.json");
+    size_t i;
+    json_t *s;
+    json_array_foreach(sectors, i, s) {
+        const char *name = jstr(s, "name");
+        struct cuzk_sdr_sector sec;
+        sector_of(s, &sec);
+        size_t len;
+        uint8_t *replica = load(jstr(json_object_get(s, "realdata_files"), "replica"), &len);
+        struct cuzk_fc_registered reg;
+        char err[400];
+        CHECK(cuzk_fc_registered_get(CUZK_FC_POREP,
+                                     jint(json_object_get(s, "registered_seal_proof")), &reg, err,
+                                     sizeof err) == CUZK_OK);
+        /* the miner of t0<id>, its prover_id and the proof's porep_id as the sealer had them */
+        const char *t0 = strstr(name, "-t0");
+        CHECK(t0 != NULL);
+        const uint64_t miner = strtoull(t0 + 3, NULL, 10);
+        uint8_t id[32];
+        cuzk_fc_prover_id(miner, id);
+        CHECK(!memcmp(id, sec.prover_id, 32));
+        cuzk_fc_porep_id(&reg, id);
+        CHECK(!memcmp(id, sec.porep_id, 32));
+        uint8_t seed[32];
+        for (int k = 0; k < 32; k++) seed[k] = (uint8_t)(i * 17 + (size_t)k * 5 + 1);
+        struct cuzk_vanilla v;
+        CHECK(cuzk_seal_vanilla_make(&sec, replica, len, seed, &reg.profile, reg.partitions, &v,
+                                     err, sizeof err) == CUZK_OK);
+        char *bare, *wrapped;
+        size_t nb, nw;
+        CHECK(cuzk_c1_write(&v, &reg, seed, sec.ticket, 0, 0, &bare, &nb, err, sizeof err) ==
+              CUZK_OK);
+        CHECK(cuzk_c1_write(&v, &reg, seed, sec.ticket, 1, sec.sector_id, &wrapped, &nw, err,
+                            sizeof err) == CUZK_OK);
+        struct cuzk_c1 c;
+        CHECK(parse_text(bare, &c, err, sizeof err) == CUZK_OK);
+        CHECK(!c.wrapped && c.reg.number == reg.number && same_vanilla(&c.v, &v));
+        CHECK(!memcmp(c.ticket, sec.ticket, 32) && !memcmp(c.seed, seed, 32));
+        CHECK(cuzk_c1_check(&c, miner, sec.sector_id, err, sizeof err) == CUZK_OK);
+        cuzk_c1_free(&c);
+        CHECK(parse_text(wrapped, &c, err, sizeof err) == CUZK_OK);
+        CHECK(c.wrapped && c.sector_num == sec.sector_id && c.sector_size == 2048);
+        CHECK(same_vanilla(&c.v, &v));
+        CHECK(cuzk_vanilla_check(&c.v, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_c1_check(&c, miner, sec.sector_id, err, sizeof err) == CUZK_OK);
+        printf("c1: %s (%s): %zu bytes of C1 JSON (%zu wrapped) read back into the same "
+               "partition; replica id, challenges and parents re-derived from miner %llu, "
+               "sector %llu, the ticket and the seed\n",
+               name, reg.name, nb, nw, (unsigned long long)miner,
+               (unsigned long long)sec.sector_id);
+        /* the request's side, each field named */
+        CHECK(cuzk_c1_check(&c, miner + 1, 0, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "replica_id"));
+        CHECK(cuzk_c1_check(&c, miner, sec.sector_id + 7, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "sector_number"));
+        c.seed[5] ^= 1;
+        CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_EINVAL && strstr(err, "seed"));
+        c.seed[5] ^= 1;
+        struct cuzk_fc_porep_challenge *ch =
+            (struct cuzk_fc_porep_challenge *)&c.v.parts[0].v.porep.challenges[1];
+        ch->parents[9] ^= 1;
+        CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "parents"));
+        cuzk_c1_free(&c);
+        if (i == 0) {
+            /* the format's refusals, each naming its field */
+            const struct {
+                const char *after, *from, *to, *field;
+                int rc;
+            } bad[] = {
+                {"\"registered_proof\":\"", "2KiBV1", "2KiBV9", "registered_proof", CUZK_EINVAL},
+                {"\"comm_d_proofs\"", "\"index\":", "\"indey\":", "comm_d_proofs", CUZK_EFORMAT},
+                {"\"drg_parents\"", "\"rows\"", "\"rowz\"", "drg_parents", CUZK_EFORMAT},
+                {"\"comm_r_last_proof\":{\"data\":{\"", "Single", "Singl_", "comm_r_last_proof",
+                 CUZK_EFORMAT},
+                {"\"labeling_proofs\"", "\"layer_index\":1", "\"layer_index\":2", "labeling_proofs",
+                 CUZK_EFORMAT},
+                {"\"encoding_proof\"", "\"parents\"", "\"parentz\"", "encoding_proof",
+                 CUZK_EFORMAT},
+                {"\"vanilla_proofs\":{\"", "StackedDrg2KiBV1\"", "StackedDrg8MiBV1\"",
+                 "vanilla_proofs", CUZK_EFORMAT},
+            };
+            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+                char *t = edit(bare, bad[b].after, bad[b].from, bad[b].to);
+                CHECK(t != NULL);
+                if (!t) continue;
+                const int rc = parse_text(t, &c, err, sizeof err);
+                CHECK(rc == bad[b].rc && strstr(err, bad[b].field));
+                if (rc != bad[b].rc || !strstr(err, bad[b].field))
+                    printf("c1 refusal %zu: rc %d: %s\n", b, rc, err);
+                free(t);
+            }
+            /* a position in a path that is not the node's digit */
+            const char *at = strstr(strstr(bare, "\"comm_r_last_proof\""), "\"index\":");
+            char *t = strdup(bare);
+            char *d = t + (at - bare) + 8;
+            *d = *d == '0' ? '1' : '0';
+            CHECK(parse_text(t, &c, err, sizeof err) == CUZK_EFORMAT && strstr(err, "position"));
+            free(t);
+            /* a zero seed, a truncated document */
+            const char *seed_at = strstr(bare, "\"seed\":[");
+            t = strdup(bare);
+            char *q = t + (seed_at - bare) + 8;
+            for (int k = 0; k < 32; k++) { /* every byte "0" padded to its width */
+                char *e = strchr(q, k < 31 ? ',' : ']');
+                memset(q, ' ', (size_t)(e - q));
+                q[0] = '0';
+                q = e + 1;
+            }
+            CHECK(parse_text(t, &c, err, sizeof err) == CUZK_EINVAL && strstr(err, "seed"));
+            free(t);
+            CHECK(cuzk_c1_parse((const uint8_t *)bare, nb / 2, &c, err, sizeof err) ==
+                      CUZK_EFORMAT &&
+                  strstr(err, "not JSON"));
+            /* the wrapper: its size, its base64 */
+            t = edit(wrapped, "\"SectorSize\":", "2048", "4096");
+            CHECK(parse_text(t, &c, err, sizeof err) == CUZK_EINVAL && strstr(err, "SectorSize"));
+            free(t);
+            t = edit(wrapped, "\"Phase1Out\":\"", "\"", "\"");
+            t[strstr(t, "\"Phase1Out\":\"") - t + 14] = '*';
+            CHECK(parse_text(t, &c, err, sizeof err) == CUZK_EFORMAT && strstr(err, "base64"));
+            free(t);
+            CHECK(parse_text("{\"SectorNum\":1}", &c, err, sizeof err) == CUZK_EFORMAT &&
+                  strstr(err, "neither"));
+            /* a sector size with no circuit */
+            struct cuzk_fc_registered big;
+            CHECK(cuzk_fc_registered_by_name(CUZK_FC_POREP, "StackedDrg64GiBV1_1", &big, err,
+                                             sizeof err) == CUZK_EUNSUPPORTED);
+            t = edit(bare, "\"registered_proof\":\"", "StackedDrg2KiBV1", "StackedDrg64GiBV1");
+            if (!t) { /* not the same length: build it */
+                const char *rest = strstr(bare, "\",\"vanilla_proofs\"");
+                size_t n = strlen(rest) + 64;
+                t = malloc(n);
+                snprintf(t, n, "{\"registered_proof\":\"StackedDrg64GiBV1_1%s", rest);
+            }
+            CHECK(parse_text(t, &c, err, sizeof err) == CUZK_EUNSUPPORTED && strstr(err, "64"));
+            free(t);
+        }
+        free(bare);
+        free(wrapped);
+        cuzk_vanilla_free(&v);
+        free(replica);
+    }
+    /* every PoRep registered proof by its name, and one that is not */
+    for (uint64_t n = 0; n < 20; n++) {
+        struct cuzk_fc_registered a, b;
+        char e1[200], e2[200];
+        const int r1 = cuzk_fc_registered_get(CUZK_FC_POREP, n, &a, e1, sizeof e1);
+        const int r2 = cuzk_fc_registered_by_name(CUZK_FC_POREP, a.name, &b, e2, sizeof e2);
+        CHECK(r1 == r2 && b.number == n);
+    }
+    struct cuzk_fc_registered x;
+    char e[200];
+    CHECK(cuzk_fc_registered_by_name(CUZK_FC_POREP, "StackedDrgWindow32GiBV1", &x, e, sizeof e) ==
+              CUZK_EINVAL &&
+          strstr(e, "RegisteredSealProof"));
+    /* prover ids: LEB128 of the actor id */
+    uint8_t id[32];
+    cuzk_fc_prover_id(0, id);
+    CHECK(id[0] == 0 && id[1] == 0);
+    cuzk_fc_prover_id(1000, id);
+    CHECK(id[0] == 0xe8 && id[1] == 0x07 && id[2] == 0);
+    cuzk_fc_prover_id(UINT64_MAX, id);
+    CHECK(id[8] == 0xff && id[9] == 0x01 && id[10] == 0);
+    json_decref(sectors);
+}
+
 int main(void) {
     test_init("test_fc_real");
     const char *env = getenv("CUZK_REALDATA");
@@ -1120,6 +1326,7 @@ int main(void) {
     test_post_entries_curio();
     test_post_entries_2k();
     test_seal_vanilla();
+    test_c1();
     json_decref(kats);
     return test_finish();
 }

@@ -126,6 +126,38 @@ int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_
                      kind_ranges[kind]);
 }
 
+int cuzk_fc_registered_by_name(enum cuzk_fc_kind kind, const char *name,
+                               struct cuzk_fc_registered *out, char *err, size_t errlen) {
+    for (size_t f = 0; f < N_FAMILIES; f++) {
+        if (families[f].kind != kind) continue;
+        for (unsigned si = 0; si < N_SIZES; si++) {
+            char have[64];
+            snprintf(have, sizeof have, "%s%s%s", families[f].prefix, size_names[si],
+                     families[f].suffix);
+            if (!strcmp(have, name))
+                return cuzk_fc_registered_get(kind, families[f].base + si, out, err, errlen);
+        }
+    }
+    memset(out, 0, sizeof *out);
+    return cuzk_errf(err, errlen, CUZK_EINVAL, "registered proof \"%.64s\" is not one of %s", name,
+                     (unsigned)kind <= CUZK_FC_WINNING ? kind_ranges[kind] : "any kind");
+}
+
+void cuzk_fc_porep_id(const struct cuzk_fc_registered *r, uint8_t out[32]) {
+    memset(out, 0, 32);
+    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(r->number >> (8 * i));
+}
+
+void cuzk_fc_prover_id(uint64_t miner_id, uint8_t out[32]) {
+    memset(out, 0, 32);
+    int i = 0;
+    do {
+        const uint8_t low = (uint8_t)(miner_id & 0x7f);
+        miner_id >>= 7;
+        out[i++] = (uint8_t)(low | (miner_id ? 0x80 : 0));
+    } while (miner_id);
+}
+
 int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
                                 struct cuzk_fc_registered *out, char *err, size_t errlen) {
     int si = -1;

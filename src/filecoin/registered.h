@@ -59,6 +59,18 @@ int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_
 int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
                                 struct cuzk_fc_registered *out, char *err, size_t errlen);
 
+/* The registered proof of a kind by its name (filecoin-proofs-api's variant name, as a PoRep
+ * C1 output's registered_proof says it: "StackedDrg32GiBV1_1"). Returns as
+ * cuzk_fc_registered_get; CUZK_EINVAL naming the kind's range for a name it does not have. */
+int cuzk_fc_registered_by_name(enum cuzk_fc_kind kind, const char *name,
+                               struct cuzk_fc_registered *out, char *err, size_t errlen);
+/* A PoRep's porep_id (filecoin-proofs-api RegisteredSealProof::porep_id): the registered proof
+ * number as u64 little-endian, then its nonce (0) as u64 little-endian, then 16 zero bytes. It
+ * seeds the graph (filecoin/graph.h) and enters the replica id (filecoin/sdr.h). */
+void cuzk_fc_porep_id(const struct cuzk_fc_registered *r, uint8_t out[32]);
+/* A miner's prover_id: the payload of its ID address, the actor id as unsigned LEB128, then
+ * zero bytes to 32 (what lotus and Curio pass as prover_id). */
+void cuzk_fc_prover_id(uint64_t miner_id, uint8_t out[32]);
 /* 1 when p is the profile of a registered proof of its kind for some sector size (not a test
  * profile such as porep-c9); 0 otherwise. */
 int cuzk_fc_profile_is_sector(const struct cuzk_fc_profile *p);

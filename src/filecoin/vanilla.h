@@ -130,6 +130,12 @@ uint64_t cuzk_vanilla_nodes(const struct cuzk_fc_profile *p);
  * first), layer by layer with the real labelling rule; labels[L]. */
 void cuzk_vanilla_porep_labels(const struct cuzk_fc_profile *p, const cuzk_fr *replica_id,
                                uint64_t node, const cuzk_fr *parent_columns, cuzk_fr *labels);
+/* PoRep: the 37 parent labels that layer `layer` (1 .. L) of a node hashes, from its 14
+ * parents' columns: layer 1 the 6 DRG parents' first labels, repeated (6 x 6, then the first);
+ * later layers the DRG parents' labels of that layer and the expander parents' of the layer
+ * below, the 14 repeated (14, 14, then 9). What a C1's labeling proofs carry. exp[37]. */
+void cuzk_vanilla_porep_label_parents(const struct cuzk_fc_profile *p,
+                                      const cuzk_fr *parent_columns, unsigned layer, cuzk_fr *exp);
 /* SnapDeals: the h of h_index, phi = H_gen(comm_d_new, comm_r_old), rho = H_gen(phi, c_high)
  * (Poseidon arity 2, Custom(1) tag), and partition k's challenges (c of them, each a tree-D
  * leaf index: the random bits from H_gen(comm_r_new, k * digests + j), then k on top). */

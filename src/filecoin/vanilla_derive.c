@@ -79,20 +79,25 @@ void cuzk_vanilla_comm_r(const cuzk_fr *comm_c, const cuzk_fr *root, cuzk_fr *co
     cuzk_poseidon_hash_merkle(2, in, comm_r);
 }
 
+void cuzk_vanilla_porep_label_parents(const struct cuzk_fc_profile *p, const cuzk_fr *cols,
+                                      unsigned layer, cuzk_fr *exp) {
+    const unsigned L = p->layers;
+    for (unsigned k = 0; k < CUZK_FC_TOTAL_PARENTS; k++) {
+        if (layer == 1) {
+            unsigned q = k < 36 ? k % CUZK_FC_DRG_PARENTS : 0;
+            exp[k] = cols[q * L];
+        } else {
+            unsigned q = k % POREP_PARENTS;
+            exp[k] = cols[q * L + (q < CUZK_FC_DRG_PARENTS ? layer - 1 : layer - 2)];
+        }
+    }
+}
+
 void cuzk_vanilla_porep_labels(const struct cuzk_fc_profile *p, const cuzk_fr *replica_id,
                                uint64_t node, const cuzk_fr *cols, cuzk_fr *labels) {
-    const unsigned L = p->layers;
     cuzk_fr exp[CUZK_FC_TOTAL_PARENTS];
-    for (unsigned layer = 1; layer <= L; layer++) {
-        for (unsigned k = 0; k < CUZK_FC_TOTAL_PARENTS; k++) {
-            if (layer == 1) {
-                unsigned q = k < 36 ? k % CUZK_FC_DRG_PARENTS : 0;
-                exp[k] = cols[q * L];
-            } else {
-                unsigned q = k % POREP_PARENTS;
-                exp[k] = cols[q * L + (q < CUZK_FC_DRG_PARENTS ? layer - 1 : layer - 2)];
-            }
-        }
+    for (unsigned layer = 1; layer <= p->layers; layer++) {
+        cuzk_vanilla_porep_label_parents(p, cols, layer, exp);
         cuzk_fc_label_native(&labels[layer - 1], replica_id, layer, node, exp);
     }
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "filecoin/c1.h"
 #include "filecoin/pce.h"
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
@@ -204,6 +205,37 @@ static int check_snap_comms(const struct fc_kind *fk, const struct cuzk_fc_args 
     return CUZK_OK;
 }
 
+/* A PoRep C1 (filecoin/c1.h), wrapped as Curio and lotus-bench send it or not: its registered
+ * proof must be the request's (when given), as must its sector size; then the request's public
+ * values (miner, sector, and from them the replica id, the challenges and the parents) are
+ * checked against it. */
+static int c1_input(const struct fc_kind *fk, const uint8_t *in, size_t len,
+                    const struct cuzk_fc_args *a, struct cuzk_vanilla *v, char *err,
+                    size_t errlen) {
+    struct cuzk_c1 c;
+    char why[320];
+    int rc = cuzk_c1_parse(in, len, &c, why, sizeof why);
+    if (!rc && a && a->registered_proof && a->registered_proof != c.reg.number)
+        rc = cuzk_errf(why, sizeof why, CUZK_EINVAL,
+                       "registered_proof: the request's %llu, the C1's %llu (%s)",
+                       (unsigned long long)a->registered_proof, (unsigned long long)c.reg.number,
+                       c.reg.name);
+    if (!rc && a && a->sector_size && a->sector_size != c.reg.sector_size)
+        rc = cuzk_errf(why, sizeof why, CUZK_EINVAL,
+                       "sector_size: the request's %llu, the C1's %llu (%s)",
+                       (unsigned long long)a->sector_size, (unsigned long long)c.reg.sector_size,
+                       c.reg.name);
+    if (!rc && a) rc = cuzk_c1_check(&c, a->miner_id, a->sector_number, why, sizeof why);
+    if (rc) {
+        cuzk_c1_free(&c);
+        return cuzk_errf(err, errlen, rc, "%s: %s", fk->k.name, why);
+    }
+    *v = c.v; /* the partitions change hands */
+    memset(&c.v, 0, sizeof c.v);
+    cuzk_c1_free(&c);
+    return CUZK_OK;
+}
+
 /* Input that is not a cuzk vanilla file: PoSt's bincode entries as Filecoin's clients send
  * them (filecoin/post_proof.h), selected and checked by the request's arguments; for the other
  * kinds, a sentence saying what was recognised. */
@@ -215,13 +247,9 @@ static int foreign_input(const struct fc_kind *fk, const uint8_t *in, size_t len
     while (lead < len &&
            (in[lead] == ' ' || in[lead] == '\t' || in[lead] == '\n' || in[lead] == '\r'))
         lead++;
+    if (fk->fk == CUZK_FC_POREP && lead < len && in[lead] == '{')
+        return c1_input(fk, in, len, a, v, err, errlen);
     if (fk->fk == CUZK_FC_POREP || fk->fk == CUZK_FC_SNAP) {
-        if (fk->fk == CUZK_FC_POREP && lead < len && in[lead] == '{')
-            return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                             "%s: the vanilla proof is JSON (a C1 output, {\"SectorNum\", "
-                             "\"Phase1Out\", ...}); this cuzk reads PoRep vanilla proofs as "
-                             "cuzk vanilla files (cuzk-bench gen-vanilla, docs/filecoin.md)",
-                             fk->k.name);
         char why[200];
         int rc = cuzk_vanilla_parse(v, in, len, why, sizeof why); /* fails: no magic */
         return cuzk_errf(err, errlen, rc,

@@ -6,7 +6,10 @@
  * entries concatenated). The file names its profile (e.g. "porep-c1-l2-d3-r1") and holds the
  * job's partitions. The PoSt kinds also take what Filecoin's clients send: witness bytes that
  * are bincode FallbackPoStSectorProof entries (filecoin/post_proof.h) with the request's
- * struct cuzk_fc_args (below), which select the profile and check the challenges. The request's
+ * struct cuzk_fc_args (below), which select the profile and check the challenges; the PoRep kind
+ * takes JSON input as a commit-phase-1 output (filecoin/c1.h: SealCommitPhase1Output, or
+ * Curio's {SectorNum, Phase1Out, SectorSize} wrapper), whose replica id, challenges and parents
+ * are checked against the request's miner_id, sector_number and registered_proof. The request's
  * circuit id may be empty; when given it must name the same profile. The key id is the canonical
  * profile name: jobs of one profile share one key.
  *
@@ -59,10 +62,12 @@
  *   randomness (has_randomness: the request carried 32 bytes)  PoSt: every inclusion proof
  *       must be of the leaf it challenges;
  *   partition_index  WindowPoSt: the partition's place (challenge indices before api 1.2);
+ *   miner_id, sector_number  PoRep with a C1: the prover_id and sector of the replica id (a
+ *       non-zero sector_number must be the wrapper's SectorNum);
  *   comm_r_old, comm_r_new, comm_d_new (has_comm: bits 1, 2, 4 for the ones the request
  *       carried, 32 bytes each: Fr little-endian, the digests of the sector's CIDs)  SnapDeals:
  *       each must be the vanilla proofs' value, the public inputs the proof is checked against;
- *   sector_number, miner_id  not inputs of the circuits. */
+ *   otherwise sector_number and miner_id are not inputs of the circuits. */
 struct cuzk_fc_args {
     uint64_t registered_proof, sector_size, sector_number, miner_id;
     uint32_t partition_index, has_randomness;
