@@ -45,6 +45,9 @@ static const char usage[] =
     "            --p-aux FILE --sector-id N)...: the PoSt vanilla proofs a prover sends for\n"
     "            small sealed sectors (bincode FallbackPoStSectorProof entries as a JSON array\n"
     "            of base64, for single/batch --vanilla); no daemon\n"
+    "  gen-c1 --registered-proof N --replica FILE --miner-id M --sector-id N --ticket HEX\n"
+    "            --comm-d HEX --seed HEX [--bare] -o FILE: the PoRep C1 output of a small\n"
+    "            sealed sector, in the wrapper Curio sends (for single --c1); no daemon\n"
     "\n"
     "global options:\n"
     "  -a, --addr ADDR       daemon address: unix:///path, host:port or http://host:port\n"
@@ -423,6 +426,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "sector-commit"))
         return bench_sector_commit_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "gen-post")) return bench_gen_post_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "gen-c1")) return bench_gen_c1_main(argc - 1, argv + 1);
     struct bench_args a = {
         .addr = BENCH_DEFAULT_ADDR,
         .log_level = "info",

@@ -30,7 +30,20 @@
  * bincode FallbackPoStSectorProof per sector (what `single/batch --vanilla` send as
  * vanilla_proofs, and Go's json.Marshal of [][]byte); one line per sector is printed:
  * "sector ID comm_r HEX bytes N". Exit codes as sector-commit's (1: a p_aux's comm_r_last is
- * not the replica's tree root). */
+ * not the replica's tree root).
+ *
+ * gen-c1: the PoRep commit-phase-1 output a sealer makes for a small sealed sector, as Curio
+ * sends it to a C2 prover (filecoin/c1.h):
+ *
+ *   cuzk-bench gen-c1 --registered-proof N --replica FILE --miner-id M --sector-id N
+ *       --ticket HEX --comm-d HEX --seed HEX [--bare] -o FILE
+ *
+ * N is a RegisteredSealProof (interactive PoRep: 0..4, 5..9) of a size held in memory; the
+ * prover_id is the miner's (LEB128 of M), porep_id the registered proof's. FILE gets the wrapper
+ * {"SectorNum","Phase1Out","SectorSize"} (the file `single --c1` sends), or with --bare the
+ * SealCommitPhase1Output JSON itself; one line is printed: "c1 REGISTERED partitions P bytes
+ * N replica_id HEX". Exit codes as sector-commit's (1: the replica's data does not have
+ * --comm-d, a replica sealed from other inputs). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
@@ -39,9 +52,12 @@
 
 #include "bench.h"
 #include "cuzk/error.h"
+#include "filecoin/c1.h"
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
 #include "filecoin/sdr.h"
+#include "filecoin/seal_proof.h"
+#include "util/base64.h"
 #include "util/file.h"
 
 /* 64 hex digits (optionally after "0x") into 32 bytes, in the order written. */
@@ -355,7 +371,7 @@ int bench_gen_post_main(int argc, char **argv) {
         size_t len = 0;
         char *b64 = NULL;
         if (cuzk_post_entries_write(&pe, i, 1, &bytes, &len) ||
-            !(b64 = bench_base64_encode(bytes, len))) {
+            !(b64 = cuzk_base64_encode(bytes, len))) {
             rc = BENCH_INTERNAL;
         } else {
             fprintf(f, "%s\"%s\"", i ? "," : "", b64);
@@ -378,4 +394,111 @@ int bench_gen_post_main(int argc, char **argv) {
     cuzk_post_entries_free(&pe);
     for (size_t i = 0; i < n; i++) free(rep[i]);
     return rc;
+}
+
+int bench_gen_c1_main(int argc, char **argv) {
+    enum { O_REG = 1, O_REPLICA, O_MINER, O_SECTOR, O_TICKET, O_COMMD, O_SEED, O_BARE, O_OUT };
+    static const struct option opts[] = {{"registered-proof", 1, 0, O_REG},
+                                         {"replica", 1, 0, O_REPLICA},
+                                         {"miner-id", 1, 0, O_MINER},
+                                         {"sector-id", 1, 0, O_SECTOR},
+                                         {"ticket", 1, 0, O_TICKET},
+                                         {"comm-d", 1, 0, O_COMMD},
+                                         {"seed", 1, 0, O_SEED},
+                                         {"bare", 0, 0, O_BARE},
+                                         {"output", 1, 0, O_OUT},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    uint64_t reg_no = 0, miner = 0, sector = 0;
+    unsigned have = 0; /* one bit per required option */
+    int bare = 0;
+    uint8_t ticket[32], comm_d[32], seed[32];
+    const char *replica_path = NULL, *out = NULL;
+    int c;
+    optind = 1;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case O_REG: bad = u64_arg("--registered-proof", optarg, &reg_no); break;
+        case O_REPLICA: replica_path = optarg; break;
+        case O_MINER: bad = u64_arg("--miner-id", optarg, &miner); break;
+        case O_SECTOR: bad = u64_arg("--sector-id", optarg, &sector); break;
+        case O_TICKET: bad = hex32_arg("--ticket", optarg, ticket); break;
+        case O_COMMD: bad = hex32_arg("--comm-d", optarg, comm_d); break;
+        case O_SEED: bad = hex32_arg("--seed", optarg, seed); break;
+        case O_BARE: bare = 1; break;
+        case 'o':
+        case O_OUT: out = optarg; break;
+        case 'h':
+            puts("usage: cuzk-bench gen-c1 --registered-proof N --replica FILE --miner-id M "
+                 "--sector-id N --ticket HEX --comm-d HEX --seed HEX [--bare] -o FILE");
+            return BENCH_OK;
+        default: return BENCH_USAGE;
+        }
+        if (bad) return BENCH_USAGE;
+        if (c >= O_REG && c <= O_SEED) have |= 1u << c;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cuzk-bench: gen-c1: unexpected argument '%s'\n", argv[optind]);
+        return BENCH_USAGE;
+    }
+    if (have != 0xfeu || !out) {
+        fprintf(stderr, "cuzk-bench: gen-c1 needs --registered-proof, --replica, --miner-id, "
+                        "--sector-id, --ticket, --comm-d, --seed and -o\n");
+        return BENCH_USAGE;
+    }
+    struct cuzk_fc_registered reg;
+    char err[400];
+    if (cuzk_fc_registered_get(CUZK_FC_POREP, reg_no, &reg, err, sizeof err)) {
+        fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);
+        return BENCH_ERROR;
+    }
+    if (reg.synthetic || reg.sector_size > CUZK_SDR_MAX_SECTOR_BYTES) {
+        fprintf(stderr, "cuzk-bench: gen-c1 makes interactive PoRep C1s of sectors held in "
+                        "memory (2 KiB, 8 MiB); %s is not one\n",
+                reg.name);
+        return BENCH_ERROR;
+    }
+    struct cuzk_sdr_sector sec = {.sector_size = reg.sector_size, .api = reg.api,
+                                  .sector_id = sector};
+    cuzk_fc_porep_id(&reg, sec.porep_id);
+    cuzk_fc_prover_id(miner, sec.prover_id);
+    memcpy(sec.ticket, ticket, 32);
+    memcpy(sec.comm_d, comm_d, 32);
+    uint8_t *rep = NULL;
+    int rc = read_sector_file("--replica", replica_path, reg.sector_size, &rep);
+    if (rc) return rc;
+    struct cuzk_vanilla v;
+    int e = cuzk_seal_vanilla_make(&sec, rep, reg.sector_size, seed, &reg.profile,
+                                   reg.partitions, &v, err, sizeof err);
+    free(rep);
+    if (e) {
+        fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);
+        return e == CUZK_ENOMEM ? BENCH_INTERNAL : e == CUZK_EINVAL ? BENCH_PROOF_FAILED
+                                                                     : BENCH_ERROR;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    e = cuzk_c1_write(&v, &reg, seed, ticket, !bare, sector, &text, &len, err, sizeof err);
+    uint8_t rid[32];
+    cuzk_fr_to_bytes_le(rid, &v.parts[0].v.porep.replica_id);
+    cuzk_vanilla_free(&v);
+    if (e) {
+        fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);
+        return BENCH_INTERNAL;
+    }
+    FILE *f = fopen(out, "w");
+    rc = BENCH_OK;
+    if (!f || fwrite(text, 1, len, f) != len) rc = BENCH_ERROR;
+    if (f && fclose(f)) rc = BENCH_ERROR;
+    free(text);
+    if (rc) {
+        fprintf(stderr, "cuzk-bench: gen-c1: %s: cannot write\n", out);
+        return rc;
+    }
+    printf("c1 %s partitions %u bytes %zu replica_id ", reg.name, reg.partitions, len);
+    for (int k = 0; k < 32; k++) printf("%02x", rid[k]);
+    printf("\n");
+    return BENCH_OK;
 }

@@ -9,7 +9,8 @@
 # set up on its first job (the srs= figure of its timings line); each step prints its wall time.
 # Then WindowPoSt and WinningPoSt as Curio sends them (bincode entries from `cuzk-bench
 # gen-post` over the real 2 KiB sectors, registered_proof + sector_size + randomness), and the
-# refusals of mismatched fields.
+# refusals of mismatched fields; then a PoRep C1 output of a real 2 KiB sector (`cuzk-bench
+# gen-c1`) in Curio's wrapper through `single --c1`, after its refusals.
 #   fc_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
 daemon=$1
@@ -217,8 +218,44 @@ refuse UNIMPLEMENTED 14 68719476736 "$rnd" "64 GiB sectors (tree 8-8-2) have no 
 refuse INVALID_ARGUMENT 3 2048 "$rnd" "registered_proof 3 is not a WindowPoSt proof"
 took "curio-shaped refusals"
 
+# ---- PoRep C2 as Curio sends it: a C1 output of a real 2 KiB sector -------------------------
+# gen-c1 makes the sector's commit-phase-1 output (the real replica id, trees, challenges of
+# the seed and parents of the graph) in the {SectorNum, Phase1Out, SectorSize} wrapper; the
+# daemon checks the replica id, the challenges and the parents against miner_id,
+# sector_number and registered_proof, proves porep-c2-l2-d6-r2 (the real 2 KiB circuit, 2.7 M
+# constraints: its key is set up here) and verifies the proof before it answers.
+ticket=79ac3dd7defaad6d40e033a1c89124df3cbefdf072868b1924e562f0d4204189
+"$bench" gen-c1 --registered-proof 5 --replica "$real/lotus-mir-t01000-1.sealed" \
+  --miner-id 1000 --sector-id 1 --ticket "$ticket" \
+  --comm-d 40dacdaed73bc8f0f32b40e933787f44d86026ff8da3b3c05b9979ebaceced06 \
+  --seed "$rnd" -o "$work/c1.json" > "$work/gen-c1.txt" || fail "gen-c1"
+grep -q '^c1 StackedDrg2KiBV1_1 partitions 1 bytes [0-9]* replica_id 5369798cb376b2e2cafab4d595f30bf5c20e8bff4070fcdc328cddb8eddd451b$' \
+  "$work/gen-c1.txt" || fail "gen-c1: the sector's real replica id ($(cat "$work/gen-c1.txt"))"
+took "gen-c1 (a real 2 KiB sector)"
+# c1refuse REGISTERED SECTOR_SIZE MINER SECTOR WANT
+c1refuse() {
+  local rc=0
+  "$bench" -a "$a" --log-level warn single -t porep --c1 "$work/c1.json" \
+    --registered-proof "$1" --sector-size "$2" --miner-id "$3" --sector-num "$4" \
+    > "$work/refused.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 3 ] || fail "c1refuse $1/$3/$4: single exit $rc, not 3"
+  grep -q "INVALID_ARGUMENT.*$5" "$work/refused.txt" ||
+    fail "c1refuse: no INVALID_ARGUMENT naming '$5': $(cat "$work/refused.txt")"
+}
+c1refuse 5 2048 1001 1 "replica_id: the C1's 5369798cb376b2e2... is not"
+c1refuse 5 2048 1000 2 "sector_number: the request's 2, the C1's SectorNum 1"
+c1refuse 8 0 1000 1 "registered_proof: the request's 8, the C1's 5"
+c1refuse 5 34359738368 1000 1 "sector_size: the request's 34359738368, the C1's 2048"
+took "C1 refusals (at submission)"
+"$bench" -a "$a" --log-level warn --timeout 3600 single -t porep --c1 "$work/c1.json" \
+  --registered-proof 5 --miner-id 1000 --sector-num 1 --proof-out "$work/c1.proof" \
+  > "$work/c1.txt" || fail "single --c1: exit $?"
+grep -q '^status:    COMPLETED$' "$work/c1.txt" || fail "single --c1: status"
+[ "$(stat -c %s "$work/c1.proof")" -eq 192 ] || fail "single --c1: proof length"
+took "single --c1 (key setup of 2.7 M rows + proof)"
+
 "$bench" -a "$a" status > "$work/status.txt" || fail "status"
-grep -q '^proofs completed: *7$' "$work/status.txt" || fail "status: 7 proofs completed"
+grep -q '^proofs completed: *8$' "$work/status.txt" || fail "status: 8 proofs completed"
 grep -q '^proofs failed: *1$' "$work/status.txt" || fail "status: 1 proof failed"
 
 kill -TERM "$pid"
