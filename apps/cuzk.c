@@ -38,8 +38,8 @@ static const char usage[] =
     "  verify <verification_key.json> <public.json> <proof.json>\n"
     "  setup <r1cs> <zkey>         INSECURE development setup (random secrets, tests only)\n"
     "  setup-params <r1cs> <key.params> <key.vk>\n"
-    "                              the same, written as bellperson's .params and .vk files (a\n"
-    "                              key for cuzk: its h is in cuzk's basis, docs/filecoin.md)\n"
+    "                              the same, written as bellperson's .params and .vk files (h\n"
+    "                              in bellperson's basis, docs/filecoin.md)\n"
     "  export-vk <zkey> <verification_key.json>\n"
     "  info <file>                 what an .r1cs/.wtns/.zkey/.json file holds\n"
     "  proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>\n"
@@ -291,7 +291,8 @@ out:
     return ret;
 }
 
-/* The points-only development key of an r1cs, as bellperson's files. */
+/* The points-only development key of an r1cs, as bellperson's files: H in bellperson's
+ * coefficient basis, so that the .params file is one bellperson's prover reads as its own. */
 static int cmd_setup_params(char **a) {
     char err[512] = "";
     struct cuzk_r1cs r = {0};
@@ -312,7 +313,8 @@ static int cmd_setup_params(char **a) {
         goto out;
     }
     if (opt.seeded) cuzk_rng_seed(&rng, opt.seed);
-    struct cuzk_keygen_opts ko = {.rng = opt.seeded ? &rng : NULL, .setup.device = opt.device};
+    struct cuzk_keygen_opts ko = {
+        .rng = opt.seeded ? &rng : NULL, .setup.device = opt.device, .h_basis = CUZK_H_COEFF};
     ko.setup.gpu = setup_gpu_mode();
     if ((rc = cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err))) {
         ret = report("setup-params", rc, err);

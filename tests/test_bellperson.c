@@ -8,9 +8,11 @@
  *     check skipped), random byte flips: each refused with a sentence naming the field, never a
  *     crash;
  *   - round trips of the dev setup's keys of tests/data/formats/circuit.r1cs (filtered and
- *     dense): key -> .params / .vk -> key is the same key, and its proofs are byte-identical and
- *     verify; the streaming import into a key file (both encodings) gives the same key; a
- *     file in bellperson's h basis is refused with CUZK_EUNSUPPORTED.
+ *     dense, h in bellperson's coefficient basis): key -> .params / .vk -> key is the same key
+ *     (h of domain - 1 points, CUZK_H_COEFF), and its proofs are byte-identical and verify; the
+ *     streaming import into a key file (both encodings) gives the same key; a key in the snarkjs
+ *     basis is not written as a .params file, but a file with a snarkjs-basis h (domain points,
+ *     what cuzk wrote before) still reads and proves; an h of another count is refused.
  * The Filecoin kinds' lookup of such files is test_fc_params.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +275,8 @@ static int same_keydata(const struct cuzk_groth16_keydata *x,
                         const struct cuzk_groth16_keydata *y) {
     const struct cuzk_g16key_info *a = &x->info, *b = &y->info;
     if (a->n_vars != b->n_vars || a->n_public != b->n_public || a->domain_size != b->domain_size ||
-        a->n_a != b->n_a || a->n_b != b->n_b || a->cs_checksum != b->cs_checksum)
+        a->n_a != b->n_a || a->n_b != b->n_b || a->cs_checksum != b->cs_checksum ||
+        a->h_basis != b->h_basis)
         return 0;
     size_t nc = (size_t)a->n_vars - a->n_public - 1;
     return eq1(&a->alpha1, &b->alpha1) && eq1(&a->beta1, &b->beta1) &&
@@ -286,7 +289,7 @@ static int same_keydata(const struct cuzk_groth16_keydata *x,
            !memcmp(x->b1, y->b1, a->n_b * sizeof *x->b1) &&
            !memcmp(x->b2, y->b2, a->n_b * sizeof *x->b2) &&
            !memcmp(x->c, y->c, nc * sizeof *x->c) &&
-           !memcmp(x->h, y->h, a->domain_size * sizeof *x->h);
+           !memcmp(x->h, y->h, cuzk_h_basis_points(a->h_basis, a->domain_size) * sizeof *x->h);
 }
 
 static void test_roundtrip(void) {
@@ -305,20 +308,33 @@ static void test_roundtrip(void) {
         struct cuzk_keygen_opts ko = {.setup = {.gpu = CUZK_SETUP_GPU_OFF},
                                       .rng = &rng,
                                       .dense = dense,
-                                      .cs_checksum = 0x1234};
-        struct cuzk_groth16_keydata kd, back;
+                                      .cs_checksum = 0x1234,
+                                      .h_basis = CUZK_H_COEFF};
+        struct cuzk_groth16_keydata kd, back, sk;
         CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err) == CUZK_OK);
         struct cuzk_groth16_pk pk;
         struct cuzk_snarkjs_proof ref, pr;
         CHECK(cuzk_groth16_pk_from_keydata(&pk, &kd, &cs, NULL) == CUZK_OK);
         CHECK(prove(&pk, w.w, w.n, &ref) == CUZK_OK);
+        /* the snarkjs-basis key of the same secrets proves the same bytes (H' = h(tau) t(tau) /
+         * delta in both bases); it is no parameter file */
+        cuzk_rng_seed(&rng, 5 + (uint64_t)dense);
+        ko.h_basis = CUZK_H_SNARKJS;
+        CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &sk, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&pk, &sk, &cs, NULL) == CUZK_OK);
+        CHECK(prove(&pk, w.w, w.n, &pr) == CUZK_OK);
+        CHECK(!memcmp(&pr, &ref, sizeof pr));
         snprintf(path, sizeof path, "%s/k.params", tmp_dir);
+        unlink(path);
+        CHECK(cuzk_bpkey_write_params(&sk, path, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "snarkjs basis") && access(path, F_OK) != 0);
         CHECK(cuzk_bpkey_write_params(&kd, path, err, sizeof err) == CUZK_OK);
         struct cuzk_bp_params bp;
         CHECK(cuzk_bp_params_open(&bp, path, CUZK_CHECK_ALL, err, sizeof err) == CUZK_OK);
-        CHECK(bp.count[CUZK_BP_H] == kd.info.domain_size && bp.vk.n_ic == cs.n_public + 1);
+        CHECK(bp.count[CUZK_BP_H] == kd.info.domain_size - 1 && bp.vk.n_ic == cs.n_public + 1);
         CHECK(cuzk_bpkey_read(&back, &bp, &cs, 0x1234, CUZK_CHECK_ALL, pool, err, sizeof err) ==
               CUZK_OK);
+        CHECK(back.info.h_basis == CUZK_H_COEFF);
         /* streamed into a key file (both encodings), the same key again */
         for (int comp = 0; comp < 2; comp++) {
             char kp[1200];
@@ -330,7 +346,8 @@ static void test_roundtrip(void) {
             CHECK(cuzk_g16key_open(&gk, kp, err, sizeof err) == CUZK_OK);
             CHECK(gk && cuzk_groth16_keydata_load(&fk, gk, pool, 1, err, sizeof err) == CUZK_OK);
             if (gk) {
-                CHECK(fk.info.compressed == comp && same_keydata(&fk, &back));
+                CHECK(fk.info.compressed == comp && fk.info.h_basis == CUZK_H_COEFF &&
+                      same_keydata(&fk, &back));
                 cuzk_groth16_keydata_free(&fk);
                 cuzk_g16key_close(gk);
             }
@@ -366,7 +383,9 @@ static void test_roundtrip(void) {
                   CUZK_EFORMAT &&
               strstr(err, "ic holds"));
         cuzk_bp_params_close(&bp);
-        /* bellperson's h basis: domain - 1 points */
+        /* an h in the snarkjs basis, domain points (the .params files cuzk wrote before it had
+         * bellperson's basis): read as such, and proves the same bytes; any other count is
+         * refused */
         struct cuzk_bp_vk vk = {.alpha1 = kd.info.alpha1,
                                 .beta1 = kd.info.beta1,
                                 .beta2 = kd.info.beta2,
@@ -375,8 +394,8 @@ static void test_roundtrip(void) {
                                 .delta2 = kd.info.delta2,
                                 .n_ic = cs.n_public + 1,
                                 .ic = kd.ic};
-        struct cuzk_bp_query q = {.h = back.h,
-                                  .n_h = back.info.domain_size - 1,
+        struct cuzk_bp_query q = {.h = sk.h,
+                                  .n_h = sk.info.domain_size,
                                   .l = back.c,
                                   .n_l = (size_t)cs.n_cols - cs.n_public - 1,
                                   .a = back.a,
@@ -385,17 +404,31 @@ static void test_roundtrip(void) {
                                   .n_b_g1 = back.info.n_b,
                                   .b_g2 = back.b2,
                                   .n_b_g2 = back.info.n_b};
-        snprintf(path, sizeof path, "%s/real.params", tmp_dir);
+        snprintf(path, sizeof path, "%s/old.params", tmp_dir);
         FILE *f = fopen(path, "wb");
         CHECK(f && cuzk_bp_params_write(f, &vk, &q, err, sizeof err) == CUZK_OK);
         if (f) fclose(f);
         CHECK(cuzk_bp_params_open(&bp, path, CUZK_CHECK_ALL, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_bpkey_read(&x, &bp, &cs, 0, CUZK_CHECK_ALL, pool, err, sizeof err) == CUZK_OK);
+        CHECK(x.info.h_basis == CUZK_H_SNARKJS &&
+              !memcmp(x.h, sk.h, sk.info.domain_size * sizeof *x.h));
+        CHECK(cuzk_groth16_pk_from_keydata(&pb, &x, &cs, NULL) == CUZK_OK);
+        CHECK(prove(&pb, w.w, w.n, &pr) == CUZK_OK);
+        CHECK(!memcmp(&pr, &ref, sizeof pr));
+        cuzk_groth16_keydata_free(&x);
+        cuzk_bp_params_close(&bp);
+        q.n_h = sk.info.domain_size - 2;
+        f = fopen(path, "wb");
+        CHECK(f && cuzk_bp_params_write(f, &vk, &q, err, sizeof err) == CUZK_OK);
+        if (f) fclose(f);
+        CHECK(cuzk_bp_params_open(&bp, path, CUZK_CHECK_ALL, err, sizeof err) == CUZK_OK);
         CHECK(cuzk_bpkey_read(&x, &bp, &cs, 0, CUZK_CHECK_ALL, pool, err, sizeof err) ==
-                  CUZK_EUNSUPPORTED &&
-              strstr(err, "bellperson's basis"));
+                  CUZK_EFORMAT &&
+              strstr(err, "h holds"));
         cuzk_bp_params_close(&bp);
         cuzk_groth16_keydata_free(&back);
         cuzk_groth16_keydata_free(&kd);
+        cuzk_groth16_keydata_free(&sk);
     }
     cuzk_cs_free(&cs);
     cuzk_r1cs_free(&r);
@@ -404,7 +437,7 @@ static void test_roundtrip(void) {
 
 static void rm_dir(const char *d) {
     char p[1200];
-    const char *names[] = {"k.params", "k.vk", "real.params"};
+    const char *names[] = {"k.params", "k.vk", "old.params"};
     for (int i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%s/%s", d, names[i]);
         unlink(p);

@@ -1,10 +1,12 @@
-/* The key file (formats/g16key.h): round trips of small random keys in both encodings and with
- * chunk sizes that do and do not divide the sections (every chunk read and every section loaded
- * must equal what was written, identities included); the documented layout recomputed here and
- * compared with the header's region table; corruption of every header byte and of every region;
- * truncation, trailing bytes and a forged header with huge counts; the writer's refusals (bad
- * shapes and wire lists, sections out of order or incomplete, each leaving no file); points
- * off the curve behind valid checksums; concurrent reads from four threads. */
+/* The key file (formats/g16key.h): round trips of small random keys in both encodings, both H
+ * bases (version 1 files for the snarkjs basis, version 2 with flag bit 1 and domain - 1 H points
+ * for the coefficient basis) and with chunk sizes that do and do not divide the sections (every
+ * chunk read and every section loaded must equal what was written, identities included); the
+ * documented layout recomputed here and compared with the header's region table; corruption of
+ * every header byte and of every region; truncation, trailing bytes and a forged header with huge
+ * counts; the writer's refusals (bad shapes and wire lists, sections out of order or incomplete,
+ * each leaving no file); points off the curve behind valid checksums; concurrent reads from four
+ * threads. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,6 +39,7 @@ struct shape {
     uint32_t n_vars, n_public, domain, n_a, n_b, chunk;
     int compressed;
     int one_put; /* each section in one put (crosses the writer's staging size when large) */
+    enum cuzk_h_basis h_basis;
 };
 
 static size_t rnd(size_t n) { return n ? (size_t)(cuzk_rng_u64(&test_rng) % n) : 0; }
@@ -90,6 +93,7 @@ static void key_make(struct key *k, const struct shape *sh) {
     in->n_b = sh->n_b;
     in->chunk_points = sh->chunk;
     in->compressed = sh->compressed;
+    in->h_basis = sh->h_basis;
     in->cs_checksum = cuzk_rng_u64(&test_rng);
     test_g1_random(&in->alpha1);
     test_g1_random(&in->beta1);
@@ -103,8 +107,9 @@ static void key_make(struct key *k, const struct shape *sh) {
     k->bw = malloc((sh->n_b + 1) * sizeof *k->bw);
     wires(k->aw, sh->n_a, sh->n_vars);
     wires(k->bw, sh->n_b, sh->n_vars);
-    const size_t count[CUZK_G16KEY_SECTIONS] = {sh->n_a, sh->n_b, sh->n_b,
-                                                sh->n_vars - sh->n_public - 1, sh->domain};
+    const size_t count[CUZK_G16KEY_SECTIONS] = {
+        sh->n_a, sh->n_b, sh->n_b, sh->n_vars - sh->n_public - 1,
+        sh->h_basis == CUZK_H_COEFF ? sh->domain - 1 : sh->domain};
     for (int s = 0; s < CUZK_G16KEY_SECTIONS; s++) {
         k->count[s] = count[s];
         if (s == CUZK_G16KEY_B2) {
@@ -214,7 +219,8 @@ static void check_key(const struct key *k, const char *path, struct cuzk_pool *p
     uint32_t chunk = w->chunk_points ? w->chunk_points : CUZK_G16KEY_CHUNK_DEFAULT;
     CHECK(in->n_vars == w->n_vars && in->n_public == w->n_public &&
           in->domain_size == w->domain_size && in->n_a == w->n_a && in->n_b == w->n_b);
-    CHECK(in->chunk_points == chunk && in->compressed == !!w->compressed);
+    CHECK(in->chunk_points == chunk && in->compressed == !!w->compressed &&
+          in->h_basis == w->h_basis);
     CHECK(in->cs_checksum == w->cs_checksum);
     CHECK(cuzk_g1_affine_eq(&in->alpha1, &w->alpha1) && cuzk_g1_affine_eq(&in->beta1, &w->beta1) &&
           cuzk_g1_affine_eq(&in->delta1, &w->delta1));
@@ -245,8 +251,9 @@ static void check_key(const struct key *k, const char *path, struct cuzk_pool *p
                     cuzk_fmt_le64(h + 920 + 16 * r) == bytes[r];
     CHECK(table_ok);
     CHECK(off[R_N - 1] + bytes[R_N - 1] == file_size(path));
-    CHECK(!memcmp(h, "CUZKG16K", 8) && cuzk_fmt_le32(h + 8) == 1 &&
-          cuzk_fmt_le32(h + 12) == (uint32_t) !!w->compressed);
+    const int coeff = w->h_basis == CUZK_H_COEFF;
+    CHECK(!memcmp(h, "CUZKG16K", 8) && cuzk_fmt_le32(h + 8) == (coeff ? 2u : 1u) &&
+          cuzk_fmt_le32(h + 12) == ((uint32_t) !!w->compressed | (coeff ? 2u : 0u)));
 
     for (int s = 0; s < CUZK_G16KEY_SECTIONS; s++) {
         size_t pb, n = k->count[s];
@@ -294,16 +301,20 @@ static void check_key(const struct key *k, const char *path, struct cuzk_pool *p
 }
 
 static const struct shape shapes[] = {
-    {50, 3, 64, 37, 20, 1, 1, 0},              /* one point per chunk */
-    {50, 3, 64, 37, 20, 7, 0, 0},              /* chunks that divide nothing */
-    {50, 3, 64, 37, 20, 16, 1, 0},             /* chunks that divide H only */
-    {50, 3, 64, 37, 20, 0, 0, 0},              /* the default: one partial chunk per section */
-    {50, 3, 64, 50, 50, 64, 1, 0},             /* full density, chunk = section */
-    {40, 5, 32, 0, 0, 3, 1, 0},                /* empty density lists: no A, B1, B2 */
-    {6, 5, 8, 6, 6, 4, 0, 0},                  /* no aux wire: empty C */
-    {1, 0, 1, 1, 0, 1, 1, 0},                  /* the smallest key */
-    {300, 4, 4096, 200, 100, 1000, 1, 1},      /* several decode blocks per section */
-    {3000, 2, 1u << 17, 100, 50, 10000, 0, 1}, /* a put larger than the writer's stage */
+    {50, 3, 64, 37, 20, 1, 1, 0, CUZK_H_SNARKJS},  /* one point per chunk */
+    {50, 3, 64, 37, 20, 7, 0, 0, CUZK_H_SNARKJS},  /* chunks that divide nothing */
+    {50, 3, 64, 37, 20, 16, 1, 0, CUZK_H_SNARKJS}, /* chunks that divide H only */
+    {50, 3, 64, 37, 20, 0, 0, 0, CUZK_H_SNARKJS},  /* the default: one partial chunk per section */
+    {50, 3, 64, 50, 50, 64, 1, 0, CUZK_H_SNARKJS}, /* full density, chunk = section */
+    {40, 5, 32, 0, 0, 3, 1, 0, CUZK_H_SNARKJS},    /* empty density lists: no A, B1, B2 */
+    {6, 5, 8, 6, 6, 4, 0, 0, CUZK_H_SNARKJS},      /* no aux wire: empty C */
+    {1, 0, 1, 1, 0, 1, 1, 0, CUZK_H_SNARKJS},      /* the smallest key */
+    {300, 4, 4096, 200, 100, 1000, 1, 1, CUZK_H_SNARKJS}, /* several decode blocks per section */
+    {3000, 2, 1u << 17, 100, 50, 10000, 0, 1,
+     CUZK_H_SNARKJS},                           /* a put larger than the writer's stage */
+    {50, 3, 64, 37, 20, 7, 0, 0, CUZK_H_COEFF}, /* bellperson's H: 63 points */
+    {50, 3, 64, 37, 20, 9, 1, 0, CUZK_H_COEFF},
+    {2, 0, 2, 1, 1, 1, 1, 0, CUZK_H_COEFF}, /* the smallest coefficient key: one H point */
 };
 
 static void test_roundtrips(void) {
@@ -344,7 +355,7 @@ static uint8_t mask(void) { return (uint8_t)(1 + rnd(255)); }
 static void test_header_flips(void) {
     char path[128], err[256];
     snprintf(path, sizeof path, "%s/hdr.g16k", dir);
-    const struct shape sh = {20, 2, 16, 12, 9, 5, 1, 0};
+    const struct shape sh = {20, 2, 16, 12, 9, 5, 1, 0, CUZK_H_SNARKJS};
     struct key k;
     key_make(&k, &sh);
     CHECK(key_write(&k, path, 0, NULL) == CUZK_OK);
@@ -367,7 +378,7 @@ static void test_region_flips(void) {
     char path[128], err[256];
     snprintf(path, sizeof path, "%s/reg.g16k", dir);
     for (int c = 0; c < 2; c++) {
-        const struct shape sh = {60, 3, 32, 30, 25, 6, c, 0};
+        const struct shape sh = {60, 3, 32, 30, 25, 6, c, 0, CUZK_H_SNARKJS};
         struct key k;
         key_make(&k, &sh);
         CHECK(key_write(&k, path, 0, pool) == CUZK_OK);
@@ -451,7 +462,7 @@ static void test_sizes(void) {
     char path[128], bad[128], err[256];
     snprintf(path, sizeof path, "%s/size.g16k", dir);
     snprintf(bad, sizeof bad, "%s/bad.g16k", dir);
-    const struct shape sh = {30, 2, 16, 20, 10, 4, 0, 0};
+    const struct shape sh = {30, 2, 16, 20, 10, 4, 0, 0, CUZK_H_SNARKJS};
     struct key k;
     key_make(&k, &sh);
     CHECK(key_write(&k, path, 0, NULL) == CUZK_OK);
@@ -489,12 +500,28 @@ static void test_sizes(void) {
     spit(bad, longer, len);
     CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT &&
           strstr(err, "truncated"));
-    /* another version */
+    /* another version: 0 and 3 are unknown; flag bit 1 (the coefficient basis) belongs to
+     * version 2, a version 1 file with it is malformed */
+    const uint32_t versions[2] = {0, 3};
+    for (int v = 0; v < 2; v++) {
+        memcpy(longer, b, len);
+        cuzk_fmt_put32(longer + 8, versions[v]);
+        cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+        spit(bad, longer, len);
+        CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EUNSUPPORTED);
+    }
     memcpy(longer, b, len);
+    cuzk_fmt_put32(longer + 12, cuzk_fmt_le32(longer + 12) | 2u);
+    cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+    spit(bad, longer, len);
+    CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT &&
+          strstr(err, "unknown flags"));
+    /* the same file as version 2 is a coefficient-basis key, one H point shorter than its
+     * size: refused by the size check */
     cuzk_fmt_put32(longer + 8, 2);
     cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
     spit(bad, longer, len);
-    CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EUNSUPPORTED);
+    CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT);
     /* a missing file */
     unlink(bad);
     CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EIO);
@@ -511,7 +538,7 @@ static int exists(const char *path) { return access(path, F_OK) == 0; }
 static void test_writer_refusals(void) {
     char path[128], err[256];
     snprintf(path, sizeof path, "%s/w.g16k", dir);
-    const struct shape sh = {20, 2, 8, 6, 4, 3, 1, 0};
+    const struct shape sh = {20, 2, 8, 6, 4, 3, 1, 0, CUZK_H_SNARKJS};
     struct key k;
     key_make(&k, &sh);
     struct cuzk_g16key_writer *w;
@@ -552,6 +579,16 @@ static void test_writer_refusals(void) {
           strstr(err, "power of two"));
     bad = k.info, bad.chunk_points = CUZK_G16KEY_CHUNK_MAX + 1;
     CHECK(cuzk_g16key_file_bytes(&bad) == 0);
+    bad = k.info, bad.h_basis = (enum cuzk_h_basis)5;
+    CHECK(cuzk_g16key_file_bytes(&bad) == 0);
+    CHECK(cuzk_g16key_writer_open(&w, path, &bad, k.ic, k.aw, k.bw, NULL, err, sizeof err) ==
+              CUZK_EINVAL &&
+          strstr(err, "basis") && !exists(path));
+    bad = k.info, bad.h_basis = CUZK_H_COEFF, bad.domain_size = 1;
+    CHECK(cuzk_g16key_file_bytes(&bad) == 0);
+    bad.domain_size = k.info.domain_size; /* one H point less, at the end of the file */
+    CHECK(cuzk_g16key_file_bytes(&bad) ==
+          cuzk_g16key_file_bytes(&k.info) - (k.info.compressed ? 48 : 96));
     bad = k.info, bad.n_a = 21;
     CHECK(cuzk_g16key_file_bytes(&bad) == 0);
     CHECK(!exists(path));
@@ -611,7 +648,7 @@ static void off_curve(cuzk_g1_affine *p) {
 static void test_bad_points(void) {
     char path[128], err[256];
     snprintf(path, sizeof path, "%s/pts.g16k", dir);
-    const struct shape sh = {6000, 2, 8, 5000, 3, 1000, 0, 0};
+    const struct shape sh = {6000, 2, 8, 5000, 3, 1000, 0, 0, CUZK_H_SNARKJS};
     struct key k;
     key_make(&k, &sh);
     cuzk_g1_affine *a = k.pts[CUZK_G16KEY_A], saved[3] = {a[4500], a[2100], a[7]};
@@ -688,7 +725,7 @@ static void *reader_main(void *arg) {
 static void test_concurrent_reads(void) {
     char path[128], err[256];
     snprintf(path, sizeof path, "%s/mt.g16k", dir);
-    const struct shape sh = {400, 3, 512, 300, 200, 37, 1, 0};
+    const struct shape sh = {400, 3, 512, 300, 200, 37, 1, 0, CUZK_H_SNARKJS};
     struct key k;
     key_make(&k, &sh);
     CHECK(key_write(&k, path, 0, pool) == CUZK_OK);

@@ -16,6 +16,12 @@
  *     decoded on the GPU, and uncompressed ones), the CUDA proof equal to the CPU's of the
  *     host key; a corrupt key file refused with CUZK_EFORMAT; a device memory budget too small
  *     for the key refused with CUZK_EGPUOOM and a sentence;
+ *   - keys in bellperson's coefficient H basis (CUZK_H_COEFF: the h of (A B - C) / t, an
+ *     inverse coset NTT on the device), at domains 2^2 .. 2^14, from host memory and from key
+ *     files: the CUDA proof equals the CPU's byte for byte, verifies, and equals the proof of
+ *     the snarkjs-basis key of the same secrets; a witness that does not satisfy the circuit
+ *     gives the CPU's (invalid) proof; the h kernel with its division (h = (a b - c) k) against
+ *     the CPU field;
  *   - refusals: a witness of the wrong length or with w[0] != 1.
  * With CUZK_GPU_PROOF_DIR set, one CUDA proof is written there as proof.json, public.json and
  * verification_key.json, for `snarkjs groth16 verify`.
@@ -274,6 +280,18 @@ static void test_kernels(void) {
             bad += !cuzk_fr_eq(&t, &out[i]);
         }
         CHECK(bad == 0);
+        cuzk_fr k;
+        cuzk_fr_random(&k, &test_rng);
+        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, a, b, c, &k, out, n) == CUZK_OK);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr t;
+            cuzk_fr_mul(&t, &a[i], &b[i]);
+            cuzk_fr_sub(&t, &t, &c[i]);
+            cuzk_fr_mul(&t, &t, &k);
+            bad += !cuzk_fr_eq(&t, &out[i]);
+        }
+        CHECK(bad == 0);
+        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, a, b, c, NULL, out, n) == CUZK_EINVAL);
         /* canonical integers in, Montgomery form out: the inverse of cuzk_fr_to_canonical */
         for (size_t i = 0; i < n; i++) cuzk_fr_to_canonical(c[i].l, &a[i]);
         CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_TO_MONT, c, NULL, NULL, out, n) == CUZK_OK);
@@ -458,6 +476,95 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
            "cuda\n");
 }
 
+/* ---- bellperson's coefficient basis --------------------------------------------------------- */
+
+/* Keys of a pre-compiled system with H in the coefficient basis (and, from the same secrets, in
+ * the snarkjs basis): the CUDA proofs equal the CPU's and the snarkjs key's, in host memory and
+ * from a compressed key file, and verify. */
+static void test_coeff_basis(const struct cuzk_backend *cpu, const struct cuzk_backend *gpu) {
+    static const struct {
+        uint32_t nc, n_pub;
+    } shapes[] = {{1, 1}, {5, 2}, {100, 3}, {3000, 2}, {(1u << 14) - 5, 3}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        struct cuzk_r1cs r;
+        cuzk_fr *w;
+        build_random(&r, &w, shapes[si].nc, shapes[si].n_pub, 1000 + si);
+        struct cuzk_cs cs;
+        CHECK(cuzk_r1cs_to_cs(&r, &cs) == CUZK_OK);
+        char err[512];
+        struct cuzk_rng rng;
+        struct cuzk_keygen_opts ko = {.setup = {.gpu = CUZK_SETUP_GPU_ON},
+                                      .rng = &rng,
+                                      .chunk_points = 1000,
+                                      .h_basis = CUZK_H_COEFF};
+        struct cuzk_groth16_keydata kc, ks;
+        cuzk_rng_seed(&rng, 77 + si);
+        CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &kc, err, sizeof err) == CUZK_OK);
+        ko.h_basis = CUZK_H_SNARKJS;
+        cuzk_rng_seed(&rng, 77 + si);
+        CHECK(cuzk_groth16_keygen_mem(pool, &cs, &ko, &ks, err, sizeof err) == CUZK_OK);
+        struct cuzk_groth16_pk pc, ps;
+        CHECK(cuzk_groth16_pk_from_keydata(&pc, &kc, &cs, NULL) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&ps, &ks, &cs, NULL) == CUZK_OK);
+        CHECK(pc.h_basis == CUZK_H_COEFF);
+        struct cuzk_snarkjs_vk vk = {0};
+        CHECK(cuzk_groth16_vk_from_keydata(&vk, &kc) == CUZK_OK);
+        uint64_t seed = cuzk_rng_u64(&test_rng);
+        struct cuzk_snarkjs_proof ref, pg, pss;
+        CHECK(prove_pk(cpu, &pc, w, r.n_wires, seed, &ref) == CUZK_OK);
+        int rc = prove_pk(gpu, &pc, w, r.n_wires, seed, &pg);
+        CHECK(rc == CUZK_OK);
+        if (rc) fprintf(stderr, "test_gpu_groth16: coefficient basis: %s\n", last_err);
+        CHECK(proofs_same(&ref, &pg));
+        CHECK(cuzk_groth16_verify(&vk, w + 1, r.n_pub_in, &pg) == 1);
+        CHECK(prove_pk(gpu, &ps, w, r.n_wires, seed, &pss) == CUZK_OK);
+        CHECK(proofs_same(&ref, &pss)); /* H' = h(tau) t(tau) / delta in both bases */
+        /* from a compressed key file, decoded on the device */
+        char path[] = "/tmp/cuzk-test-gpucoeff-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd >= 0) close(fd);
+        ko.h_basis = CUZK_H_COEFF;
+        ko.compressed = 1;
+        cuzk_rng_seed(&rng, 77 + si);
+        CHECK(cuzk_groth16_keygen_file(pool, &cs, &ko, path, err, sizeof err) == CUZK_OK);
+        struct cuzk_g16key *f = NULL;
+        struct cuzk_groth16_keydata fk;
+        struct cuzk_groth16_pk fp;
+        CHECK(cuzk_g16key_open(&f, path, err, sizeof err) == CUZK_OK);
+        CHECK(f && cuzk_groth16_keydata_load(&fk, f, pool, 0, err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&fp, &fk, &cs, f) == CUZK_OK && !fp.h &&
+              fp.h_basis == CUZK_H_COEFF);
+        rc = prove_pk(gpu, &fp, w, r.n_wires, seed, &pg);
+        CHECK(rc == CUZK_OK && proofs_same(&ref, &pg));
+        if (rc) fprintf(stderr, "test_gpu_groth16: coefficient key file: %s\n", last_err);
+        gpu->key_drop(gpu, &fp);
+        cuzk_groth16_keydata_free(&fk);
+        cuzk_g16key_close(f);
+        unlink(path);
+        /* a witness that does not satisfy the circuit: the same invalid proof */
+        if (shapes[si].nc > 1) {
+            cuzk_fr one;
+            cuzk_fr_set_one(&one);
+            cuzk_fr_add(&w[r.n_wires - 1], &w[r.n_wires - 1], &one);
+            CHECK(prove_pk(cpu, &pc, w, r.n_wires, seed, &ref) == CUZK_OK);
+            CHECK(prove_pk(gpu, &pc, w, r.n_wires, seed, &pg) == CUZK_OK);
+            CHECK(proofs_same(&ref, &pg));
+            CHECK(cuzk_groth16_verify(&vk, w + 1, r.n_pub_in, &pg) == 0);
+        }
+        printf("test_gpu_groth16: coefficient basis, 2^%d (%u constraints): cpu == cuda\n",
+               pc.log_n, shapes[si].nc);
+        gpu->key_drop(gpu, &pc);
+        gpu->key_drop(gpu, &ps);
+        cuzk_snarkjs_vk_free(&vk);
+        cuzk_groth16_keydata_free(&kc);
+        cuzk_groth16_keydata_free(&ks);
+        cuzk_cs_free(&cs);
+        cuzk_r1cs_free(&r);
+        free(w);
+    }
+}
+
 /* ---- files for snarkjs ----------------------------------------------------------------------- */
 
 static void write_for_snarkjs(const char *dir, const struct kit *k,
@@ -482,6 +589,7 @@ static int no_gpu(void) {
     cuzk_fr x;
     cuzk_fr_set_one(&x);
     CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_MUL, &x, &x, NULL, &x, 1) == CUZK_ENODEV);
+    CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, &x, &x, &x, &x, &x, 1) == CUZK_ENODEV);
     void *p = NULL;
     CHECK(cuzk_gpu_pinned_alloc(64, &p) == CUZK_ENODEV && p == NULL);
     /* the setup: ONLY fails, ON falls back to the CPU (with a warning) and gives the CPU's key */
@@ -630,6 +738,7 @@ int main(void) {
     CHECK(cuzk_cuda_backend_last_timing(&gpu, &tm) == CUZK_OK && tm.key_upload_ms == 0);
 
     test_points_only(&cpu, &gpu);
+    test_coeff_basis(&cpu, &gpu);
 
     /* refusals, with a sentence */
     struct cuzk_snarkjs_proof t;

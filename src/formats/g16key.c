@@ -137,8 +137,13 @@ static int layout_of(const struct cuzk_g16key_info *in, struct layout *l, char *
                          in->n_vars);
     if (in->domain_size == 0 || (in->domain_size & (in->domain_size - 1)))
         return cuzk_errf(why, whylen, -1, "domain_size %u is not a power of two", in->domain_size);
-    const size_t count[CUZK_G16KEY_SECTIONS] = {
-        in->n_a, in->n_b, in->n_b, (size_t)in->n_vars - in->n_public - 1, in->domain_size};
+    if (in->h_basis != CUZK_H_SNARKJS && in->h_basis != CUZK_H_COEFF)
+        return cuzk_errf(why, whylen, -1, "H basis %d is unknown", (int)in->h_basis);
+    if (in->h_basis == CUZK_H_COEFF && in->domain_size < 2)
+        return cuzk_errf(why, whylen, -1, "a coefficient-basis H needs a domain of at least 2");
+    const size_t count[CUZK_G16KEY_SECTIONS] = {in->n_a, in->n_b, in->n_b,
+                                                (size_t)in->n_vars - in->n_public - 1,
+                                                cuzk_h_basis_points(in->h_basis, in->domain_size)};
     size_t n_sums = SUM_CHUNKS;
     for (int s = 0; s < CUZK_G16KEY_SECTIONS; s++) {
         l->count[s] = count[s];
@@ -160,6 +165,22 @@ static int layout_of(const struct cuzk_g16key_info *in, struct layout *l, char *
     }
     l->file_bytes = at;
     return 0;
+}
+
+uint32_t cuzk_h_basis_points(enum cuzk_h_basis b, uint32_t domain_size) {
+    switch (b) {
+    case CUZK_H_SNARKJS: return domain_size;
+    case CUZK_H_COEFF: return domain_size ? domain_size - 1 : 0;
+    default: return 0;
+    }
+}
+
+const char *cuzk_h_basis_name(enum cuzk_h_basis b) {
+    switch (b) {
+    case CUZK_H_SNARKJS: return "snarkjs";
+    case CUZK_H_COEFF: return "coefficient";
+    default: return "?";
+    }
 }
 
 const char *cuzk_g16key_section_name(enum cuzk_g16key_section s) {
@@ -281,8 +302,11 @@ static void header_encode(uint8_t *h, const struct cuzk_g16key_info *in, const s
                           uint64_t sums_checksum) {
     memset(h, 0, CUZK_G16KEY_HEADER_BYTES);
     memcpy(h + H_MAGIC, CUZK_G16KEY_MAGIC, 8);
-    cuzk_fmt_put32(h + H_VERSION, CUZK_G16KEY_VERSION);
-    cuzk_fmt_put32(h + H_FLAGS, in->compressed ? CUZK_G16KEY_FLAG_COMPRESSED : 0);
+    /* the oldest version that describes the file (see the layout) */
+    const int coeff = in->h_basis == CUZK_H_COEFF;
+    cuzk_fmt_put32(h + H_VERSION, coeff ? 2 : 1);
+    cuzk_fmt_put32(h + H_FLAGS, (in->compressed ? CUZK_G16KEY_FLAG_COMPRESSED : 0) |
+                                    (coeff ? CUZK_G16KEY_FLAG_H_COEFF : 0));
     cuzk_fmt_put32(h + H_N_VARS, in->n_vars);
     cuzk_fmt_put32(h + H_N_PUBLIC, in->n_public);
     cuzk_fmt_put32(h + H_DOMAIN, in->domain_size);
@@ -612,9 +636,12 @@ static int open_header(struct cuzk_g16key *k, const uint8_t *h, uint64_t size, c
                        size_t errlen) {
     struct cuzk_g16key_info *in = &k->info;
     uint32_t flags = cuzk_fmt_le32(h + H_FLAGS);
-    if (flags & ~CUZK_G16KEY_FLAG_COMPRESSED)
+    uint32_t known = CUZK_G16KEY_FLAG_COMPRESSED;
+    if (cuzk_fmt_le32(h + H_VERSION) >= 2) known |= CUZK_G16KEY_FLAG_H_COEFF;
+    if (flags & ~known)
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: unknown flags 0x%x", k->path,
                          flags);
+    in->h_basis = flags & CUZK_G16KEY_FLAG_H_COEFF ? CUZK_H_COEFF : CUZK_H_SNARKJS;
     for (size_t i = H_RESERVED; i < H_CHECKSUM; i++)
         if (h[i])
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
@@ -684,9 +711,9 @@ static int open_head(struct cuzk_g16key *k, uint8_t h[CUZK_G16KEY_HEADER_BYTES],
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: not a key file (bad magic)",
                          k->path);
     uint32_t version = cuzk_fmt_le32(h + H_VERSION);
-    if (version != CUZK_G16KEY_VERSION)
+    if (version < 1 || version > CUZK_G16KEY_VERSION)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                         "g16key: %s: version %u (this build reads %u)", k->path, version,
+                         "g16key: %s: version %u (this build reads 1 .. %u)", k->path, version,
                          CUZK_G16KEY_VERSION);
     if (cuzk_pce_checksum(h, H_CHECKSUM) != cuzk_fmt_le64(h + H_CHECKSUM))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: header checksum mismatch",

@@ -10,25 +10,28 @@
  *
  * What is stored: the six header points, IC, the A and B queries only for the wires whose
  * column of A (resp. B) is non-empty (the "density": wire lists a_wires and b_wires, strictly
- * increasing), C for the aux wires, H for the domain. No coefficients: the constraint system
- * lives in its own file (the PCE cache, filecoin/pce.h), and cs_checksum names the one the key
- * was made from (opaque here; the caller compares it). Wires are numbered as in the constraint
+ * increasing), C for the aux wires, H for the domain in one of two bases (enum cuzk_h_basis:
+ * snarkjs's domain_size points, or bellperson's domain_size - 1). No coefficients: the constraint
+ * system lives in its own file (the PCE cache, filecoin/pce.h), and cs_checksum names the one the
+ * key was made from (opaque here; the caller compares it). Wires are numbered as in the constraint
  * system: 0 = ONE, 1 .. n_public the public inputs, then the aux; C[i] belongs to wire
  * n_public + 1 + i, A[j] to wire a_wires[j], B1[j] and B2[j] to wire b_wires[j].
  *
- * Layout (version 1). All integers little-endian. "LEM" points are the bytes of the in-memory
- * cuzk_g1_affine / cuzk_g2_affine (ec/encode.h: Montgomery coordinates, G1 x | y, G2 x.c0 |
- * x.c1 | y.c0 | y.c1, 96 / 192 bytes, the identity all zeros); "zcash" points are the
- * compressed encodings of ec/encode.h (48 / 96 bytes, big-endian, flag bits). Every region
- * starts at a multiple of CUZK_G16KEY_ALIGN (4096) so that it can be read with O_DIRECT or
- * mapped; the gaps between regions are zero when written and never read. The file ends with
- * the last byte of H.
+ * Layout (versions 1 and 2). All integers little-endian. "LEM" points are the bytes of the
+ * in-memory cuzk_g1_affine / cuzk_g2_affine (ec/encode.h: Montgomery coordinates, G1 x | y,
+ * G2 x.c0 | x.c1 | y.c0 | y.c1, 96 / 192 bytes, the identity all zeros); "zcash" points are the
+ * compressed encodings of ec/encode.h (48 / 96 bytes, big-endian, flag bits). Every region starts
+ * at a multiple of CUZK_G16KEY_ALIGN (4096) so that it can be read with O_DIRECT or mapped; the
+ * gaps between regions are zero when written and never read. The file ends with the last byte of H.
  *
  *   header, at 0, CUZK_G16KEY_HEADER_BYTES (4096) bytes:
  *     0    8   magic "CUZKG16K"
- *     8    4   version (1)
+ *     8    4   version (1 or 2: version 2 adds flag bit 1; the writer stamps 1 on a file
+ *              without it, so that the builds that read version 1 only read every such file)
  *     12   4   flags: bit 0 = the point sections A, B1, B2, C, H are zcash-compressed (else
- *              LEM); the other bits are zero
+ *              LEM); bit 1 (version 2 only) = H is in the coefficient basis (CUZK_H_COEFF,
+ *              domain_size - 1 points; clear: CUZK_H_SNARKJS, domain_size points); the other
+ *              bits are zero
  *     16   4   n_vars        (wires, ONE included; >= n_public + 1)
  *     20   4   n_public      (public inputs, ONE excluded)
  *     24   4   domain_size   (a power of two)
@@ -52,9 +55,11 @@
  *     IC       n_public + 1 G1, always LEM
  *     A_WIRES  n_a u32        B_WIRES  n_b u32
  *     A        n_a G1         B1       n_b G1          B2  n_b G2
- *     C        n_vars - n_public - 1 G1                H   domain_size G1
+ *     C        n_vars - n_public - 1 G1                H   domain_size G1 (flag bit 1:
+ *                                                               domain_size - 1)
  *   The point sections are LEM or zcash by flag bit 0. Empty density lists (n_a or n_b = 0) and
- *   an empty C are allowed (their regions have no bytes); IC and H are never empty.
+ *   an empty C are allowed (their regions have no bytes); IC is never empty, and neither is
+ *   H (domain_size is at least 2 in the coefficient basis).
  *   cuzk_g16key_file_bytes gives the size.
  *
  * Contract (writer): streaming. cuzk_g16key_writer_open validates the info and the wire lists
@@ -74,10 +79,10 @@
  * does not push everything else out of host memory.
  *
  * Contract (reader): cuzk_g16key_open reads and verifies the header (magic, version:
- * CUZK_EUNSUPPORTED for another one, checksum, counts), compares the file size with the size the
- * counts give (truncated files and trailing bytes are CUZK_EFORMAT) before it allocates anything,
- * then reads and verifies the checksum table, IC and the wire lists (strictly increasing, below
- * n_vars). The six header points are decoded with every check, IC without the subgroup check.
+ * CUZK_EUNSUPPORTED for one other than 1 and 2, checksum, counts), compares the file size with the
+ * size the counts give (truncated files and trailing bytes are CUZK_EFORMAT) before it allocates
+ * anything, then reads and verifies the checksum table, IC and the wire lists (strictly increasing,
+ * below n_vars). The six header points are decoded with every check, IC without the subgroup check.
  * The point sections are not read: cuzk_g16key_read hands out ranges of them as stored
  * (encoded), verifying every chunk's checksum, for a GPU backend that decodes on the device;
  * cuzk_g16key_load decodes a whole section into host points (curve and canonical checks, no
@@ -107,8 +112,9 @@
 struct cuzk_pool;
 
 #define CUZK_G16KEY_MAGIC "CUZKG16K" /* 8 bytes, no NUL */
-#define CUZK_G16KEY_VERSION 1
+#define CUZK_G16KEY_VERSION 2        /* the newest version read and written */
 #define CUZK_G16KEY_FLAG_COMPRESSED 1u
+#define CUZK_G16KEY_FLAG_H_COEFF 2u /* version 2 */
 #define CUZK_G16KEY_ALIGN 4096u
 #define CUZK_G16KEY_HEADER_BYTES 4096u
 /* 2^20 points: 48-192 MiB a chunk, the unit a GPU backend streams (big enough for full-speed
@@ -119,10 +125,30 @@ struct cuzk_pool;
 /* Reads at least this large are dropped from the page cache after they are verified. */
 #define CUZK_G16KEY_DROP_BYTES (4u << 20)
 
+/* The basis of a key's H points, for a domain of n = domain_size points (t = x^n - 1):
+ *   CUZK_H_SNARKJS  n points: the odd-indexed Lagrange basis of the 2n-th roots of unity at tau,
+ *                   over delta (snarkjs's .zkey; groth16/setup.h); the prover's h are the
+ *                   evaluations of (A B - C) on the odd 2n-th roots;
+ *   CUZK_H_COEFF    n - 1 points tau^i t(tau) / delta, i < n - 1 (bellperson's parameter files);
+ *                   the prover's h are the coefficients of (A B - C) / t.
+ * Both bases span the same space; a key proves only with the prover of its own basis
+ * (groth16/groth16.h). */
+enum cuzk_h_basis {
+    CUZK_H_SNARKJS = 0,
+    CUZK_H_COEFF = 1,
+};
+
+/* The number of H points of a key in basis b over a domain of domain_size points (0 for an
+ * unknown basis). */
+uint32_t cuzk_h_basis_points(enum cuzk_h_basis b, uint32_t domain_size);
+/* "snarkjs" or "coefficient" ("?" for anything else), for sentences and status lines. */
+const char *cuzk_h_basis_name(enum cuzk_h_basis b);
+
 struct cuzk_g16key_info {
     uint32_t n_vars, n_public, domain_size, n_a, n_b;
     uint32_t chunk_points; /* writer: 0 = CUZK_G16KEY_CHUNK_DEFAULT; reader: the file's value */
     int compressed;        /* writer: nonzero = zcash-compressed point sections; reader: 0 or 1 */
+    enum cuzk_h_basis h_basis; /* H's basis: the H section holds cuzk_h_basis_points points */
     uint64_t cs_checksum;
     cuzk_g1_affine alpha1, beta1, delta1;
     cuzk_g2_affine beta2, gamma2, delta2;
@@ -143,7 +169,8 @@ const char *cuzk_g16key_section_name(enum cuzk_g16key_section s);
 
 /* The exact size of the file for this info (chunk_points 0 = the default), or 0 when the info
  * is not a valid key shape (see the layout: n_public + 1 <= n_vars, n_a and n_b <= n_vars,
- * domain_size a power of two, chunk_points <= CUZK_G16KEY_CHUNK_MAX). */
+ * domain_size a power of two (at least 2 in the coefficient basis), chunk_points <=
+ * CUZK_G16KEY_CHUNK_MAX, a known h_basis). */
 uint64_t cuzk_g16key_file_bytes(const struct cuzk_g16key_info *info);
 
 /* ---- writer ----------------------------------------------------------------------------- */

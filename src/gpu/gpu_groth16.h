@@ -8,6 +8,7 @@
  *   cuzk_gpu_g16_gather   s_k = w_(idx_k)                (the density-filtered MSM scalars)
  *   cuzk_gpu_g16_mul      c_i = a_i b_i                 (c = a o b, snarkjs's c)
  *   cuzk_gpu_g16_h        a_i = a_i b_i - c_i            (h on the odd 2n-th roots, in place)
+ *   cuzk_gpu_g16_h_div    a_i = (a_i b_i - c_i) k        (bellperson's h on its coset, k = 1/t)
  *   cuzk_gpu_g16_to_mont  w_i = the Montgomery form of the canonical integer w_i (< r)
  * cuzk_gpu_g16_eval and cuzk_gpu_g16_spmv_eval run them on host arrays, for tests against the
  * CPU; cuzk_gpu_twin_spmv and cuzk_gpu_twin_gather run the SpMV's and the gather's per-thread
@@ -128,8 +129,11 @@ int cuzk_gpu_g16_download(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec v, void 
 
 /* The kernels, on the first n elements of the vectors (n <= capacity); each waits (on the
  * device) for the pending uploads of the vectors it reads and returns when it is done. */
-int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n);     /* C = A o B */
-int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n);       /* A = A o B - C */
+int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n); /* C = A o B */
+int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n);   /* A = A o B - C */
+/* A = (A o B - C) k: the coefficient basis's h on the coset g <omega_n> divided by t, k the
+ * inverse of the constant g^n - 1 t takes there (groth16/groth16.h, cuzk_groth16_pk_h). */
+int cuzk_gpu_g16_h_div(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k);
 int cuzk_gpu_g16_to_mont(struct cuzk_gpu_g16 *g, size_t n); /* W = Montgomery(W) */
 
 /* ---- the constraint system on the device, SpMV and gather -------------------------------- */
@@ -188,15 +192,19 @@ int cuzk_gpu_g16_gather(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec dst,
 /* ---- checks (CPU twins in tests) ---------------------------------------------------------- */
 
 enum cuzk_gpu_g16_op {
-    CUZK_GPU_G16_OP_MUL = 0,    /* out = a o b */
-    CUZK_GPU_G16_OP_H = 1,      /* out = a o b - c */
-    CUZK_GPU_G16_OP_TO_MONT = 2 /* out = Montgomery form of the canonical integers in a */
+    CUZK_GPU_G16_OP_MUL = 0,     /* out = a o b */
+    CUZK_GPU_G16_OP_H = 1,       /* out = a o b - c */
+    CUZK_GPU_G16_OP_TO_MONT = 2, /* out = Montgomery form of the canonical integers in a */
+    CUZK_GPU_G16_OP_H_DIV = 3    /* out = (a o b - c) k (cuzk_gpu_g16_eval_k only) */
 };
 /* One kernel of the work area on host arrays of n elements (b, c ignored where unused; a holds
  * canonical integers below r for TO_MONT, 4 little-endian 64-bit limbs each). Allocates and
  * frees its own device memory: a check, not a fast path. */
 int cuzk_gpu_g16_eval(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a, const cuzk_fr *b,
                       const cuzk_fr *c, cuzk_fr *out, size_t n);
+/* The same with the constant k of CUZK_GPU_G16_OP_H_DIV (ignored, may be NULL, otherwise). */
+int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a, const cuzk_fr *b,
+                        const cuzk_fr *c, const cuzk_fr *k, cuzk_fr *out, size_t n);
 
 /* cuzk_gpu_g16_spmv of cs on w (n_cols elements) into host arrays a and b of n elements, on a
  * work area, a resident copy of cs and uploads of its own (allocated and freed here: a check,

@@ -9,8 +9,9 @@
 #include "cuzk/error.h"
 
 int cuzk_bpkey_h_basis(uint32_t n_h, uint32_t domain_size) {
-    if (n_h == domain_size) return 1;
-    if (domain_size && n_h == domain_size - 1) return 0;
+    if (domain_size >= 2 && n_h == cuzk_h_basis_points(CUZK_H_COEFF, domain_size))
+        return CUZK_H_COEFF;
+    if (n_h == cuzk_h_basis_points(CUZK_H_SNARKJS, domain_size)) return CUZK_H_SNARKJS;
     return -1;
 }
 
@@ -29,21 +30,13 @@ int cuzk_bpkey_check_shape(const struct cuzk_bp_params *p, uint32_t n_vars, uint
                          WHERE "l holds %u points, the system has %llu aux wires", WHERE_ARGS(p),
                          p->count[CUZK_BP_L],
                          (unsigned long long)((uint64_t)n_vars - n_public - 1));
-    switch (cuzk_bpkey_h_basis(p->count[CUZK_BP_H], domain_size)) {
-    case 1: return CUZK_OK;
-    case 0:
-        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                         WHERE "h holds %u points (domain 2^%d less one): bellperson's basis "
-                               "tau^i t(tau) / delta, which cuzk's prover (the snarkjs H basis, "
-                               "%u points) does not implement; this is a real bellperson key, "
-                               "not one cuzk wrote",
-                         WHERE_ARGS(p), p->count[CUZK_BP_H], __builtin_ctz(domain_size),
-                         domain_size);
-    default:
+    if (cuzk_bpkey_h_basis(p->count[CUZK_BP_H], domain_size) < 0)
         return cuzk_errf(err, errlen, CUZK_EFORMAT,
-                         WHERE "h holds %u points, the system's domain is %u", WHERE_ARGS(p),
-                         p->count[CUZK_BP_H], domain_size);
-    }
+                         WHERE "h holds %u points, the system's domain is %u (bellperson's basis "
+                               "has %u points)",
+                         WHERE_ARGS(p), p->count[CUZK_BP_H], domain_size,
+                         cuzk_h_basis_points(CUZK_H_COEFF, domain_size));
+    return CUZK_OK;
 }
 
 static void vk_of(struct cuzk_bp_vk *vk, const struct cuzk_groth16_keydata *kd) {
@@ -113,6 +106,11 @@ int cuzk_bpkey_write_params(const struct cuzk_groth16_keydata *kd, const char *p
     if (!kd->a || !kd->b1 || !kd->b2 || !kd->c || !kd->h)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "bellperson: %s: the key has no points loaded",
                          path);
+    if (i->h_basis != CUZK_H_COEFF)
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "bellperson: %s: the key's H is in the %s basis; a parameter file holds "
+                         "bellperson's (a key made with h_basis CUZK_H_COEFF)",
+                         path, cuzk_h_basis_name(i->h_basis));
     for (uint32_t j = 0; j < i->n_b; j++)
         if (cuzk_g1_affine_is_inf(&kd->b1[j]) != cuzk_g2_affine_is_inf(&kd->b2[j]))
             return cuzk_errf(err, errlen, CUZK_EINVAL,
@@ -121,8 +119,10 @@ int cuzk_bpkey_write_params(const struct cuzk_groth16_keydata *kd, const char *p
                              path, j, kd->b_wires[j]);
     struct cuzk_bp_vk vk;
     vk_of(&vk, kd);
-    struct cuzk_bp_query q = {
-        .h = kd->h, .n_h = i->domain_size, .l = kd->c, .n_l = (size_t)i->n_vars - i->n_public - 1};
+    struct cuzk_bp_query q = {.h = kd->h,
+                              .n_h = cuzk_h_basis_points(i->h_basis, i->domain_size),
+                              .l = kd->c,
+                              .n_l = (size_t)i->n_vars - i->n_public - 1};
     cuzk_g1_affine *a = drop_identities(kd->a, i->n_a, 0, &q.n_a);
     cuzk_g1_affine *b1 = drop_identities(kd->b1, i->n_b, 0, &q.n_b_g1);
     cuzk_g2_affine *b2 = drop_identities(kd->b2, i->n_b, 1, &q.n_b_g2);
@@ -178,6 +178,7 @@ static int prepare(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uin
     in->n_vars = cs->n_cols;
     in->n_public = cs->n_public;
     in->domain_size = domain;
+    in->h_basis = (enum cuzk_h_basis)cuzk_bpkey_h_basis(p->count[CUZK_BP_H], domain);
     in->chunk_points = CUZK_G16KEY_CHUNK_DEFAULT;
     in->cs_checksum = cs_checksum;
     in->alpha1 = p->vk.alpha1;

@@ -10,16 +10,17 @@
  * exactly its points; a dense one (every wire listed) loses the identities of its empty columns
  * and reads back as the filtered key of the same system, which proves identically.
  *
- * H. cuzk's prover follows snarkjs: H has domain_size points (the odd 2n-th-root Lagrange basis,
- * groth16/setup.h), and a file cuzk writes carries them so. Bellperson's h has domain_size - 1
- * points tau^i t(tau) / delta, for a prover that divides by the vanishing polynomial on a coset
- * and works in the coefficient basis: a different basis of the same space, which cuzk's prover
- * does not implement. So reading a key needs its constraint system (for the density lists and
- * the domain), and an h of domain_size - 1 points, every real Filecoin parameter file, is
- * refused with CUZK_EUNSUPPORTED and a sentence saying so; any other count is CUZK_EFORMAT. The
- * converse holds as well: a .params file cuzk writes parses in bellperson, but bellperson's
- * prover would read its h in its own basis and make proofs that do not verify: such files are
- * for cuzk (tests, moving keys between cuzk installations), not for filecoin-proofs.
+ * H. Bellperson's h has domain_size - 1 points tau^i t(tau) / delta, for a prover that divides
+ * by the vanishing polynomial on a coset and works in the coefficient basis: cuzk's key calls
+ * that basis CUZK_H_COEFF (formats/g16key.h) and its provers take bellperson's h for it
+ * (groth16/groth16.h), so a real Filecoin parameter file proves as it is. An h of domain_size
+ * points is the snarkjs basis (CUZK_H_SNARKJS), the one cuzk itself wrote into .params files
+ * before it had the coefficient basis; it is still read (and proves, with snarkjs's h). Any other
+ * count is CUZK_EFORMAT. Reading a key needs its constraint system, for the density lists and the
+ * domain. cuzk writes .params files in bellperson's basis only (cuzk setup-params makes such a
+ * key): a file cuzk writes has bellperson's layout and bellperson's h, so bellperson's prover
+ * reads it as a file of its own generator (cuzk's tests check the math with cuzk's prover and
+ * verifier; they do not run bellperson).
  *
  * Thread-safety: reentrant; the pool is used as formats/bellperson.h says. */
 #ifndef CUZK_GROTH16_BPKEY_H
@@ -34,20 +35,21 @@
 
 struct cuzk_pool;
 
-/* What an h of n_h points means for a system of this domain: 1 cuzk's basis (n_h =
- * domain_size), 0 bellperson's (domain_size - 1), -1 neither. */
+/* What an h of n_h points means for a system of this domain: CUZK_H_COEFF (n_h = domain_size -
+ * 1, bellperson's basis), CUZK_H_SNARKJS (domain_size), -1 neither. */
 int cuzk_bpkey_h_basis(uint32_t n_h, uint32_t domain_size);
 
 /* Checks the counts of an opened or peeked p against a system of these sizes: ic = n_public + 1,
- * l = n_vars - n_public - 1, h in cuzk's basis (CUZK_EFORMAT or CUZK_EUNSUPPORTED as for
- * cuzk_bpkey_read, with the sentence). What a caller choosing among files by shape runs. */
+ * l = n_vars - n_public - 1, h in either basis (CUZK_EFORMAT with the sentence otherwise). What
+ * a caller choosing among files by shape runs. */
 int cuzk_bpkey_check_shape(const struct cuzk_bp_params *p, uint32_t n_vars, uint32_t n_public,
                            uint32_t domain_size, char *err, size_t errlen);
 
 /* Writes kd (with its points) as a .params file at path (created or truncated, flushed to the
  * disk; removed again on failure; the caller writes to a temporary name and renames). Refuses
- * (CUZK_EINVAL) a key whose B1 and B2 disagree on which points are the identity, or with an
- * identity in IC, C or H. CUZK_EIO on a write failure. */
+ * (CUZK_EINVAL) a key whose H is not in bellperson's basis (CUZK_H_COEFF), whose B1 and B2
+ * disagree on which points are the identity, or with an identity in IC, C or H. CUZK_EIO on a
+ * write failure. */
 int cuzk_bpkey_write_params(const struct cuzk_groth16_keydata *kd, const char *path, char *err,
                             size_t errlen);
 /* Writes kd's verifying key as a .vk file at path (as above). */
@@ -56,10 +58,10 @@ int cuzk_bpkey_write_vk(const struct cuzk_groth16_keydata *kd, const char *path,
 
 /* The key of p for the system cs (borrowed) into *kd (zeroed first; owns everything; free with
  * cuzk_groth16_keydata_free): wire lists from cs, every vector decoded on pool with the check
- * given (see formats/bellperson.h), info.cs_checksum = cs_checksum, chunk_points the g16key
- * default, LEM. Refuses, before decoding a point, a file whose counts do not fit cs
- * (CUZK_EFORMAT: "bellperson: <file>: l holds 5 points, the system has 6 aux wires") and
- * bellperson's h basis (CUZK_EUNSUPPORTED); then any point error of formats/bellperson.h. */
+ * given (see formats/bellperson.h), info.cs_checksum = cs_checksum, info.h_basis from h's count,
+ * chunk_points the g16key default, LEM. Refuses, before decoding a point, a file whose counts do
+ * not fit cs (CUZK_EFORMAT: "bellperson: <file>: l holds 5 points, the system has 6 aux
+ * wires"); then any point error of formats/bellperson.h. */
 int cuzk_bpkey_read(struct cuzk_groth16_keydata *kd, const struct cuzk_bp_params *p,
                     const struct cuzk_cs *cs, uint64_t cs_checksum, enum cuzk_point_check check,
                     struct cuzk_pool *pool, char *err, size_t errlen);

@@ -1,10 +1,11 @@
 /* The CPU backend of the Groth16 prover.
  *
  * DESIGN: prove runs on the calling thread and hands its heavy loops to the backend's pool: the
- * SpMV for a and b, c = a o b, three inverse NTTs and three coset NTTs, h, the scalar
- * conversion and the five MSMs. Every buffer is allocated and freed inside the call. The pool
- * serialises its jobs, so two proofs on one pool share the cores instead of fighting over
- * them. The whole call counts as "the device" for the hooks (device_begin at entry,
+ * SpMV for a and b, h (cuzk_groth16_pk_h: c = a o b, three inverse NTTs and three coset NTTs,
+ * the pointwise products, and for a coefficient-basis key the division by t and one inverse
+ * coset NTT), the scalar conversions and the five MSMs. Every buffer is allocated and freed inside
+ * the call. The pool serialises its jobs, so two proofs on one pool share the cores instead of
+ * fighting over them. The whole call counts as "the device" for the hooks (device_begin at entry,
  * device_end before the assembly); the witness is read until its conversion to scalars, before
  * the MSMs, and given back then (witness_done). */
 #define _GNU_SOURCE
@@ -16,34 +17,9 @@
 #include "cuzk/error.h"
 #include "groth16/groth16.h"
 #include "msm/msm.h"
-#include "ntt/ntt.h"
 #include "util/pool.h"
 
-/* c[i] = a[i] * b[i] (pool item = a block) */
-struct pointwise_ctx {
-    cuzk_fr *a, *b, *c;
-    cuzk_scalar *h;
-    size_t n;
-    int mode; /* 0: c = a b; 1: h = a b - c as canonical scalars */
-};
-
-#define PW_BLOCK 4096
-
-static void pointwise_block(void *ctxp, size_t item, unsigned worker) {
-    (void)worker;
-    struct pointwise_ctx *c = ctxp;
-    size_t lo = item * PW_BLOCK, hi = lo + PW_BLOCK < c->n ? lo + PW_BLOCK : c->n;
-    for (size_t i = lo; i < hi; i++) {
-        if (c->mode == 0) {
-            cuzk_fr_mul(&c->c[i], &c->a[i], &c->b[i]);
-        } else {
-            cuzk_fr t;
-            cuzk_fr_mul(&t, &c->a[i], &c->b[i]);
-            cuzk_fr_sub(&t, &t, &c->c[i]);
-            cuzk_scalar_from_fr(&c->h[i], &t);
-        }
-    }
-}
+#define PW_BLOCK 4096 /* elements per pool item of the gather */
 
 /* dst[k] = src[idx[k]]: the scalars of a density-filtered query */
 struct gather_ctx {
@@ -79,13 +55,12 @@ static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const
                  const struct cuzk_prove_hooks *hooks, int *given_back, struct cuzk_groth16_msms *m,
                  char *stage, size_t stagelen) {
     size_t n = pk->domain_size, nv = pk->n_vars, npub = pk->n_public;
-    const struct cuzk_ntt_domain *dom;
-    int rc = cuzk_ntt_domain_get(pk->log_n, &dom);
-    if (rc) return rc;
+    size_t n_h = cuzk_h_basis_points(pk->h_basis, pk->domain_size);
+    int rc;
     int filtered = pk->a_wires || pk->b_wires;
     size_t nq = pk->n_a > pk->n_b ? pk->n_a : pk->n_b;
     cuzk_fr *abc = malloc(3 * n * sizeof *abc);
-    cuzk_scalar *h = malloc(n * sizeof *h);
+    cuzk_scalar *h = malloc((n_h ? n_h : 1) * sizeof *h);
     cuzk_scalar *ws = malloc(nv * sizeof *ws);
     cuzk_scalar *wq = filtered ? malloc((nq ? nq : 1) * sizeof *wq) : NULL;
     rc = CUZK_ENOMEM;
@@ -96,19 +71,9 @@ static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const
     /* a = A w, b = B w on the key's rows; the rest of the domain zero */
     snprintf(stage, stagelen, "SpMV");
     if ((rc = cuzk_groth16_pk_eval(pool, pk, w, a, b))) goto out;
-    struct pointwise_ctx pw = {.a = a, .b = b, .c = c, .h = h, .n = n, .mode = 0};
-    size_t blocks = (n + PW_BLOCK - 1) / PW_BLOCK;
-    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
-
-    /* to coefficients, then to the odd 2n-th roots: the coset omega_2n * <omega_n> */
-    cuzk_fr shift;
-    cuzk_fr_root_of_unity(&shift, pk->log_n + 1);
-    for (int k = 0; k < 3; k++) {
-        cuzk_ntt_inverse(pool, dom, abc + k * n);
-        cuzk_ntt_coset_forward(pool, dom, abc + k * n, &shift);
-    }
-    pw.mode = 1;
-    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
+    snprintf(stage, stagelen, "h");
+    if ((rc = cuzk_groth16_pk_h(pool, pk, a, b, c))) goto out;
+    cuzk_scalar_batch_from_fr(pool, h, a, n_h);
 
     cuzk_scalar_batch_from_fr(pool, ws, w, nv);
     /* the MSMs read the scalars: the witness is free for the next partition */
@@ -121,7 +86,7 @@ static int heavy(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const
     if ((rc = cuzk_g1_msm(pool, &m->b1, pk->b1, sb, pk->n_b)) ||
         (rc = cuzk_g2_msm(pool, &m->b2, pk->b2, sb, pk->n_b)) ||
         (rc = cuzk_g1_msm(pool, &m->c, pk->c, ws + npub + 1, nv - npub - 1)) ||
-        (rc = cuzk_g1_msm(pool, &m->h, pk->h, h, n)))
+        (rc = cuzk_g1_msm(pool, &m->h, pk->h, h, n_h)))
         goto out;
     rc = CUZK_OK;
 out:

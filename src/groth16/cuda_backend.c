@@ -13,7 +13,8 @@
  *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
  *      the domain); the gathers of the filtered queries' scalars into S and the MSMs A', B1',
  *      B2' (G2), C' on the slot; c = a o b, the three inverse and three coset NTTs, h =
- *      a b - c in place of a, and the MSM H' from device memory;
+ *      a b - c in place of a (for a key in bellperson's coefficient basis divided by t and
+ *      taken back to coefficients by an inverse coset NTT), and the MSM H' from device memory;
  *   3. gives the device and the slot back and assembles the proof on the host.
  * So while one proof computes, the next one's witness moves into the other slot (the copy
  * engine is independent of the compute units), and a proof that finds the GPU idle starts at
@@ -59,6 +60,8 @@
 struct key_entry {
     uint64_t uid;
     uint32_t n_vars, n_public, domain, n_a, n_b, n_pub_rows, rows;
+    uint32_t n_h; /* H points: cuzk_h_basis_points(h_basis, domain) */
+    enum cuzk_h_basis h_basis;
     int log_n;
     struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
     struct cuzk_gpu_cs *cs;                     /* the A/B rows */
@@ -220,7 +223,8 @@ static uint64_t key_bytes_for(const struct cuzk_groth16_pk *pk) {
         cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_a) +
         cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_b) +
         cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b) + cuzk_gpu_bases_vram_for(CUZK_GPU_G1, nc) +
-        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->domain_size) + cuzk_gpu_cs_vram_for(pk->cs);
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(pk->h_basis, pk->domain_size)) +
+        cuzk_gpu_cs_vram_for(pk->cs);
     if (pk->a_wires) b += 4 * (uint64_t)pk->n_a;
     if (pk->b_wires) b += 4 * (uint64_t)pk->n_b;
     return b;
@@ -292,7 +296,7 @@ static int points_from_host(struct cuda_state *st, const struct cuzk_groth16_pk 
         (rc = cuzk_gpu_g1_bases_upload(st->device, pk->b1, pk->n_b, &k->b1)) ||
         (rc = cuzk_gpu_g2_bases_upload(st->device, pk->b2, pk->n_b, &k->b2)) ||
         (nc && (rc = cuzk_gpu_g1_bases_upload(st->device, pk->c, nc, &k->c))) ||
-        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->h, pk->domain_size, &k->h)))
+        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->h, k->n_h, &k->h)))
         return failed(err, errlen, "key upload", rc == CUZK_ENOMEM ? MOD_HOST : MOD_MSM, rc);
     return CUZK_OK;
 }
@@ -307,6 +311,10 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     }
     if (!pk->cs) {
         snprintf(err, errlen, "key upload: the key's A/B rows are not in host memory");
+        return CUZK_EINVAL;
+    }
+    if (!host && cuzk_g16key_get_info(pk->file)->h_basis != pk->h_basis) {
+        snprintf(err, errlen, "key upload: the key file's H basis is not the key's");
         return CUZK_EINVAL;
     }
     uint64_t need = key_bytes_for(pk);
@@ -333,6 +341,8 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     k->n_pub_rows = pk->n_pub_rows;
     k->rows = (uint32_t)pk->cs->n_rows;
     k->log_n = pk->log_n;
+    k->h_basis = pk->h_basis;
+    k->n_h = cuzk_h_basis_points(pk->h_basis, pk->domain_size);
     int rc =
         host ? points_from_host(st, pk, k, err, errlen) : points_from_file(st, pk, k, err, errlen);
     if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs)))
@@ -537,11 +547,24 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
     t->msm_ms = (t2 - t1) + (t4 - t3);
     t->g2_msm_ms = t3 - t2;
 
-    /* c = a o b; to coefficients, then to the odd 2n-th roots (the CPU backend's coset
-     * omega_2n); h = a b - c into A */
+    /* h as cuzk_groth16_pk_h computes it: c = a o b; to coefficients, then to the coset of the
+     * key's basis (snarkjs: the odd 2n-th roots, omega_2n <omega_n>; bellperson: 7 <omega_n>);
+     * h = a b - c into A, for bellperson divided by t (the constant 7^n - 1 there) and taken
+     * back to coefficients */
     STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(g, n));
-    cuzk_fr shift;
-    cuzk_fr_root_of_unity(&shift, k->log_n + 1);
+    const int coeff = k->h_basis == CUZK_H_COEFF;
+    cuzk_fr shift, t_inv;
+    if (coeff) {
+        cuzk_fr one;
+        uint64_t e = n;
+        cuzk_fr_set_one(&one);
+        cuzk_fr_generator(&shift);
+        cuzk_fr_pow(&t_inv, &shift, &e, 1);
+        cuzk_fr_sub(&t_inv, &t_inv, &one);
+        cuzk_fr_inv(&t_inv, &t_inv);
+    } else {
+        cuzk_fr_root_of_unity(&shift, k->log_n + 1);
+    }
     for (int i = 0; i < 3; i++) {
         STEP("inverse NTT", MOD_NTT,
              cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE, NULL));
@@ -549,10 +572,17 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
              cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift));
     }
     STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
-    STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n));
+    if (coeff) {
+        STEP("h = (a b - c) / t", MOD_G16, cuzk_gpu_g16_h_div(g, n, &t_inv));
+        STEP("inverse coset NTT", MOD_NTT,
+             cuzk_gpu_ntt_device(st->ntt, vec[0], k->log_n, CUZK_GPU_NTT_COSET_INVERSE, &shift));
+        STEP("inverse coset NTT", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
+    } else {
+        STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n));
+    }
     double t5 = now_ms();
     t->ntt_ms = t5 - t4;
-    STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], n, &m->h));
+    STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], k->n_h, &m->h));
     t->h_msm_ms = now_ms() - t5;
     return CUZK_OK;
 }

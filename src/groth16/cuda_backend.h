@@ -56,7 +56,8 @@ struct cuzk_cuda_timing {
     double spmv_ms;       /* a = A w, b = B w on the device */
     double msm_ms;        /* A', B1', C' (with the gathers of the filtered queries) */
     double g2_msm_ms;     /* B2' */
-    double ntt_ms;        /* c = a o b, 3 inverse + 3 coset NTTs, h */
+    double ntt_ms;        /* c = a o b, 3 inverse + 3 coset NTTs, h (coefficient basis: / t and
+                             one inverse coset NTT) */
     double h_msm_ms;      /* H' from the device-resident h */
     double gpu_total_ms;  /* the compute section, device lock held */
     double total_ms;      /* prove's entry to the end of the device's work */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "ntt/ntt.h"
 #include "pairing/pairing.h"
 #include "util/pool.h"
 
@@ -111,6 +112,78 @@ int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *p
     size_t used = rows + pk->n_pub_rows;
     memset(a + used, 0, (n - used) * sizeof *a);
     memset(b + used, 0, (n - used) * sizeof *b);
+    return CUZK_OK;
+}
+
+/* The elementwise passes of cuzk_groth16_pk_h, one block of PW_BLOCK elements per pool item. */
+enum pointwise_op {
+    PW_MUL,  /* c = a b */
+    PW_H,    /* a = a b - c */
+    PW_H_DIV /* a = (a b - c) k */
+};
+
+struct pointwise_ctx {
+    cuzk_fr *a, *b, *c;
+    cuzk_fr k;
+    size_t n;
+    enum pointwise_op op;
+};
+
+#define PW_BLOCK 4096
+
+static void pointwise_block(void *ctxp, size_t item, unsigned worker) {
+    (void)worker;
+    struct pointwise_ctx *c = ctxp;
+    size_t lo = item * PW_BLOCK, hi = lo + PW_BLOCK < c->n ? lo + PW_BLOCK : c->n;
+    for (size_t i = lo; i < hi; i++) {
+        cuzk_fr t;
+        cuzk_fr_mul(&t, &c->a[i], &c->b[i]);
+        if (c->op == PW_MUL) {
+            c->c[i] = t;
+            continue;
+        }
+        cuzk_fr_sub(&c->a[i], &t, &c->c[i]);
+        if (c->op == PW_H_DIV) cuzk_fr_mul(&c->a[i], &c->a[i], &c->k);
+    }
+}
+
+int cuzk_groth16_pk_h(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, cuzk_fr *a,
+                      cuzk_fr *b, cuzk_fr *c) {
+    const struct cuzk_ntt_domain *dom;
+    int rc = cuzk_ntt_domain_get(pk->log_n, &dom);
+    if (rc) return rc;
+    const size_t n = dom->n, blocks = (n + PW_BLOCK - 1) / PW_BLOCK;
+    struct pointwise_ctx pw = {.a = a, .b = b, .c = c, .n = n, .op = PW_MUL};
+    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
+    /* the coset the products are taken on: snarkjs's odd 2n-th roots omega_2n <omega_n>, or
+     * bellperson's 7 <omega_n>, where t = x^n - 1 is the constant 7^n - 1 */
+    cuzk_fr shift;
+    if (pk->h_basis == CUZK_H_COEFF) {
+        cuzk_fr one;
+        cuzk_fr_set_one(&one);
+        cuzk_fr_generator(&shift);
+        uint64_t e = n;
+        cuzk_fr_pow(&pw.k, &shift, &e, 1);
+        cuzk_fr_sub(&pw.k, &pw.k, &one);
+        cuzk_fr_inv(&pw.k, &pw.k);
+        pw.op = PW_H_DIV;
+    } else {
+        shift = dom->omega_2n;
+        pw.op = PW_H;
+    }
+    cuzk_fr *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        cuzk_ntt_inverse(pool, dom, v[k]);
+        cuzk_ntt_coset_forward(pool, dom, v[k], &shift);
+    }
+    cuzk_pool_run(pool, blocks, pointwise_block, &pw);
+    if (pk->h_basis == CUZK_H_COEFF) {
+        cuzk_ntt_coset_inverse(pool, dom, a, &shift);
+#ifndef NDEBUG
+        /* deg(A B - C) <= 2n - 2 and t divides it (groth16.h): the quotient's top is zero */
+        if (!cuzk_fr_is_zero(&a[n - 1])) abort();
+#endif
+    }
     return CUZK_OK;
 }
 

@@ -1,12 +1,18 @@
-/* Groth16 over BLS12-381 with snarkjs-compatible keys: proving keys, proofs, the prover
- * behind a backend vtable, and verification.
+/* Groth16 over BLS12-381 with snarkjs-compatible keys and bellperson's: proving keys, proofs,
+ * the prover behind a backend vtable, and verification.
  *
  * The prover follows snarkjs exactly (see the snarkjs reference, section 7): a and b from the
  * key's A/B rows (the constraints, then one A-only row w_s per public input, ONE included),
  * c = a o b, each of a, b, c taken by an inverse NTT to coefficients and by a coset NTT to the
  * odd 2n-th roots of unity, h = a b - c there (no division by Z: the key's H points absorb it),
  * then MSMs of the witness with A, B1, B2, C and of h with H, and the blinding with random r and
- * s. So every snarkjs .zkey proves, and snarkjs verifies the proofs.
+ * s. So every snarkjs .zkey proves, and snarkjs verifies the proofs. A key whose H is in
+ * bellperson's coefficient basis (pk->h_basis = CUZK_H_COEFF, formats/g16key.h: n - 1 points
+ * tau^i t(tau) / delta) takes bellperson's h instead: a, b, c to coefficients and by a coset NTT
+ * to the coset g <omega_n> (g = cuzk_fr_generator() = 7, bellperson's shift), (a b - c) divided
+ * there by t = x^n - 1 (the constant g^n - 1 on that coset), and an inverse coset NTT back to
+ * the coefficients h_0 .. h_(n-2) of (A B - C) / t; everything else is the same. So the
+ * proofs of a bellperson parameter file are the proofs bellperson makes (for the same r, s).
  *
  * A proving key (struct cuzk_groth16_pk) is a view: it points at a constraint system for the
  * A/B rows (a zkey's coefficients turned into CSR by cuzk_groth16_pk_prepare, or a Filecoin
@@ -32,6 +38,7 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fr.h"
+#include "formats/g16key.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "r1cs/cs.h"
@@ -60,7 +67,8 @@ struct cuzk_groth16_pk {
     uint32_t n_a, n_b;                 /* points in the A and the B1 / B2 queries */
     const uint32_t *a_wires, *b_wires; /* their wires; NULL = every wire */
     /* the points in host memory, or all NULL when only a device holds them (loaded from file) */
-    const cuzk_g1_affine *a, *b1, *c, *h; /* c: wires n_public + 1 .. n_vars - 1; h: domain */
+    const cuzk_g1_affine *a, *b1, *c, *h; /* c: wires n_public + 1 .. n_vars - 1; h: below */
+    enum cuzk_h_basis h_basis; /* h holds cuzk_h_basis_points(h_basis, domain_size) points */
     const cuzk_g2_affine *b2;
     struct cuzk_g16key *file; /* where the points are stored; NULL = host memory only */
     uint64_t uid;             /* unique among the pks of this process (cuzk_groth16_pk_uid) */
@@ -74,7 +82,8 @@ uint64_t cuzk_groth16_pk_uid(void);
 int cuzk_groth16_domain_log(uint32_t domain_size, int *log_n);
 
 /* Prepares pk from a zkey z (borrowed: it must outlive the pk): its A/B coefficients become
- * the CSR rows pk->own (public-input rows included, n_pub_rows = 0), dense queries, host points.
+ * the CSR rows pk->own (public-input rows included, n_pub_rows = 0), dense queries, host points,
+ * the snarkjs H basis.
  * Returns CUZK_OK, CUZK_ENOMEM or CUZK_EFORMAT (a domain size that is not a power of two, or too
  * large for the roots of unity snarkjs uses). */
 int cuzk_groth16_pk_prepare(struct cuzk_groth16_pk *pk, const struct cuzk_zkey *z);
@@ -86,6 +95,21 @@ int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth1
  * domain_size, on pool: the CPU SpMV every backend's device version must equal. */
 int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
                          cuzk_fr *a, cuzk_fr *b);
+/* The scalars of the H MSM from a and b of cuzk_groth16_pk_eval (domain_size elements each), on
+ * pool, into a (b and c, domain_size elements of scratch, are overwritten): c = a o b, then
+ *   CUZK_H_SNARKJS  a, b, c to coefficients and to the odd 2n-th roots; a_j = a_j b_j - c_j;
+ *   CUZK_H_COEFF    a, b, c to coefficients and to the coset 7 <omega_n>; a_j = (a_j b_j - c_j)
+ *                   / (7^n - 1); a back to coefficients (the inverse coset NTT): a_i is the
+ *                   coefficient of x^i in (A B - C) / t.
+ * The key's H MSM reads the first cuzk_h_basis_points values. In the coefficient basis the last
+ * value, a_(n-1), is always zero: C interpolates c = a o b, so A B - C vanishes on the domain
+ * for every witness and its quotient by t has degree n - 2 (checked in debug builds). A witness
+ * that does not satisfy the system gives a proof that does not verify in either basis: its C'
+ * (the key's C points, made from the system's C) does not match. The CPU computation every
+ * backend's device version must equal. CUZK_OK, or CUZK_ENOMEM / CUZK_EINVAL from the NTT's
+ * domain (ntt/ntt.h). */
+int cuzk_groth16_pk_h(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, cuzk_fr *a,
+                      cuzk_fr *b, cuzk_fr *c);
 
 /* Checks a proof for public inputs pub[0..n_pub): returns 1 if valid, 0 if not, CUZK_EINVAL if
  * n_pub != vk->n_public. The proof's points must already be validated (on curve, in the
@@ -152,7 +176,7 @@ struct cuzk_backend {
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,
- * B1', B2' likewise, C' over the private wires, H' = sum h_j H_j). */
+ * B1', B2' likewise, C' over the private wires, H' = sum h_j H_j over the key's H points). */
 struct cuzk_groth16_msms {
     cuzk_g1 a, b1, c, h;
     cuzk_g2 b2;

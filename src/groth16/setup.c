@@ -44,8 +44,9 @@ struct setup_ctx {
     cuzk_fr *lag;                      /* L_i(tau), i < n */
     cuzk_fr *u, *v, *w;                /* the QAP columns at tau, n_vars each */
     cuzk_fr tau, alpha, beta, delta, delta_inv;
+    enum cuzk_h_basis h_basis;
     cuzk_fr omega2;  /* primitive 2n-th root */
-    cuzk_fr h_scale; /* (tau^(2n) - 1) / (2n) / delta */
+    cuzk_fr h_scale; /* snarkjs: (tau^(2n) - 1) / (2n) / delta; coefficients: t(tau) / delta */
 };
 
 struct lagrange_ctx {
@@ -168,6 +169,12 @@ static int phase1(struct cuzk_pool *pool, struct setup_ctx *c, struct cuzk_rng *
     cuzk_pool_run(pool, cc.items, columns_item, &cc);
 
     cuzk_fr_inv(&c->delta_inv, &c->delta);
+    if (c->h_basis == CUZK_H_COEFF) { /* t(tau) / delta = (tau^n - 1) / delta */
+        cuzk_fr_pow(&c->h_scale, &c->tau, en, 1);
+        cuzk_fr_sub(&c->h_scale, &c->h_scale, &one);
+        cuzk_fr_mul(&c->h_scale, &c->h_scale, &c->delta_inv);
+        return CUZK_OK;
+    }
     cuzk_fr_root_of_unity(&c->omega2, c->log_n + 1);
     uint64_t e2n[1] = {2 * (uint64_t)n};
     cuzk_fr_pow(&c->h_scale, &c->tau, e2n, 1);
@@ -197,13 +204,26 @@ static size_t section_count(const struct setup_ctx *c, enum section s) {
     case SEC_B2: return c->n_b;
     case SEC_IC: return (size_t)c->n_public + 1;
     case SEC_C: return (size_t)c->n_vars - c->n_public - 1;
-    default: return c->n;
+    default: return cuzk_h_basis_points(c->h_basis, c->n);
     }
 }
 
 /* The scalars of points [start, start + len) of section s into out (len <= BLOCK). */
 static void section_scalars(const struct setup_ctx *c, enum section s, size_t start, size_t len,
                             cuzk_fr *out) {
+    if (s == SEC_H && c->h_basis == CUZK_H_COEFF) {
+        /* tau^i t(tau) / delta, i = start .. start + len - 1 */
+        cuzk_fr x;
+        uint64_t e[1] = {start};
+        cuzk_fr_pow(&x, &c->tau, e, 1);
+        cuzk_fr_mul(&x, &x, &c->h_scale);
+        for (size_t k = 0; k < len; k++) {
+            out[k] = x;
+            cuzk_fr_mul(&x, &x, &c->tau);
+        }
+        wipe(&x, sizeof x);
+        return;
+    }
     if (s == SEC_H) {
         /* L^(2n)_j(tau) = (tau^(2n) - 1)/(2n) * x_j / (tau - x_j), x_j = omega2^j, j = 2i + 1 */
         cuzk_fr x, step, den[BLOCK], inv[BLOCK];
@@ -486,8 +506,13 @@ int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,
                          opts->setup.device);
     if (cs->row_open || cs->n_cols > UINT32_MAX || cs->n_cols < cs->n_public + 1)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: the constraint system is not complete");
-    struct setup_ctx c = {
-        .cs = cs, .n_vars = (uint32_t)cs->n_cols, .n_public = (uint32_t)cs->n_public};
+    if (opts->h_basis != CUZK_H_SNARKJS && opts->h_basis != CUZK_H_COEFF)
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "setup: H basis %d is unknown",
+                         (int)opts->h_basis);
+    struct setup_ctx c = {.cs = cs,
+                          .n_vars = (uint32_t)cs->n_cols,
+                          .n_public = (uint32_t)cs->n_public,
+                          .h_basis = opts->h_basis};
     uint32_t *aw = NULL, *bw = NULL;
     int rc = density(cs, opts->dense, &c, &aw, &bw);
     if (rc) {
@@ -507,6 +532,7 @@ int cuzk_groth16_keygen(struct cuzk_pool *pool, const struct cuzk_cs *cs,
     info.chunk_points = opts->chunk_points ? opts->chunk_points : CUZK_G16KEY_CHUNK_DEFAULT;
     info.compressed = opts->compressed;
     info.cs_checksum = opts->cs_checksum;
+    info.h_basis = opts->h_basis;
     rc = emit_key(pool, &c, &opts->setup, &info, sink, err, errlen);
 out:
     ctx_wipe(&c);
@@ -522,6 +548,7 @@ uint64_t cuzk_groth16_keydata_bytes(uint32_t n_vars, uint32_t n_public, uint32_t
     const uint64_t g1 = sizeof(cuzk_g1_affine), g2 = sizeof(cuzk_g2_affine);
     uint64_t head = ((uint64_t)n_public + 1) * g1 + ((uint64_t)n_a + n_b) * 4;
     if (!points) return head;
+    /* H as domain_size points: the snarkjs basis, one more than the coefficient basis */
     return head + (uint64_t)n_a * g1 + (uint64_t)n_b * (g1 + g2) +
            ((uint64_t)n_vars - n_public - 1) * g1 + (uint64_t)domain_size * g1;
 }
@@ -718,6 +745,7 @@ int cuzk_groth16_pk_from_keydata(struct cuzk_groth16_pk *pk, const struct cuzk_g
     pk->b2 = kd->b2;
     pk->c = kd->c;
     pk->h = kd->h;
+    pk->h_basis = i->h_basis;
     pk->file = file;
     pk->uid = cuzk_groth16_pk_uid();
     return CUZK_OK;

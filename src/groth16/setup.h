@@ -9,7 +9,10 @@
  * secrets: domain n = 2^(floor(log2(nConstraints + nPublic)) + 1), nPublic + 1 extra A rows
  * binding the public inputs, A/B1/B2 the Lagrange-basis evaluations of the QAP columns, IC and
  * C the (beta u + alpha v + w) combinations (C divided by delta), and H the odd-indexed
- * Lagrange basis of the 2n-th roots of unity divided by delta (the snarkjs H convention).
+ * Lagrange basis of the 2n-th roots of unity divided by delta (the snarkjs H convention). A
+ * points-only key may instead take bellperson's H (cuzk_keygen_opts.h_basis = CUZK_H_COEFF):
+ * the n - 1 points tau^i t(tau) / delta, t = x^n - 1, the key bellperson's generator makes
+ * with these secrets (formats/g16key.h, enum cuzk_h_basis).
  *
  * Two outputs:
  *   - cuzk_groth16_setup[_ex]: a snarkjs .zkey in memory (struct cuzk_zkey: dense A and B
@@ -99,6 +102,8 @@ struct cuzk_keygen_opts {
     uint32_t chunk_points;        /* info.chunk_points; 0 = CUZK_G16KEY_CHUNK_DEFAULT */
     uint64_t cs_checksum;         /* info.cs_checksum: names the system the key belongs to */
     int dense;                    /* 1: no density filter (every wire in A and B), for tests */
+    enum cuzk_h_basis h_basis;    /* info.h_basis: H in snarkjs's basis (the default) or in
+                                     bellperson's, n - 1 points tau^i t(tau) / delta */
 };
 
 /* The key of cs (n_public = cs->n_public; the public-input rows are implicit) into sink.

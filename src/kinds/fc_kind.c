@@ -419,8 +419,7 @@ static char **params_names(const char *dir, enum cuzk_fc_kind kind, size_t *n) {
 }
 
 int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
-                             const struct cuzk_builder_counts *c, char *out, size_t cap, char *err,
-                             size_t errlen) {
+                             const struct cuzk_builder_counts *c, char *out, size_t cap) {
     if ((unsigned)kind > CUZK_FC_WINNING) return CUZK_EINVAL;
     size_t n;
     char **names = params_names(cache_dir, kind, &n);
@@ -438,9 +437,6 @@ int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
         if (!prc) {
             snprintf(out, cap, "%s", path);
             rc = CUZK_OK;
-        } else if (prc == CUZK_EUNSUPPORTED) { /* this circuit's real key: say why it is unused */
-            snprintf(err, errlen, "%s", lerr);
-            rc = prc;
         }
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
@@ -448,11 +444,11 @@ int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
     return rc;
 }
 
-/* A bellperson file in the cache for this profile (see cuzk_kind_fc_params_find): CUZK_OK,
- * CUZK_EUNSUPPORTED or CUZK_ENOTFOUND. Counts the profile only when a file of the kind's name
- * exists. */
-static int params_for(struct fc_kind *fk, const struct cuzk_fc_profile *p, char *path, size_t cap,
-                      char *err, size_t errlen) {
+/* A bellperson file in the cache for this profile (see cuzk_kind_fc_params_find): CUZK_OK or
+ * CUZK_ENOTFOUND. Either h basis fits: a real Filecoin parameter file (bellperson's coefficient
+ * basis) and one an older cuzk wrote (snarkjs's) are both imported and proved with the prover of
+ * their basis (groth16/bpkey.h). Counts the profile only when a file of the kind's name exists. */
+static int params_for(struct fc_kind *fk, const struct cuzk_fc_profile *p, char *path, size_t cap) {
     size_t n;
     char **names = params_names(fk->cache_dir, fk->fk, &n);
     for (size_t i = 0; i < n; i++) free(names[i]);
@@ -461,7 +457,7 @@ static int params_for(struct fc_kind *fk, const struct cuzk_fc_profile *p, char 
     struct cuzk_builder_counts c;
     char lerr[256];
     if (counts_of(fk, p, &c, lerr, sizeof lerr)) return CUZK_ENOTFOUND;
-    return cuzk_kind_fc_params_find(fk->cache_dir, fk->fk, &c, path, cap, err, errlen);
+    return cuzk_kind_fc_params_find(fk->cache_dir, fk->fk, &c, path, cap);
 }
 
 /* The info of the cached key file of a profile, when there is a valid one for its current
@@ -479,12 +475,11 @@ static int key_cached(const struct fc_kind *fk, const char *profile,
 static int fc_key_cached(const struct cuzk_kind *k, const char *key_id) {
     struct cuzk_g16key_info info;
     if (key_cached(k->ctx, key_id, &info)) return 1;
-    /* a parameter file for the circuit is a stored key; one in bellperson's h basis too, so that
-     * loading it fails with the reason instead of a setup refusal hiding it */
+    /* a parameter file of the circuit's shape is a stored key (the setup policy does not apply) */
     struct cuzk_fc_profile p;
     char path[4096], err[512];
     if (profile_of(k->ctx, key_id, &p, err, sizeof err)) return 0;
-    return params_for(k->ctx, &p, path, sizeof path, err, sizeof err) != CUZK_ENOTFOUND;
+    return params_for(k->ctx, &p, path, sizeof path) == CUZK_OK;
 }
 
 /* The setup's host memory besides the system: the Lagrange basis, the QAP columns, the
@@ -524,9 +519,8 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
     const uint64_t full =
         cuzk_groth16_keydata_bytes(out->n_vars, out->n_public, domain, n_a, n_b, 1) + vk;
     /* what making the key file costs: an import when a parameter file fits, else a setup */
-    char params[4096], perr[512];
-    const int import =
-        !cached && params_for(fk, &p, params, sizeof params, perr, sizeof perr) == CUZK_OK;
+    char params[4096];
+    const int import = !cached && params_for(fk, &p, params, sizeof params) == CUZK_OK;
     const uint64_t make = cached   ? 0
                           : import ? cuzk_bpkey_import_bytes(out->n_vars, domain)
                                    : setup_scratch(n_vars, domain);
@@ -600,10 +594,8 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
             cuzk_log_warn("fc", "cached key %s is unusable (%s): setting it up again", path, lerr);
     }
     char params[4096];
-    int found = rc ? params_for(fk, p, params, sizeof params, err, errlen) : CUZK_ENOTFOUND;
-    if (found == CUZK_EUNSUPPORTED) {
-        rc = found; /* the operator's real key: no development key in its place */
-    } else if (rc) {
+    int found = rc ? params_for(fk, p, params, sizeof params) : CUZK_ENOTFOUND;
+    if (rc) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
         double t0 = mono_ms();
         if (found == CUZK_OK) {

@@ -25,8 +25,8 @@
  *               the profile's recorded constraint system;
  *   key         a bellperson parameter file in cache_dir of the kind's Filecoin name pattern and
  *               the circuit's shape (cuzk_kind_fc_params_find below), imported into the key
- *               file below at the first load (one in bellperson's own h basis, a real key,
- *               fails the load with CUZK_EUNSUPPORTED and the reason); otherwise
+ *               file below at the first load (a real Filecoin file, h in bellperson's
+ *               coefficient basis, proves with bellperson's h: groth16/bpkey.h); otherwise
  *               the development setup (groth16/setup.h, cuzk_groth16_keygen) of the profile's
  *               recorded constraint system (filecoin/pce.h): points only, the A and B queries
  *               filtered by density, in a key file (formats/g16key.h; compressed points when
@@ -99,12 +99,10 @@ int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out,
  * replication-merkletree-poseidon_hasher-*.params" for porep, "v28-empty-sector-update-
  * merkletree-poseidon_hasher-*.params" for snap, "v28-proof-of-spacetime-fallback-merkletree-
  * poseidon_hasher-*.params" for both PoSt kinds), in name order, the first whose layout and
- * counts fit (ic = inputs, l = aux, h = the domain in cuzk's basis: groth16/bpkey.h). Its path
- * goes to out[cap]. Returns CUZK_OK; CUZK_EUNSUPPORTED with a sentence in err when the only
- * files that fit the circuit hold bellperson's h basis (a real Filecoin key, which cuzk's prover
- * cannot use); CUZK_ENOTFOUND otherwise. Reads only the files' counts. */
+ * counts fit (ic = inputs, l = aux, h = the domain less one in bellperson's basis, or the
+ * domain in snarkjs's: groth16/bpkey.h). Its path goes to out[cap]. Returns CUZK_OK or
+ * CUZK_ENOTFOUND. Reads only the files' counts. */
 int cuzk_kind_fc_params_find(const char *cache_dir, enum cuzk_fc_kind kind,
-                             const struct cuzk_builder_counts *c, char *out, size_t cap, char *err,
-                             size_t errlen);
+                             const struct cuzk_builder_counts *c, char *out, size_t cap);
 
 #endif

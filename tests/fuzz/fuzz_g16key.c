@@ -78,7 +78,8 @@ static int same_info(const struct cuzk_g16key_info *a, const struct cuzk_g16key_
     return a->n_vars == b->n_vars && a->n_public == b->n_public &&
            a->domain_size == b->domain_size && a->n_a == b->n_a && a->n_b == b->n_b &&
            a->chunk_points == b->chunk_points && a->compressed == b->compressed &&
-           a->cs_checksum == b->cs_checksum && !memcmp(&a->alpha1, &b->alpha1, sizeof a->alpha1) &&
+           a->h_basis == b->h_basis && a->cs_checksum == b->cs_checksum &&
+           !memcmp(&a->alpha1, &b->alpha1, sizeof a->alpha1) &&
            !memcmp(&a->beta1, &b->beta1, sizeof a->beta1) &&
            !memcmp(&a->delta1, &b->delta1, sizeof a->delta1) &&
            !memcmp(&a->beta2, &b->beta2, sizeof a->beta2) &&

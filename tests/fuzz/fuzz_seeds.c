@@ -152,7 +152,8 @@ static void pce(void) {
 
 /* ---- g16key ------------------------------------------------------------------------------ */
 
-static void g16key_one(const char *name, int compressed, uint32_t chunk) {
+static void g16key_one(const char *name, int compressed, uint32_t chunk,
+                       enum cuzk_h_basis h_basis) {
     static const uint32_t a_wires[] = {0, 1, 3}, b_wires[] = {1, 2};
     struct cuzk_g16key_info in = {.n_vars = 4,
                                   .n_public = 1,
@@ -161,6 +162,7 @@ static void g16key_one(const char *name, int compressed, uint32_t chunk) {
                                   .n_b = 2,
                                   .chunk_points = chunk,
                                   .compressed = compressed,
+                                  .h_basis = h_basis,
                                   .cs_checksum = 0x0123456789abcdefull};
     cuzk_g1_affine g1[4];
     cuzk_g2_affine g2[4];
@@ -173,7 +175,7 @@ static void g16key_one(const char *name, int compressed, uint32_t chunk) {
     struct cuzk_g16key_writer *w;
     int rc = cuzk_g16key_writer_open(&w, path, &in, g1, a_wires, b_wires, NULL, err, sizeof err);
     const void *pts[CUZK_G16KEY_SECTIONS] = {g1, g1, g2, g1, g1};
-    const size_t n[CUZK_G16KEY_SECTIONS] = {3, 2, 2, 2, 4};
+    const size_t n[CUZK_G16KEY_SECTIONS] = {3, 2, 2, 2, cuzk_h_basis_points(h_basis, 4)};
     for (int s = 0; s < CUZK_G16KEY_SECTIONS && !rc; s++)
         rc = cuzk_g16key_writer_put(w, s, pts[s], n[s], err, sizeof err);
     if (rc) {
@@ -184,8 +186,9 @@ static void g16key_one(const char *name, int compressed, uint32_t chunk) {
 }
 
 static void g16key(void) {
-    g16key_one("gen-lem.g16k", 0, 2);
-    g16key_one("gen-compressed.g16k", 1, 1);
+    g16key_one("gen-lem.g16k", 0, 2, CUZK_H_SNARKJS);
+    g16key_one("gen-compressed.g16k", 1, 1, CUZK_H_SNARKJS);
+    g16key_one("gen-coeff.g16k", 1, 2, CUZK_H_COEFF); /* version 2: bellperson's H, 3 points */
 }
 
 /* ---- bellperson -------------------------------------------------------------------------- */

@@ -179,6 +179,18 @@ __global__ void g16_h_kernel(fr_mem *h, const fr_mem *a, const fr_mem *b, const 
     }
 }
 
+// h_i = (a_i b_i - c_i) k: bellperson's h on its coset, divided by t (the constant k = 1/t
+// there); h may be a, as above.
+__global__ void g16_h_div_kernel(fr_mem *h, const fr_mem *a, const fr_mem *b, const fr_mem *c,
+                                 fr_t k, size_t n) {
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+        fr_t ab = cuzk_cuda::fr_mul(cuzk_cuda::fr_load(a + i), cuzk_cuda::fr_load(b + i));
+        cuzk_cuda::fr_store(h + i,
+                            cuzk_cuda::fr_mul(cuzk_cuda::fr_sub(ab, cuzk_cuda::fr_load(c + i)), k));
+    }
+}
+
 // w_i = w_i R^2 / R = w_i R: the Montgomery form of the canonical integer w_i < r.
 __global__ void g16_to_mont_kernel(fr_mem *w, size_t n) {
     for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -764,6 +776,24 @@ extern "C" int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n) {
     return CUZK_OK;
 }
 
+extern "C" int cuzk_gpu_g16_h_div(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k) {
+    const unsigned reads = BIT(CUZK_GPU_G16_A) | BIT(CUZK_GPU_G16_B) | BIT(CUZK_GPU_G16_C);
+    int err = check_kernel_args(g, n, reads);
+    if (err != CUZK_OK) return err;
+    if (!k) return set_error(CUZK_EINVAL, "the divisor's inverse is NULL");
+    if (n == 0) return CUZK_OK;
+    CU_TRY(cudaSetDevice(g->device));
+    if ((err = comp_after_uploads(g, reads)) != CUZK_OK) return err;
+    fr_t kd; // the same bytes on both sides
+    std::memcpy(&kd, k, sizeof kd);
+    g16_h_div_kernel<<<grid_for(n), G16_THREADS, 0, g->comp>>>(
+        g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_B],
+        g->vec[CUZK_GPU_G16_C], kd, n);
+    CU_LAUNCHED(g16_h_div_kernel);
+    CU_TRY(cudaStreamSynchronize(g->comp));
+    return CUZK_OK;
+}
+
 extern "C" int cuzk_gpu_g16_to_mont(struct cuzk_gpu_g16 *g, size_t n) {
     const unsigned reads = BIT(CUZK_GPU_G16_W);
     int err = check_kernel_args(g, n, reads);
@@ -1059,10 +1089,17 @@ extern "C" int cuzk_gpu_g16_gather(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec
 
 extern "C" int cuzk_gpu_g16_eval(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a,
                                  const cuzk_fr *b, const cuzk_fr *c, cuzk_fr *out, size_t n) {
+    return cuzk_gpu_g16_eval_k(device, op, a, b, c, nullptr, out, n);
+}
+
+extern "C" int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a,
+                                   const cuzk_fr *b, const cuzk_fr *c, const cuzk_fr *k,
+                                   cuzk_fr *out, size_t n) {
     int err = check_device(device);
     if (err != CUZK_OK) return err;
-    if (op < CUZK_GPU_G16_OP_MUL || op > CUZK_GPU_G16_OP_TO_MONT || !a || !out ||
-        (op != CUZK_GPU_G16_OP_TO_MONT && !b) || (op == CUZK_GPU_G16_OP_H && !c))
+    const bool h = op == CUZK_GPU_G16_OP_H || op == CUZK_GPU_G16_OP_H_DIV;
+    if (op < CUZK_GPU_G16_OP_MUL || op > CUZK_GPU_G16_OP_H_DIV || !a || !out ||
+        (op != CUZK_GPU_G16_OP_TO_MONT && !b) || (h && !c) || (op == CUZK_GPU_G16_OP_H_DIV && !k))
         return set_error(CUZK_EINVAL, "bad eval arguments");
     if (n == 0) return CUZK_OK;
     cuzk_gpu_g16 *g = nullptr;
@@ -1082,6 +1119,13 @@ extern "C" int cuzk_gpu_g16_eval(int device, enum cuzk_gpu_g16_op op, const cuzk
             (err = cuzk_gpu_g16_h(g, n)) != CUZK_OK)
             goto out;
         break;
+    case CUZK_GPU_G16_OP_H_DIV:
+        if ((err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, a, n, n)) != CUZK_OK ||
+            (err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, b, n, n)) != CUZK_OK ||
+            (err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_C, c, n, n)) != CUZK_OK ||
+            (err = cuzk_gpu_g16_h_div(g, n, k)) != CUZK_OK)
+            goto out;
+        break;
     default:
         if ((err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, a, n, n)) != CUZK_OK ||
             (err = cuzk_gpu_g16_to_mont(g, n)) != CUZK_OK)
@@ -1090,7 +1134,7 @@ extern "C" int cuzk_gpu_g16_eval(int device, enum cuzk_gpu_g16_op op, const cuzk
     }
     {
         const enum cuzk_gpu_g16_vec res = op == CUZK_GPU_G16_OP_MUL ? CUZK_GPU_G16_C
-                                          : op == CUZK_GPU_G16_OP_H ? CUZK_GPU_G16_A
+                                          : h                       ? CUZK_GPU_G16_A
                                                                     : CUZK_GPU_G16_W;
         err = cuzk_gpu_g16_download(g, res, out, n);
     }
