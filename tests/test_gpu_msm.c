@@ -20,6 +20,7 @@
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
 #include "msm/msm.h"
@@ -229,7 +230,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
                           cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
                           int bits) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits};                                             \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0};                                          \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
@@ -261,6 +262,34 @@ ADD_TEST(cuzk_g2, g2, 5000)
         free(hb);                                                                                  \
         free(k);                                                                                   \
         return right;                                                                              \
+    }                                                                                              \
+    /* Scalars from host memory in chunks of several sizes, from pageable and from page-locked     \
+     * memory (transferred in place): the same bytes as the default upload, and the right sum. */  \
+    static void G##_chunks(const struct cuzk_gpu_bases *db, const G##_affine *hb, cuzk_scalar *k,  \
+                           size_t n, enum msm_scalars sh) {                                        \
+        G one, got;                                                                                \
+        cuzk_scalar *pk = NULL;                                                                    \
+        G##_check_shape("chunk reference", db, hb, 0, k, n, sh);                                   \
+        if (!gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, k, n, &one), "msm")) return;                    \
+        if (!gpu_ok(cuzk_gpu_pinned_alloc(n * sizeof *pk, (void **)&pk), "pinned alloc")) return;  \
+        memcpy(pk, k, n * sizeof *pk);                                                             \
+        static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
+            if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c]};                                      \
+            cuzk_gpu_msm_tune(ctx, &t);                                                            \
+            for (int pinned = 0; pinned <= 1; pinned++) {                                          \
+                const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
+                                      "chunked msm") &&                                            \
+                               !memcmp(&got, &one, sizeof got);                                    \
+                CHECK(ok);                                                                         \
+                if (!ok)                                                                           \
+                    fprintf(stderr, "test_gpu_msm: " #G " n=%zu: chunks of %zu (%s) differ\n", n,  \
+                            chunks[c], pinned ? "pinned" : "pageable");                            \
+            }                                                                                      \
+        }                                                                                          \
+        cuzk_gpu_msm_tune(ctx, NULL);                                                              \
+        cuzk_gpu_pinned_free(pk, n * sizeof *pk);                                                  \
     }                                                                                              \
     static void G##_test_msm(int max_log, int special_log, int odd) {                              \
         const size_t nb = ((size_t)1 << max_log) + OFFSET_ROOM;                                    \
@@ -302,6 +331,8 @@ ADD_TEST(cuzk_g2, g2, 5000)
         for (int sh = MSM_RANDOM; sh <= MSM_SAME_EDGE; sh++)                                       \
             G##_check_shape("resident", db, hb, 0, k, ns, (enum msm_scalars)sh);                   \
         G##_check_shape("offset range", db, hb, 1000, k, ns, MSM_RANDOM);                          \
+        G##_chunks(db, hb, k, 3001, MSM_BITS);                                                     \
+        G##_chunks(db, hb, k, (size_t)odd, MSM_RANDOM);                                            \
         G##_check_shape("last bases", db, hb, nb - ns, k, ns, MSM_EDGE);                           \
         static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20};                              \
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {                          \

@@ -363,6 +363,19 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
                         what, n, s, rep.window, rep.windows, rep.windows_per_batch, tune.bit_path, \
                         rep.windowed, rep.ones, err ? cuzk_strerror(err) : "wrong sum");           \
             }                                                                                      \
+            if (s || tune.upload_chunk) continue;                                                  \
+            /* the scalars uploaded in several chunks (the last one shorter): the same bytes */    \
+            struct cuzk_gpu_msm_tuning tc = tune;                                                  \
+            tc.upload_chunk = n / 3 + 1;                                                           \
+            G chunked;                                                                             \
+            err = cuzk_gpu_twin_##S##_msm(&shapes[s], pts, k, n, &tc, &chunked, NULL);             \
+            ok = err == CUZK_OK && !memcmp(&chunked, &got, sizeof got);                            \
+            CHECK(ok);                                                                             \
+            if (!ok) {                                                                             \
+                bad++;                                                                             \
+                fprintf(stderr, "test_gpu_twin: " #G " msm %s: n = %zu, chunks of %zu differ\n",   \
+                        what, n, tc.upload_chunk);                                                 \
+            }                                                                                      \
         }                                                                                          \
         return bad;                                                                                \
     }                                                                                              \
@@ -376,12 +389,13 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
         G##_points(pool, 8);                                                                       \
         for (size_t s = 0; s < nsizes; s++) {                                                      \
             const size_t n = sizes[s];                                                             \
-            const struct cuzk_gpu_msm_tuning autot = {0, 0}, bits_on = {0, 1}, bits_off = {0, -1}; \
+            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0}, bits_on = {0, 1, 0},               \
+                                             bits_off = {0, -1, 0};                                \
             /* random scalars; then every forced window width */                                   \
             for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                   \
             G##_check_msm("random", pts, k, n, autot, NSHAPES), runs += NSHAPES;                   \
             for (size_t w = 0; w < nwindows; w++) {                                                \
-                struct cuzk_gpu_msm_tuning t = {windows[w], 0};                                    \
+                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0};                                 \
                 G##_check_msm("forced window", pts, k, n, t, 2), runs += 2;                        \
             }                                                                                      \
             /* edge scalars (zeros, ones, r - 1, 2^255 - 1, patterns) */                           \

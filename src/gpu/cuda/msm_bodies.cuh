@@ -36,12 +36,15 @@ template <class F> __host__ __device__ __noinline__ affine<F> call_to_affine(con
 }
 
 // Scalar classification for the bit-witness split: flags and the identity list idx[i] = i
-// that DeviceSelect compacts.
+// that DeviceSelect compacts, for the scalars first + t (a chunk of them: an upload from host
+// memory classifies each chunk as soon as it is in).
 struct classify_body {
     const uint64_t *scalars;
     uint32_t *idx;
     uint8_t *flag_one, *flag_rest;
-    CUZK_HD void operator()(size_t i) const {
+    size_t first;
+    CUZK_HD void operator()(size_t t) const {
+        const size_t i = first + t;
         const uint64_t *s = scalars + 4 * i;
         const uint64_t high = s[1] | s[2] | s[3];
         const bool zero = (s[0] | high) == 0, one = s[0] == 1 && high == 0;
