@@ -113,7 +113,8 @@ void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_t
 /* Device time of the last MSM on this context, in milliseconds, split into its phases
  * (measured with events; for benchmarks and timing lines). */
 struct cuzk_gpu_msm_timing {
-    float upload_ms; /* scalars host -> device (0 for device scalars) */
+    float upload_ms; /* scalars host -> device, with the classification of each chunk that the
+                      * transfers overlap (0 for device scalars) */
     float bits_ms;   /* bit-witness split and the sum of the bases with scalar 1 */
     float sort_ms;   /* digits and the sort by bucket */
     float accum_ms;  /* bucket accumulation */
