@@ -1,20 +1,25 @@
 /* GPU MSM benchmark: G1 (or G2) MSMs with the bases resident in device memory.
  *
  *   bench_gpu_msm [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R]
- *                 [--window C] [--csv FILE]
+ *                 [--window C] [--pinned] [--chunk N] [--csv FILE]
  *     --quick    2^16 and 2^18, 3 repetitions (the CI smoke test)
  *     --log-n    the sizes, as base-2 logarithms (default 20,22,24,26; G2: 18,20,22)
  *     --g2       G2 instead of G1
  *     --bits P   P% of the scalars are 0 or 1 (a Filecoin-like witness), the rest uniform
  *     --reps R   timed repetitions per size after one warm-up (default 7)
  *     --window C force the window width (cuzk_gpu_msm_tune; default automatic)
+ *     --pinned   the host scalars in page-locked memory (cuzk_gpu_pinned_alloc: transferred in
+ *                place), not in pageable memory (through the context's staging buffers)
+ *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
  *     --csv FILE append the CSV lines to FILE as well
  *
  * For each size it prints one CSV line
  *   msm,<group>,<log_n>,<bits_pct>,<window>,<ms_min>,<ms_median>,<dev_ms_min>,<dev_ms_median>,
  *       <upload_ms>,<bits_ms>,<sort_ms>,<accum_ms>,<reduce_ms>
  * where ms is the wall-clock time of cuzk_gpu_g*_msm with the scalars in host memory (upload
- * included), dev_ms the time with the scalars already in device memory (G1: the scalars as
+ * included: the "wall" of an MSM from host memory, to compare with dev_ms: the upload overlaps
+ * the classification of the scalars chunk by chunk), dev_ms the time with the scalars already
+ * in device memory (G1: the scalars as
  * Montgomery Fr in an NTT context's buffer, cuzk_gpu_g1_msm_dev_fr; G2: the event time of the
  * host call less its upload), and the phase times (cuzk_gpu_msm_last_timing) are the medians of
  * the host-scalar calls. Lines starting with '#' are comments.
@@ -33,6 +38,7 @@
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
 #include "msm/msm.h"
@@ -91,7 +97,8 @@ static void make_scalars(cuzk_fr *fr, size_t n, int bits_pct, uint64_t seed) {
 /* ---- one size -------------------------------------------------------------------------------- */
 
 struct opts {
-    int g2, bits, reps, window;
+    int g2, bits, reps, window, pinned;
+    size_t chunk;
     FILE *csv;
 };
 
@@ -133,9 +140,14 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
                        const G##_affine *pts, int k) {                                             \
         const size_t n = (size_t)1 << k;                                                           \
         cuzk_fr *fr = bench_xmalloc(n * sizeof *fr), *agg = bench_xmalloc(POOL_N * sizeof *agg);   \
-        cuzk_scalar *sc = bench_xmalloc(n * sizeof *sc),                                           \
-                    *aggs = bench_xmalloc(POOL_N * sizeof *aggs);                                  \
+        cuzk_scalar *sc = NULL, *aggs = bench_xmalloc(POOL_N * sizeof *aggs);                      \
         int ok = 1, err;                                                                           \
+        if (!o->pinned)                                                                            \
+            sc = bench_xmalloc(n * sizeof *sc);                                                    \
+        else if ((err = cuzk_gpu_pinned_alloc(n * sizeof *sc, (void **)&sc)) != CUZK_OK) {         \
+            ok = fail(err, "pinned scalars", k);                                                   \
+            goto out;                                                                              \
+        }                                                                                          \
         make_scalars(fr, n, o->bits, 0x6d736d2d62656e63ull + (uint64_t)k);                         \
         cuzk_scalar_batch_from_fr(pool, sc, fr, n);                                                \
         struct agg_job aj = {fr, agg, n};                                                          \
@@ -192,7 +204,10 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
     out:                                                                                           \
         free(fr);                                                                                  \
         free(agg);                                                                                 \
-        free(sc);                                                                                  \
+        if (o->pinned)                                                                             \
+            cuzk_gpu_pinned_free(sc, n * sizeof *sc);                                              \
+        else                                                                                       \
+            free(sc);                                                                              \
         free(aggs);                                                                                \
         return ok;                                                                                 \
     }
@@ -232,13 +247,13 @@ RUN_ALL(cuzk_g2, g2, "g2")
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R] "
-            "[--window C] [--csv FILE]\n",
+            "[--window C] [--pinned] [--chunk N] [--csv FILE]\n",
             argv0);
     return 2;
 }
 
 int main(int argc, char **argv) {
-    struct opts o = {0, 0, 7, 0, NULL};
+    struct opts o = {0, 0, 7, 0, 0, 0, NULL};
     int quick = 0, sizes[MAX_SIZES], nsizes = 0;
     const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
@@ -259,6 +274,12 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--window") && v) {
             o.window = atoi(argv[++i]);
             if (o.window < 8 || o.window > 20) return usage(argv[0]);
+        } else if (!strcmp(a, "--pinned")) {
+            o.pinned = 1;
+        } else if (!strcmp(a, "--chunk") && v) {
+            const long c = atol(argv[++i]);
+            if (c < 1) return usage(argv[0]);
+            o.chunk = (size_t)c;
         } else if (!strcmp(a, "--csv") && v) {
             csv = argv[++i];
         } else {
@@ -290,8 +311,8 @@ int main(int argc, char **argv) {
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
     int err = cuzk_gpu_msm_ctx_create(0, (size_t)1 << max, &ctx);
     if (err != CUZK_OK) return !fail(err, "context creation", max);
-    if (o.window) {
-        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0};
+    if (o.window || o.chunk) {
+        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk};
         cuzk_gpu_msm_tune(ctx, &t);
     }
     if (!o.g2 && cuzk_gpu_ntt_ctx_create(0, max, &nctx) != CUZK_OK) {
@@ -301,6 +322,10 @@ int main(int argc, char **argv) {
     printf("# MSM context for 2^%d: %.2f GiB; %d timed repetitions after a warm-up; window %s\n",
            max, (double)cuzk_gpu_msm_ctx_vram((size_t)1 << max) / (1 << 30), o.reps,
            o.window ? "forced" : "automatic");
+    printf("# host scalars in %s memory, upload chunks of %zu scalars (%s)\n",
+           o.pinned ? "page-locked" : "pageable",
+           o.chunk ? o.chunk : cuzk_gpu_msm_ctx_pinned((size_t)1 << max) / 2 / sizeof(cuzk_scalar),
+           o.chunk ? "forced, at most the staging size" : "the staging size");
     printf("op,group,log_n,bits_pct,window,ms_min,ms_median,dev_ms_min,dev_ms_median,upload_ms,"
            "bits_ms,sort_ms,accum_ms,reduce_ms\n");
     const int ok = o.g2 ? cuzk_g2_all(&o, sizes, nsizes, max, ctx, nctx)

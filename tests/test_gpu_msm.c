@@ -20,6 +20,7 @@
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
 #include "msm/msm.h"
@@ -45,6 +46,25 @@ static int gpu_ok(int err, const char *what) {
 
 /* ---- device field arithmetic ----------------------------------------------------------------- */
 
+/* The merged product difference of the MUL_SUB ops (gpu_msm.h): a b - (a + b)(a - b). */
+static void fp_mul_sub_ref(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+    cuzk_fp s, d, t;
+    cuzk_fp_add(&s, a, b);
+    cuzk_fp_sub(&d, a, b);
+    cuzk_fp_mul(&t, &s, &d);
+    cuzk_fp_mul(r, a, b);
+    cuzk_fp_sub(r, r, &t);
+}
+
+static void fp2_mul_sub_ref(cuzk_fp2 *r, const cuzk_fp2 *a, const cuzk_fp2 *b) {
+    cuzk_fp2 s, d, t;
+    cuzk_fp2_add(&s, a, b);
+    cuzk_fp2_sub(&d, a, b);
+    cuzk_fp2_mul(&t, &s, &d);
+    cuzk_fp2_mul(r, a, b);
+    cuzk_fp2_sub(r, r, &t);
+}
+
 static void test_field(void) {
     cuzk_fp edges[TEST_FP_NEDGES];
     test_fp_edges(edges);
@@ -64,10 +84,11 @@ static void test_field(void) {
             a[2 * n - 1 - (i * ne + j)] = edges[j];
             b[2 * n - 1 - (i * ne + j)] = edges[i];
         }
-    static const char *name[] = {"fp add",  "fp sub",  "fp mul",  "fp sqr",
-                                 "fp2 add", "fp2 sub", "fp2 mul", "fp2 sqr"};
-    for (int op = CUZK_GPU_FP_ADD; op <= CUZK_GPU_FP2_SQR; op++) {
-        const int two = op >= CUZK_GPU_FP2_ADD;
+    static const char *name[] = {"fp add",  "fp sub",  "fp mul",  "fp sqr",     "fp2 add",
+                                 "fp2 sub", "fp2 mul", "fp2 sqr", "fp mul_sub", "fp2 mul_sub"};
+    for (int op = CUZK_GPU_FP_ADD; op <= CUZK_GPU_FP2_MUL_SUB; op++) {
+        const int two =
+            (op >= CUZK_GPU_FP2_ADD && op <= CUZK_GPU_FP2_SQR) || op == CUZK_GPU_FP2_MUL_SUB;
         const cuzk_fp2 *a2 = (const cuzk_fp2 *)a, *b2 = (const cuzk_fp2 *)b;
         cuzk_fp2 *w2 = (cuzk_fp2 *)want;
         for (size_t i = 0; i < n; i++) {
@@ -79,6 +100,8 @@ static void test_field(void) {
             case CUZK_GPU_FP2_ADD: cuzk_fp2_add(&w2[i], &a2[i], &b2[i]); break;
             case CUZK_GPU_FP2_SUB: cuzk_fp2_sub(&w2[i], &a2[i], &b2[i]); break;
             case CUZK_GPU_FP2_MUL: cuzk_fp2_mul(&w2[i], &a2[i], &b2[i]); break;
+            case CUZK_GPU_FP_MUL_SUB: fp_mul_sub_ref(&want[i], &a[i], &b[i]); break;
+            case CUZK_GPU_FP2_MUL_SUB: fp2_mul_sub_ref(&w2[i], &a2[i], &b2[i]); break;
             default: cuzk_fp2_sqr(&w2[i], &a2[i]); break;
             }
         }
@@ -207,7 +230,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
                           cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
                           int bits) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits};                                             \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0};                                          \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
@@ -239,6 +262,34 @@ ADD_TEST(cuzk_g2, g2, 5000)
         free(hb);                                                                                  \
         free(k);                                                                                   \
         return right;                                                                              \
+    }                                                                                              \
+    /* Scalars from host memory in chunks of several sizes, from pageable and from page-locked     \
+     * memory (transferred in place): the same bytes as the default upload, and the right sum. */  \
+    static void G##_chunks(const struct cuzk_gpu_bases *db, const G##_affine *hb, cuzk_scalar *k,  \
+                           size_t n, enum msm_scalars sh) {                                        \
+        G one, got;                                                                                \
+        cuzk_scalar *pk = NULL;                                                                    \
+        G##_check_shape("chunk reference", db, hb, 0, k, n, sh);                                   \
+        if (!gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, k, n, &one), "msm")) return;                    \
+        if (!gpu_ok(cuzk_gpu_pinned_alloc(n * sizeof *pk, (void **)&pk), "pinned alloc")) return;  \
+        memcpy(pk, k, n * sizeof *pk);                                                             \
+        static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
+            if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c]};                                      \
+            cuzk_gpu_msm_tune(ctx, &t);                                                            \
+            for (int pinned = 0; pinned <= 1; pinned++) {                                          \
+                const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
+                                      "chunked msm") &&                                            \
+                               !memcmp(&got, &one, sizeof got);                                    \
+                CHECK(ok);                                                                         \
+                if (!ok)                                                                           \
+                    fprintf(stderr, "test_gpu_msm: " #G " n=%zu: chunks of %zu (%s) differ\n", n,  \
+                            chunks[c], pinned ? "pinned" : "pageable");                            \
+            }                                                                                      \
+        }                                                                                          \
+        cuzk_gpu_msm_tune(ctx, NULL);                                                              \
+        cuzk_gpu_pinned_free(pk, n * sizeof *pk);                                                  \
     }                                                                                              \
     static void G##_test_msm(int max_log, int special_log, int odd) {                              \
         const size_t nb = ((size_t)1 << max_log) + OFFSET_ROOM;                                    \
@@ -280,6 +331,8 @@ ADD_TEST(cuzk_g2, g2, 5000)
         for (int sh = MSM_RANDOM; sh <= MSM_SAME_EDGE; sh++)                                       \
             G##_check_shape("resident", db, hb, 0, k, ns, (enum msm_scalars)sh);                   \
         G##_check_shape("offset range", db, hb, 1000, k, ns, MSM_RANDOM);                          \
+        G##_chunks(db, hb, k, 3001, MSM_BITS);                                                     \
+        G##_chunks(db, hb, k, (size_t)odd, MSM_RANDOM);                                            \
         G##_check_shape("last bases", db, hb, nb - ns, k, ns, MSM_EDGE);                           \
         static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20};                              \
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {                          \

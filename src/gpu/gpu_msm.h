@@ -21,8 +21,12 @@
  * windowed MSM (a smaller tail). Callers do not choose: the split is made from the scalars.
  *
  * A context (struct cuzk_gpu_msm_ctx) belongs to one device and one thread at a time: it holds
- * a stream and all scratch memory for MSMs of up to max_n points, allocated at creation, so
- * the MSM path never calls cudaMalloc. cuzk_gpu_msm_ctx_vram tells the scratch size.
+ * two streams (compute, copy) and all scratch memory for MSMs of up to max_n points, allocated
+ * at creation, so the MSM path never calls cudaMalloc. cuzk_gpu_msm_ctx_vram tells the scratch
+ * size; cuzk_gpu_msm_ctx_pinned the page-locked host memory of its two staging buffers (from
+ * cuzk_gpu_pinned_alloc, so counted by cuzk_gpu_pinned_bytes), through which scalars in pageable
+ * host memory travel in chunks, each chunk's work on the device overlapping the next chunk's
+ * transfer (docs/gpu.md).
  *
  * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU), CUZK_EINVAL (bad argument,
  * n above the context's max_n, range outside the bases, bases of another device or group),
@@ -72,15 +76,17 @@ size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n);
 
 /* Bytes of device memory a context for MSMs of up to max_n points takes. */
 size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
+/* Bytes of pinned host memory it takes (its staging buffers). */
+size_t cuzk_gpu_msm_ctx_pinned(size_t max_n);
 /* Creates a context on `device` for MSMs of up to max_n points (G1 and G2 alike). */
 int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu_msm_ctx **out);
 /* Waits for the context's work and frees it (NULL is ignored). */
 void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx);
 int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
 
-/* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (pinned
- * memory makes the upload faster; any memory works). Synchronous. g1 bases for g1_msm, g2 for
- * g2_msm. */
+/* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (any memory
+ * works; page-locked memory is transferred in place, without the staging copy). Synchronous.
+ * g1 bases for g1_msm, g2 for g2_msm. */
 int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases, size_t offset,
                     const cuzk_scalar *scalars, size_t n, cuzk_g1 *out);
 int cuzk_gpu_g2_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases, size_t offset,
@@ -95,17 +101,20 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
 
 /* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
  * window: bits per window, 8..20. bit_path: 0 automatic, 1 force the bit-witness split,
- * -1 forbid it. */
+ * -1 forbid it. upload_chunk: scalars per chunk of an upload from host memory, at most the
+ * staging size (larger values are that size). */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
+    size_t upload_chunk;
 };
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
 
 /* Device time of the last MSM on this context, in milliseconds, split into its phases
  * (measured with events; for benchmarks and timing lines). */
 struct cuzk_gpu_msm_timing {
-    float upload_ms; /* scalars host -> device (0 for device scalars) */
+    float upload_ms; /* scalars host -> device, with the classification of each chunk that the
+                      * transfers overlap (0 for device scalars) */
     float bits_ms;   /* bit-witness split and the sum of the bases with scalar 1 */
     float sort_ms;   /* digits and the sort by bucket */
     float accum_ms;  /* bucket accumulation */
@@ -131,7 +140,9 @@ const char *cuzk_gpu_msm_last_error(void);
 
 /* out[i] = op(a[i], b[i]) on the device for the base field and the curve formulas, so tests
  * compare every device routine with the CPU on random inputs. Allocates its own memory: a
- * check, not a fast path. Fp values in cuzk_fp layout (Montgomery), Fp2 in cuzk_fp2 layout. */
+ * check, not a fast path. Fp values in cuzk_fp layout (Montgomery), Fp2 in cuzk_fp2 layout.
+ * The MUL_SUB ops check the merged product difference x y - z w of the curve formulas on four
+ * distinct operands: out = a b - (a + b)(a - b). */
 enum cuzk_gpu_fp_op {
     CUZK_GPU_FP_ADD = 0,
     CUZK_GPU_FP_SUB = 1,
@@ -141,6 +152,8 @@ enum cuzk_gpu_fp_op {
     CUZK_GPU_FP2_SUB = 5,
     CUZK_GPU_FP2_MUL = 6,
     CUZK_GPU_FP2_SQR = 7,
+    CUZK_GPU_FP_MUL_SUB = 8,
+    CUZK_GPU_FP2_MUL_SUB = 9,
 };
 int cuzk_gpu_fp_eval(int device, enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out,
                      size_t n);

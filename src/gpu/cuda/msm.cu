@@ -3,9 +3,18 @@
 // This file owns the module's contexts (stream, events, scratch memory) and its last-error text;
 // msm_common.cuh lists the module's other files.
 //
-// DESIGN. An MSM sum_i s_i P_i runs on the context's one stream, in phases:
+// DESIGN. An MSM sum_i s_i P_i runs on the context's compute stream, in phases:
 //   upload   the scalars (canonical 4 x 64-bit integers) into the context's scalar buffer; for
-//            device Fr scalars a kernel converts Montgomery form to canonical instead.
+//            device Fr scalars a kernel converts Montgomery form to canonical instead. Scalars
+//            in host memory travel in chunks (MSM_UPLOAD_CHUNK, or the tuning's upload_chunk):
+//            the calling thread copies chunk c into one of the context's two pinned staging
+//            buffers (once the buffer's previous transfer is done: an event), queues its
+//            transfer on the context's copy stream and moves on to chunk c + 1; the compute
+//            stream waits for chunk c's transfer (an event) and classifies its scalars (the
+//            bits phase's first kernel, the earliest work that needs only its own scalars: every
+//            later kernel reads all of them, the selection and the sorts by construction). A
+//            page-locked source (cudaPointerGetAttributes) is transferred in place, chunk by
+//            chunk. The host twin runs the same chunk loop with memcpy for the transfers.
 //   bits     (unless forbidden) one thread per scalar classifies it as 0, 1 or other and
 //            CUB's DeviceSelect lists the indices of the ones and of the others; the host reads
 //            the two counts. When zeros and ones are more than MSM_BIT_PCT percent of n (a
@@ -46,7 +55,9 @@
 //   combine  the host reads the window sums (and the sum of the ones) and combines them by
 //            doubling with the CPU group code: sum_w 2^(c w) W_w.
 // All scratch memory belongs to the context and is allocated at its creation (sized from
-// max_n, see msm_sizes_for); the MSM path never calls cudaMalloc. Phases are timed by events.
+// max_n, see msm_sizes_for), the pinned staging buffers too (through cuzk_gpu_pinned_alloc,
+// which counts them); the MSM path never calls cudaMalloc or cudaHostAlloc. Phases are timed by
+// events on the compute stream (the upload phase ends when the last chunk is in and classified).
 //
 // Every kernel is a thin wrapper (msm_kernel, msm_exec.cu) around a functor (msm_bodies.cuh) whose
 // operator() is __host__ __device__ (and inlined into the kernel) and computes one thread's work;
@@ -60,6 +71,7 @@
 #include "gpu/cuda/msm_exec.cuh"
 
 #include "gpu/cuda/bases.cuh"
+#include "gpu/gpu_groth16.h" // cuzk_gpu_pinned_alloc / _free: the staging buffers
 
 // ---- errors -------------------------------------------------------------------------------------
 
@@ -253,17 +265,30 @@ static void xyzz_to_host(typename G::host_jac *out, const xyzz_mem<typename G::F
     std::memcpy(out, &j, sizeof *out);
 }
 
-// out = sum_i s_i bases[i] for the n canonical scalars in mm.scalars (see DESIGN).
+// out = sum_i s_i bases[i] for the n canonical scalars at host (uploaded into mm.scalars in
+// chunks of `chunk`) or, for host = NULL, already in mm.scalars (see DESIGN).
 template <class G, class X>
 static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
                    const aff_mem<typename G::F> *bases, size_t n, const cuzk_gpu_msm_tuning &tune,
-                   typename G::host_jac *out, msm_report *rep) {
+                   const cuzk_scalar *host, size_t chunk, typename G::host_jac *out,
+                   msm_report *rep) {
     using F = typename G::F;
     const uint32_t *list = nullptr;
     size_t m = n, n_ones = 0;
-    if (tune.bit_path >= 0) {
-        classify_body cl = {mm.scalars, mm.idx, mm.flag_one, mm.flag_rest};
+    const bool classify = tune.bit_path >= 0;
+    classify_body cl = {mm.scalars, mm.idx, mm.flag_one, mm.flag_rest, 0};
+    if (host) {
+        for (size_t off = 0; off < n; off += chunk) {
+            const size_t len = std::min(chunk, n - off);
+            TRY(x.upload(mm.scalars + 4 * off, host + off, len * sizeof(cuzk_scalar)));
+            cl.first = off;
+            if (classify) TRY(x.launch(cl, len));
+        }
+        TRY(x.mark(PH_UPLOAD));
+    } else if (classify) {
         TRY(x.launch(cl, n));
+    }
+    if (classify) {
         TRY(x.select(mm.idx, mm.flag_one, mm.ones, mm.counts, n));
         TRY(x.select(mm.idx, mm.flag_rest, mm.rest, mm.counts + 1, n));
         int64_t counts[2];
@@ -361,7 +386,11 @@ struct cuzk_gpu_msm_ctx {
     msm_mem mm;
     void *cub_tmp;
     size_t cub_bytes;
-    cudaStream_t stream;
+    cudaStream_t stream, copy_stream;
+    void *stage[2]; // pinned, stage_n scalars each
+    size_t stage_n;
+    cudaEvent_t ev_copy[3];
+    int nev_copy;
     cudaEvent_t ev[MSM_MAX_EVENTS];
     int ev_phase[MSM_MAX_EVENTS];
     int nev_created;
@@ -384,16 +413,25 @@ extern "C" size_t cuzk_gpu_msm_ctx_vram(size_t max_n) {
     return msm_bytes_for(sz).total() + cub;
 }
 
+extern "C" size_t cuzk_gpu_msm_ctx_pinned(size_t max_n) {
+    if (max_n < 1 || max_n > MSM_MAX_N) return 0;
+    return 2 * std::min<size_t>(max_n, MSM_UPLOAD_CHUNK) * sizeof(cuzk_scalar);
+}
+
 extern "C" void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx) {
     if (!ctx) return;
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    if (ctx->copy_stream) (void)cudaStreamSynchronize(ctx->copy_stream);
     void *bufs[] = {ctx->mm.scalars,   ctx->mm.idx,    ctx->mm.ones, ctx->mm.rest, ctx->mm.flag_one,
                     ctx->mm.flag_rest, ctx->mm.counts, ctx->mm.keys, ctx->mm.vals, ctx->mm.buckets,
                     ctx->mm.items,     ctx->mm.heads,  ctx->mm.win,  ctx->cub_tmp};
     for (void *p : bufs) (void)cudaFree(p);
     for (int i = 0; i < ctx->nev_created; i++) (void)cudaEventDestroy(ctx->ev[i]);
+    for (int i = 0; i < ctx->nev_copy; i++) (void)cudaEventDestroy(ctx->ev_copy[i]);
+    for (void *p : ctx->stage) cuzk_gpu_pinned_free(p, ctx->stage_n * sizeof(cuzk_scalar));
     if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
+    if (ctx->copy_stream) (void)cudaStreamDestroy(ctx->copy_stream);
     (void)cudaGetLastError();
     std::free(ctx);
 }
@@ -408,8 +446,15 @@ template <class T> static int dev_alloc(T **p, size_t bytes) {
 static int ctx_init(cuzk_gpu_msm_ctx *ctx) {
     CU_TRY(cudaSetDevice(ctx->device));
     CU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    CU_TRY(cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking));
     for (; ctx->nev_created < MSM_MAX_EVENTS; ctx->nev_created++)
         CU_TRY(cudaEventCreate(&ctx->ev[ctx->nev_created]));
+    for (; ctx->nev_copy < 3; ctx->nev_copy++)
+        CU_TRY(cudaEventCreateWithFlags(&ctx->ev_copy[ctx->nev_copy], cudaEventDisableTiming));
+    for (void *&p : ctx->stage) {
+        const int err = cuzk_gpu_pinned_alloc(ctx->stage_n * sizeof(cuzk_scalar), &p);
+        if (err != CUZK_OK) return set_error(err, "pinned staging buffer of the MSM context");
+    }
     const msm_bytes b = msm_bytes_for(ctx->sz);
     msm_mem &m = ctx->mm;
     TRY(dev_alloc(&m.scalars, b.scalars));
@@ -443,6 +488,7 @@ extern "C" int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu
         return cuda_fail(cudaGetLastError(), "cudaSetDevice", __LINE__);
     }
     ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device));
+    ctx->stage_n = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
         cuzk_gpu_msm_ctx_free(ctx);
@@ -459,7 +505,7 @@ extern "C" int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx) {
 extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
                                   const struct cuzk_gpu_msm_tuning *t) {
     if (!ctx) return;
-    cuzk_gpu_msm_tuning v = {0, 0};
+    cuzk_gpu_msm_tuning v = {0, 0, 0};
     if (t) {
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
@@ -532,11 +578,21 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     x.ev = ctx->ev;
     x.ev_phase = ctx->ev_phase;
     x.nev = 0;
+    x.copy_stream = ctx->copy_stream;
+    x.stage[0] = ctx->stage[0];
+    x.stage[1] = ctx->stage[1];
+    x.stage_bytes = ctx->stage_n * sizeof(cuzk_scalar);
+    for (int i = 0; i < 3; i++) x.ev_copy[i] = ctx->ev_copy[i];
+    x.src_pinned = false;
+    x.uploads = 0;
+    size_t chunk = ctx->stage_n;
+    if (ctx->tune.upload_chunk) chunk = std::min(chunk, ctx->tune.upload_chunk);
     TRY(x.mark(PH_START));
     if (host_scalars) {
-        CU_TRY(cudaMemcpyAsync(ctx->mm.scalars, host_scalars, n * sizeof(cuzk_scalar),
-                               cudaMemcpyHostToDevice, ctx->stream));
-        TRY(x.mark(PH_UPLOAD));
+        cudaPointerAttributes pa;
+        if (cudaPointerGetAttributes(&pa, host_scalars) == cudaSuccess)
+            x.src_pinned = pa.type == cudaMemoryTypeHost;
+        (void)cudaGetLastError(); // an unknown pointer is pageable memory
     } else {
         fr_canonical_body cv = {static_cast<const fr_mem *>(dev_fr),
                                 reinterpret_cast<fr_mem *>(ctx->mm.scalars)};
@@ -545,7 +601,7 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     }
     const auto *pts = static_cast<const aff_mem<F> *>(bases->pts) + offset;
     msm_report rep;
-    TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, n, ctx->tune, out, &rep));
+    TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, n, ctx->tune, host_scalars, chunk, out, &rep));
     CU_TRY(cudaStreamSynchronize(ctx->stream));
     return collect_timing(ctx, x.nev);
 }
@@ -624,15 +680,17 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
                       shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS);
-    cuzk_gpu_msm_tuning t = {0, 0};
+    cuzk_gpu_msm_tuning t = {0, 0, 0};
     if (tune) t = *tune;
     host_mem h;
     if (!h.init(sz)) return CUZK_ENOMEM;
-    std::memcpy(h.mm.scalars, scalars, n * sizeof(cuzk_scalar));
+    // the chunks of a context for max_n (msm_entry): its staging size, or the tuning's if smaller
+    size_t chunk = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
+    if (t.upload_chunk) chunk = std::min(chunk, t.upload_chunk);
     host_exec x;
     msm_report rep;
-    TRY(msm_run<G>(x, h.mm, sz, reinterpret_cast<const aff_mem<typename G::F> *>(bases), n, t, out,
-                   &rep));
+    TRY(msm_run<G>(x, h.mm, sz, reinterpret_cast<const aff_mem<typename G::F> *>(bases), n, t,
+                   scalars, chunk, out, &rep));
     if (report) {
         report->window = rep.c;
         report->windows = rep.nw;

@@ -36,12 +36,15 @@ template <class F> __host__ __device__ __noinline__ affine<F> call_to_affine(con
 }
 
 // Scalar classification for the bit-witness split: flags and the identity list idx[i] = i
-// that DeviceSelect compacts.
+// that DeviceSelect compacts, for the scalars first + t (a chunk of them: an upload from host
+// memory classifies each chunk as soon as it is in).
 struct classify_body {
     const uint64_t *scalars;
     uint32_t *idx;
     uint8_t *flag_one, *flag_rest;
-    CUZK_HD void operator()(size_t i) const {
+    size_t first;
+    CUZK_HD void operator()(size_t t) const {
+        const size_t i = first + t;
         const uint64_t *s = scalars + 4 * i;
         const uint64_t high = s[1] | s[2] | s[3];
         const bool zero = (s[0] | high) == 0, one = s[0] == 1 && high == 0;
@@ -334,7 +337,10 @@ template <class F> struct fb_mul_body {
 
 // ---- the arithmetic checks' bodies (device eval and host twin alike) ----------------------------
 
-CUZK_HD bool fp_op_is_fp2(int op) { return op >= CUZK_GPU_FP2_ADD; }
+CUZK_HD bool fp_op_is_fp2(int op) {
+    return (op >= CUZK_GPU_FP2_ADD && op <= CUZK_GPU_FP2_SQR) || op == CUZK_GPU_FP2_MUL_SUB;
+}
+CUZK_HD bool fp_op_valid(int op) { return op >= CUZK_GPU_FP_ADD && op <= CUZK_GPU_FP2_MUL_SUB; }
 
 struct fp_eval_body {
     int op;
@@ -349,6 +355,7 @@ struct fp_eval_body {
             case CUZK_GPU_FP2_ADD: r = add(x, y); break;
             case CUZK_GPU_FP2_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP2_MUL: r = mul(x, y); break;
+            case CUZK_GPU_FP2_MUL_SUB: r = mul_sub(x, y, add(x, y), sub(x, y)); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp2_mem *>(out) + i, r);
@@ -360,6 +367,7 @@ struct fp_eval_body {
             case CUZK_GPU_FP_ADD: r = add(x, y); break;
             case CUZK_GPU_FP_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP_MUL: r = mul(x, y); break;
+            case CUZK_GPU_FP_MUL_SUB: r = mul_sub(x, y, add(x, y), sub(x, y)); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp_mem *>(out) + i, r);

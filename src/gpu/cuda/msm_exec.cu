@@ -82,6 +82,30 @@ int dev_exec::zero(void *p, size_t bytes) {
     return CUZK_OK;
 }
 
+// Chunk c goes through staging buffer c mod 2: the host waits for the buffer's previous copy,
+// copies the chunk into it and queues its transfer on the copy stream; the compute stream waits
+// for that transfer only, so the work on chunk c overlaps the host's copy of chunk c + 1 and
+// the transfers run back to back. A page-locked source is transferred in place.
+int dev_exec::upload(void *dst, const void *src, size_t bytes) {
+    if (uploads++ == 0) { // after the work already queued (the last MSM's readers of dst)
+        CU_TRY(cudaEventRecord(ev_copy[2], stream));
+        CU_TRY(cudaStreamWaitEvent(copy_stream, ev_copy[2], 0));
+    }
+    const int slot = uploads & 1;
+    const void *from = src;
+    if (!src_pinned) {
+        if (bytes > stage_bytes)
+            return set_error(CUZK_EINVAL, "upload chunk above the staging size");
+        CU_TRY(cudaEventSynchronize(ev_copy[slot]));
+        std::memcpy(stage[slot], src, bytes);
+        from = stage[slot];
+    }
+    CU_TRY(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, copy_stream));
+    CU_TRY(cudaEventRecord(ev_copy[slot], copy_stream));
+    CU_TRY(cudaStreamWaitEvent(stream, ev_copy[slot], 0));
+    return CUZK_OK;
+}
+
 int dev_exec::to_host(void *dst, const void *src, size_t bytes) {
     CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
     CU_TRY(cudaStreamSynchronize(stream));

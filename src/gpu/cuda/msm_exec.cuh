@@ -10,6 +10,10 @@
 //   select(...)    copies in[i] for the i < n with flags[i] != 0 to out, in order, and their
 //                  number to *count (device memory for dev_exec: read it with to_host);
 //   zero(p, bytes) fills with zeros;
+//   upload(...)    copies bytes of host memory src to dst (device memory for dev_exec); the
+//                  calls after it see the data; src may be reused once it returns unless the
+//                  executor reads it in place (dev_exec with src_pinned: src must stay until the
+//                  work is done);
 //   to_host(...)   copies device memory (the twin's: host memory) to the host, and returns once
 //                  the copy and all the work before it are done;
 //   mark(phase)    the work queued since the previous mark belongs to `phase` (timing; the
@@ -36,12 +40,22 @@ struct dev_exec {
     cudaEvent_t *ev; // MSM_MAX_EVENTS, NULL: no timing
     int *ev_phase;
     int nev;
+    // uploads from host memory: a copy stream, two pinned staging buffers of stage_bytes (not
+    // used when src_pinned: the source itself is page-locked) and, for each, the event of the
+    // last copy out of it (ev_copy[2]: the order of the first copy after the work before it)
+    cudaStream_t copy_stream;
+    void *stage[2];
+    size_t stage_bytes;
+    cudaEvent_t ev_copy[3];
+    bool src_pinned;
+    int uploads;
 
     template <class B> int launch(const B &b, size_t n);
     int sort(uint32_t *keys, uint32_t *keys_alt, uint32_t *vals, uint32_t *vals_alt, size_t m,
              int end_bit, int *in_alt);
     int select(const uint32_t *in, const uint8_t *flags, uint32_t *out, int64_t *count, size_t n);
     int zero(void *p, size_t bytes);
+    int upload(void *dst, const void *src, size_t bytes);
     int to_host(void *dst, const void *src, size_t bytes);
     int mark(int phase);
 };
@@ -81,6 +95,10 @@ struct host_exec {
     }
     int zero(void *p, size_t bytes) {
         std::memset(p, 0, bytes);
+        return CUZK_OK;
+    }
+    int upload(void *dst, const void *src, size_t bytes) {
+        std::memcpy(dst, src, bytes);
         return CUZK_OK;
     }
     int to_host(void *dst, const void *src, size_t bytes) {

@@ -40,6 +40,10 @@
 // each window a fixed MSM_COST_WINDOW (its sort call and launches).
 #define MSM_COST_BUCKET 28
 #define MSM_COST_WINDOW 30000
+// Scalars per chunk of an upload from host memory: a context has two pinned staging buffers of
+// this many scalars (8 MiB each), so that the host copies a chunk into one while the other's
+// transfer runs (see msm.cu's DESIGN).
+#define MSM_UPLOAD_CHUNK (1u << 18)
 #define MSM_FB_WINDOW 10              // batch multiplication: fixed-base table window
 #define MSM_FB_CHUNK (1u << 22)       // scalars per batch-multiplication chunk
 #define MSM_ONES_SLOT MSM_MAX_WINDOWS // the window-sum slot holding the sum of the ones
