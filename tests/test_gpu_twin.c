@@ -1,8 +1,7 @@
 /* The GPU MSM's code run on the host (gpu_twin.h) against the CPU library, so that a machine
  * without a GPU still checks the device arithmetic, the curve formulas and the MSM's algorithm:
- *   - Fp and Fp2 add, sub, mul, sqr (the dedicated squaring) and the merged product difference
- *     a b - (a + b)(a - b) (one reduction of two products) on every pair of edge values, 10^4
- *     random pairs and 2000 pairs just below p, and inversion, bit for bit against src/ff;
+ *   - Fp and Fp2 add, sub, mul, sqr on every pair of edge values and 10^4 random pairs, and
+ *     inversion, bit for bit against src/ff;
  *   - the XYZZ formulas through the eval chain of cuzk_gpu_g*_add_eval (a + b and 2a) on random
  *     points and on the exceptional cases: a = b, a = -b, b = 3a, identities;
  *   - the signed window digits of edge and random scalars at every window width: they
@@ -65,57 +64,10 @@ static void fp_hex(char out[99], const cuzk_fp *a) {
     for (int i = 5; i >= 0; i--) o += sprintf(o, "%016llx", (unsigned long long)a->l[i]);
 }
 
-/* p - 1 - k for a random k below 2^64 (or below 2^32, 2^128): values near the top of the field,
- * whose products carry through every word. */
-static void fp_near_p(cuzk_fp *a) {
-    static const uint64_t p[6] = CUZK_FP_MODULUS;
-    memcpy(a->l, p, sizeof p);
-    const unsigned shape = (unsigned)(cuzk_rng_u64(&test_rng) % 3);
-    const uint64_t k0 = cuzk_rng_u64(&test_rng) >> (shape == 0 ? 32 : 0);
-    const uint64_t k1 = shape == 2 ? cuzk_rng_u64(&test_rng) : 0;
-    unsigned __int128 d = (unsigned __int128)a->l[0] - k0 - 1;
-    a->l[0] = (uint64_t)d;
-    uint64_t borrow = (uint64_t)(d >> 64) & 1, sub1 = k1;
-    for (int i = 1; i < 6; i++) {
-        d = (unsigned __int128)a->l[i] - sub1 - borrow;
-        a->l[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-        sub1 = 0;
-    }
-}
-
-/* Fills one operand of the random part of a field test: below p uniformly for the first nrand
- * elements, then near p. */
-static void fp_operand(cuzk_fp *a, size_t i, size_t nrand) {
-    if (i < nrand)
-        cuzk_fp_random(a, &test_rng);
-    else
-        fp_near_p(a);
-}
-
-/* The merged product difference of the MUL_SUB ops: a b - (a + b)(a - b). */
-static void fp_mul_sub_ref(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
-    cuzk_fp s, d, t;
-    cuzk_fp_add(&s, a, b);
-    cuzk_fp_sub(&d, a, b);
-    cuzk_fp_mul(&t, &s, &d);
-    cuzk_fp_mul(r, a, b);
-    cuzk_fp_sub(r, r, &t);
-}
-
-static void fp2_mul_sub_ref(cuzk_fp2 *r, const cuzk_fp2 *a, const cuzk_fp2 *b) {
-    cuzk_fp2 s, d, t;
-    cuzk_fp2_add(&s, a, b);
-    cuzk_fp2_sub(&d, a, b);
-    cuzk_fp2_mul(&t, &s, &d);
-    cuzk_fp2_mul(r, a, b);
-    cuzk_fp2_sub(r, r, &t);
-}
-
 static void test_fp(void) {
     cuzk_fp edges[TEST_FP_NEDGES]; /* raw Montgomery limbs, all below p (test_util) */
     test_fp_edges(edges);
-    const size_t ne = TEST_FP_NEDGES, nrand = 10000, nhigh = 2000, n = ne * ne + nrand + nhigh;
+    const size_t ne = TEST_FP_NEDGES, nrand = 10000, n = ne * ne + nrand;
     cuzk_fp *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
             *want = malloc(n * sizeof *want);
     for (size_t i = 0; i < ne; i++)
@@ -124,21 +76,16 @@ static void test_fp(void) {
             b[i * ne + j] = edges[j];
         }
     for (size_t i = ne * ne; i < n; i++) {
-        fp_operand(&a[i], i - ne * ne, nrand);
-        fp_operand(&b[i], i - ne * ne, nrand);
+        cuzk_fp_random(&a[i], &test_rng);
+        cuzk_fp_random(&b[i], &test_rng);
     }
-    static const int ops[] = {CUZK_GPU_FP_ADD, CUZK_GPU_FP_SUB, CUZK_GPU_FP_MUL, CUZK_GPU_FP_SQR,
-                              CUZK_GPU_FP_MUL_SUB};
-    static const char *names[] = {"add", "sub", "mul", "sqr", "mul_sub"};
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-        const int op = ops[o];
-        const char *nm = names[o];
+    static const char *name[] = {"add", "sub", "mul", "sqr"};
+    for (int op = CUZK_GPU_FP_ADD; op <= CUZK_GPU_FP_SQR; op++) {
         for (size_t i = 0; i < n; i++) {
             switch (op) {
             case CUZK_GPU_FP_ADD: cuzk_fp_add(&want[i], &a[i], &b[i]); break;
             case CUZK_GPU_FP_SUB: cuzk_fp_sub(&want[i], &a[i], &b[i]); break;
             case CUZK_GPU_FP_MUL: cuzk_fp_mul(&want[i], &a[i], &b[i]); break;
-            case CUZK_GPU_FP_MUL_SUB: fp_mul_sub_ref(&want[i], &a[i], &b[i]); break;
             default: cuzk_fp_sqr(&want[i], &a[i]); break;
             }
         }
@@ -151,8 +98,8 @@ static void test_fp(void) {
                 char x[99], y[99], g[99], w[99];
                 fp_hex(x, &a[i]), fp_hex(y, &b[i]), fp_hex(g, &got[i]), fp_hex(w, &want[i]);
                 fprintf(stderr,
-                        "test_gpu_twin: fp %s at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n", nm,
-                        i, x, y, g, w);
+                        "test_gpu_twin: fp %s at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n",
+                        name[op], i, x, y, g, w);
             }
         }
         CHECK(bad == 0);
@@ -170,12 +117,12 @@ static void test_fp(void) {
 }
 
 static void test_fp2(void) {
-    const size_t nrand = 10000, n = nrand + 2000; /* the last 2000: both halves near p */
+    const size_t n = 10000;
     cuzk_fp2 *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
              *want = malloc(n * sizeof *want);
     for (size_t i = 0; i < n; i++) {
-        fp_operand(&a[i].c0, i, nrand), fp_operand(&a[i].c1, i, nrand);
-        fp_operand(&b[i].c0, i, nrand), fp_operand(&b[i].c1, i, nrand);
+        cuzk_fp2_random(&a[i], &test_rng);
+        cuzk_fp2_random(&b[i], &test_rng);
     }
     /* edge pairs: zero, one, u, p - 1 in either half, equal and opposite operands */
     static const uint64_t p[6] = CUZK_FP_MODULUS;
@@ -189,17 +136,13 @@ static void test_fp2(void) {
     b[4] = a[4];
     cuzk_fp2_neg(&b[5], &a[5]);
     a[6].c1 = pm1, b[6].c0 = pm1;
-    static const int ops[] = {CUZK_GPU_FP2_ADD, CUZK_GPU_FP2_SUB, CUZK_GPU_FP2_MUL,
-                              CUZK_GPU_FP2_SQR, CUZK_GPU_FP2_MUL_SUB};
-    static const char *names[] = {"fp2 add", "fp2 sub", "fp2 mul", "fp2 sqr", "fp2 mul_sub"};
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-        const int op = ops[o];
+    static const char *name[] = {"fp2 add", "fp2 sub", "fp2 mul", "fp2 sqr"};
+    for (int op = CUZK_GPU_FP2_ADD; op <= CUZK_GPU_FP2_SQR; op++) {
         for (size_t i = 0; i < n; i++) {
             switch (op) {
             case CUZK_GPU_FP2_ADD: cuzk_fp2_add(&want[i], &a[i], &b[i]); break;
             case CUZK_GPU_FP2_SUB: cuzk_fp2_sub(&want[i], &a[i], &b[i]); break;
             case CUZK_GPU_FP2_MUL: cuzk_fp2_mul(&want[i], &a[i], &b[i]); break;
-            case CUZK_GPU_FP2_MUL_SUB: fp2_mul_sub_ref(&want[i], &a[i], &b[i]); break;
             default: cuzk_fp2_sqr(&want[i], &a[i]); break;
             }
         }
@@ -208,7 +151,7 @@ static void test_fp2(void) {
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += !cuzk_fp2_eq(&got[i], &want[i]);
         CHECK(bad == 0);
-        if (bad) fprintf(stderr, "test_gpu_twin: %s: %zu of %zu wrong\n", names[o], bad, n);
+        if (bad) fprintf(stderr, "test_gpu_twin: %s: %zu of %zu wrong\n", name[op - 4], bad, n);
     }
     const size_t ninv = 100;
     for (size_t i = 0; i < ninv; i++) cuzk_fp2_inv(&want[i], &a[i]);

@@ -4,7 +4,7 @@
  * Promise: each function runs, on the host, the very functions the GPU runs (the device field
  * and curve code is __host__ __device__ with portable C++ in place of the PTX carry chains),
  * so comparing a twin with src/ff, src/ec and src/msm checks the GPU's arithmetic, formulas,
- * digit decomposition, MSM driver and batch multiplication everywhere but in the PTX of the
+ * digit decomposition, MSM driver and batch multiplication everywhere but in the PTX of six
  * carry chains and the CUB calls (which the GPU tests in tests/test_gpu_msm.c cover). The
  * twins are slow (portable 32-bit arithmetic, one thread): for thousands of field operations
  * and MSMs of a few thousand points.

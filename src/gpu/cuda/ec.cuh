@@ -15,11 +15,10 @@
 //
 // Formulas: the a = 0 XYZZ formulas of the Explicit-Formulas Database (madd-2008-s: mixed
 // addition 8M + 2S; add-2008-s: 12M + 2S; dbl-2008-s-1: 6M + 3S), the same ones the CPU's
-// bucket code uses (src/msm/msm_impl.h). Squares are the field's squarings, and the Y3 of each
-// formula, a difference of two products, is one mul_sub (one reduction for both). Every exceptional
-// case is handled by a branch: identity operands, P + P (the addition becomes a doubling) and P +
-// (-P) (the identity), so these functions are variable time. Everything is __host__ __device__: the
-// host test (tests/test_gpu_twin.c) runs these exact functions against src/ec.
+// bucket code uses (src/msm/msm_impl.h). Every exceptional case is handled by a branch:
+// identity operands, P + P (the addition becomes a doubling) and P + (-P) (the identity), so
+// these functions are variable time. Everything is __host__ __device__: the host test
+// (tests/test_gpu_twin.c) runs these exact functions against src/ec.
 #ifndef CUZK_GPU_CUDA_EC_CUH
 #define CUZK_GPU_CUDA_EC_CUH
 
@@ -116,7 +115,7 @@ template <class F> CUZK_HD xyzz<F> dbl(const xyzz<F> &p) {
     const F m = add(dbl(x2), x2); // 3 X^2
     xyzz<F> r;
     r.x = sub(sqr(m), dbl(s));
-    r.y = mul_sub(m, sub(s, r.x), w, p.y);
+    r.y = sub(mul(m, sub(s, r.x)), mul(w, p.y));
     r.zz = mul(p.zz, v);
     r.zzz = mul(p.zzz, w);
     return r;
@@ -139,7 +138,7 @@ CUZK_HD void xyzz_add_tail(xyzz<F> &r, const F &u1, const F &s1, const F &p, con
     ppp = mul(p, pp);
     const F q = mul(u1, pp);
     r.x = sub(sub(sqr(rr), ppp), dbl(q));
-    r.y = mul_sub(rr, sub(q, r.x), s1, ppp);
+    r.y = sub(mul(rr, sub(q, r.x)), mul(s1, ppp));
 }
 
 // P + Q with Q affine (madd-2008-s, 8M + 2S).
@@ -157,11 +156,9 @@ template <class F> CUZK_HD xyzz<F> madd(const xyzz<F> &p, const affine<F> &q) {
     return r;
 }
 
-// The same on G1, its products taken in independent pairs (mul_pair, sqr_pair: one call for
-// both, two interleaved carry chains; 2 % faster G1 MSMs on the H200 test machine than one
-// product per call): U2 and S2, the squares P^2 and R^2 (dedicated squarings), PPP and Q, Y3 as
-// one reduction of R (Q - X3) - Y1 PPP (mul_sub), ZZ3 and ZZZ3. G2 keeps the form above (paired,
-// its accumulation ran 7 % slower: more values live at once).
+// The same on G1, its ten products taken in five independent pairs (mul_pair: one call for
+// both, two interleaved carry chains): 2 % faster G1 MSMs on the H200 test machine. G2 keeps
+// the form above (paired, its accumulation ran 7 % slower: more values live at once).
 CUZK_HD xyzz<fp_t> madd(const xyzz<fp_t> &p, const affine<fp_t> &q) {
     if (is_inf(q)) return p;
     if (is_inf(p)) return xyzz_from_affine(q);
@@ -170,12 +167,13 @@ CUZK_HD xyzz<fp_t> madd(const xyzz<fp_t> &p, const affine<fp_t> &q) {
     const fp_t pd = sub(u2, p.x);
     const fp_t rr = sub(s2, p.y);
     if (is_zero(pd)) return is_zero(rr) ? dbl_rare(p) : xyzz_inf<fp_t>();
-    fp_t pp, r2, ppp, qq;
-    sqr_pair(pp, r2, pd, rr);           // P^2, R^2
+    fp_t pp, r2, ppp, qq, t1, t2;
+    mul_pair(pp, r2, pd, pd, rr, rr);   // P^2, R^2
     mul_pair(ppp, qq, pd, pp, p.x, pp); // PPP = P PP, Q = X1 PP
     xyzz<fp_t> r;
     r.x = sub(sub(r2, ppp), dbl(qq));
-    r.y = mul_sub(rr, sub(qq, r.x), p.y, ppp); // Y3 = R (Q - X3) - Y1 PPP
+    mul_pair(t1, t2, rr, sub(qq, r.x), p.y, ppp); // Y3 = R (Q - X3) - Y1 PPP
+    r.y = sub(t1, t2);
     mul_pair(r.zz, r.zzz, p.zz, pp, p.zzz, ppp);
     return r;
 }

@@ -8,11 +8,11 @@
 //
 // Every function is __host__ __device__. On the device the carry chains are inline PTX (one
 // chain per asm statement: the condition-code register does not survive between statements);
-// on the host the same chains are portable C++ with 64-bit intermediates. The nine chains
+// on the host the same chains are portable C++ with 64-bit intermediates. The five chains
 // (fp_chain_*) are the only code that differs between the two: everything above them (the
-// multiplication's and the squaring's schedules, reductions, Fp2, inversion, the curve formulas
-// of ec.cuh) is one source, so the host test tests/test_gpu_twin.c checks all of it but the PTX
-// spelling of the chains, which the device checks (cuzk_gpu_fp_eval) cover.
+// multiplication's schedule, reductions, Fp2, inversion, the curve formulas of ec.cuh) is one
+// source, so the host test tests/test_gpu_twin.c checks all of it but the PTX spelling of the
+// chains, which the device checks (cuzk_gpu_fp_eval) cover.
 //
 // Two types per field: fp_mem is the storage form (16-byte aligned: an element moves as three
 // 128-bit accesses), fp_t the compute form. Every function takes fully reduced inputs and
@@ -243,182 +243,6 @@ CUZK_HD void fp_chain_shift_add(uint32_t x[13], const uint32_t y[12]) {
 #endif
 }
 
-// r (13 words) += sum over k < 6 of x[k] * y[k] at words 2k, 2k + 1 (six products of any
-// operands at places that do not overlap: the squaring's off-diagonal products), r[12] += the
-// carry. No carry out of r[12].
-CUZK_HD void fp_chain_mad_pairs(uint32_t r[13], const uint32_t x[6], const uint32_t y[6]) {
-#ifdef __CUDA_ARCH__
-    asm("mad.lo.cc.u32 %0, %13, %19, %0;\n\t"
-        "madc.hi.cc.u32 %1, %13, %19, %1;\n\t"
-        "madc.lo.cc.u32 %2, %14, %20, %2;\n\t"
-        "madc.hi.cc.u32 %3, %14, %20, %3;\n\t"
-        "madc.lo.cc.u32 %4, %15, %21, %4;\n\t"
-        "madc.hi.cc.u32 %5, %15, %21, %5;\n\t"
-        "madc.lo.cc.u32 %6, %16, %22, %6;\n\t"
-        "madc.hi.cc.u32 %7, %16, %22, %7;\n\t"
-        "madc.lo.cc.u32 %8, %17, %23, %8;\n\t"
-        "madc.hi.cc.u32 %9, %17, %23, %9;\n\t"
-        "madc.lo.cc.u32 %10, %18, %24, %10;\n\t"
-        "madc.hi.cc.u32 %11, %18, %24, %11;\n\t"
-        "addc.u32 %12, %12, 0;"
-        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
-          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "+r"(r[12])
-        : "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3]), "r"(x[4]), "r"(x[5]), "r"(y[0]), "r"(y[1]),
-          "r"(y[2]), "r"(y[3]), "r"(y[4]), "r"(y[5]));
-#else
-    uint64_t c = 0;
-    for (int k = 0; k < 6; k++) {
-        const uint64_t p = static_cast<uint64_t>(x[k]) * y[k];
-        uint64_t s = static_cast<uint64_t>(r[2 * k]) + static_cast<uint32_t>(p) + c;
-        r[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(r[2 * k + 1]) + (p >> 32) + c;
-        r[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-    r[12] += static_cast<uint32_t>(c);
-#endif
-}
-
-// r += b over 24 words (double-width values), carry out dropped.
-CUZK_HD void fp_chain_add24(uint32_t r[24], const uint32_t b[24]) {
-#ifdef __CUDA_ARCH__
-    asm("add.cc.u32 %0, %0, %24;\n\t"
-        "addc.cc.u32 %1, %1, %25;\n\t"
-        "addc.cc.u32 %2, %2, %26;\n\t"
-        "addc.cc.u32 %3, %3, %27;\n\t"
-        "addc.cc.u32 %4, %4, %28;\n\t"
-        "addc.cc.u32 %5, %5, %29;\n\t"
-        "addc.cc.u32 %6, %6, %30;\n\t"
-        "addc.cc.u32 %7, %7, %31;\n\t"
-        "addc.cc.u32 %8, %8, %32;\n\t"
-        "addc.cc.u32 %9, %9, %33;\n\t"
-        "addc.cc.u32 %10, %10, %34;\n\t"
-        "addc.cc.u32 %11, %11, %35;\n\t"
-        "addc.cc.u32 %12, %12, %36;\n\t"
-        "addc.cc.u32 %13, %13, %37;\n\t"
-        "addc.cc.u32 %14, %14, %38;\n\t"
-        "addc.cc.u32 %15, %15, %39;\n\t"
-        "addc.cc.u32 %16, %16, %40;\n\t"
-        "addc.cc.u32 %17, %17, %41;\n\t"
-        "addc.cc.u32 %18, %18, %42;\n\t"
-        "addc.cc.u32 %19, %19, %43;\n\t"
-        "addc.cc.u32 %20, %20, %44;\n\t"
-        "addc.cc.u32 %21, %21, %45;\n\t"
-        "addc.cc.u32 %22, %22, %46;\n\t"
-        "addc.u32 %23, %23, %47;"
-        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
-          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "+r"(r[12]), "+r"(r[13]),
-          "+r"(r[14]), "+r"(r[15]), "+r"(r[16]), "+r"(r[17]), "+r"(r[18]), "+r"(r[19]), "+r"(r[20]),
-          "+r"(r[21]), "+r"(r[22]), "+r"(r[23])
-        : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]), "r"(b[5]), "r"(b[6]), "r"(b[7]),
-          "r"(b[8]), "r"(b[9]), "r"(b[10]), "r"(b[11]), "r"(b[12]), "r"(b[13]), "r"(b[14]),
-          "r"(b[15]), "r"(b[16]), "r"(b[17]), "r"(b[18]), "r"(b[19]), "r"(b[20]), "r"(b[21]),
-          "r"(b[22]), "r"(b[23]));
-#else
-    uint64_t c = 0;
-    for (int i = 0; i < 24; i++) {
-        const uint64_t s = static_cast<uint64_t>(r[i]) + b[i] + c;
-        r[i] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-#endif
-}
-
-// r -= b over 24 words (double-width values), borrow out dropped (the callers' differences are
-// not negative).
-CUZK_HD void fp_chain_sub24(uint32_t r[24], const uint32_t b[24]) {
-#ifdef __CUDA_ARCH__
-    asm("sub.cc.u32 %0, %0, %24;\n\t"
-        "subc.cc.u32 %1, %1, %25;\n\t"
-        "subc.cc.u32 %2, %2, %26;\n\t"
-        "subc.cc.u32 %3, %3, %27;\n\t"
-        "subc.cc.u32 %4, %4, %28;\n\t"
-        "subc.cc.u32 %5, %5, %29;\n\t"
-        "subc.cc.u32 %6, %6, %30;\n\t"
-        "subc.cc.u32 %7, %7, %31;\n\t"
-        "subc.cc.u32 %8, %8, %32;\n\t"
-        "subc.cc.u32 %9, %9, %33;\n\t"
-        "subc.cc.u32 %10, %10, %34;\n\t"
-        "subc.cc.u32 %11, %11, %35;\n\t"
-        "subc.cc.u32 %12, %12, %36;\n\t"
-        "subc.cc.u32 %13, %13, %37;\n\t"
-        "subc.cc.u32 %14, %14, %38;\n\t"
-        "subc.cc.u32 %15, %15, %39;\n\t"
-        "subc.cc.u32 %16, %16, %40;\n\t"
-        "subc.cc.u32 %17, %17, %41;\n\t"
-        "subc.cc.u32 %18, %18, %42;\n\t"
-        "subc.cc.u32 %19, %19, %43;\n\t"
-        "subc.cc.u32 %20, %20, %44;\n\t"
-        "subc.cc.u32 %21, %21, %45;\n\t"
-        "subc.cc.u32 %22, %22, %46;\n\t"
-        "subc.u32 %23, %23, %47;"
-        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
-          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "+r"(r[12]), "+r"(r[13]),
-          "+r"(r[14]), "+r"(r[15]), "+r"(r[16]), "+r"(r[17]), "+r"(r[18]), "+r"(r[19]), "+r"(r[20]),
-          "+r"(r[21]), "+r"(r[22]), "+r"(r[23])
-        : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]), "r"(b[5]), "r"(b[6]), "r"(b[7]),
-          "r"(b[8]), "r"(b[9]), "r"(b[10]), "r"(b[11]), "r"(b[12]), "r"(b[13]), "r"(b[14]),
-          "r"(b[15]), "r"(b[16]), "r"(b[17]), "r"(b[18]), "r"(b[19]), "r"(b[20]), "r"(b[21]),
-          "r"(b[22]), "r"(b[23]));
-#else
-    uint64_t borrow = 0;
-    for (int i = 0; i < 24; i++) {
-        const uint64_t d = static_cast<uint64_t>(r[i]) - b[i] - borrow;
-        r[i] = static_cast<uint32_t>(d);
-        borrow = d >> 63;
-    }
-#endif
-}
-
-// r (24 words) += sum over k < 12 of a[k]^2 at words 2k, 2k + 1 (the squaring's diagonal),
-// carry out dropped.
-CUZK_HD void fp_chain_mad_diag(uint32_t r[24], const uint32_t a[12]) {
-#ifdef __CUDA_ARCH__
-    asm("mad.lo.cc.u32 %0, %24, %24, %0;\n\t"
-        "madc.hi.cc.u32 %1, %24, %24, %1;\n\t"
-        "madc.lo.cc.u32 %2, %25, %25, %2;\n\t"
-        "madc.hi.cc.u32 %3, %25, %25, %3;\n\t"
-        "madc.lo.cc.u32 %4, %26, %26, %4;\n\t"
-        "madc.hi.cc.u32 %5, %26, %26, %5;\n\t"
-        "madc.lo.cc.u32 %6, %27, %27, %6;\n\t"
-        "madc.hi.cc.u32 %7, %27, %27, %7;\n\t"
-        "madc.lo.cc.u32 %8, %28, %28, %8;\n\t"
-        "madc.hi.cc.u32 %9, %28, %28, %9;\n\t"
-        "madc.lo.cc.u32 %10, %29, %29, %10;\n\t"
-        "madc.hi.cc.u32 %11, %29, %29, %11;\n\t"
-        "madc.lo.cc.u32 %12, %30, %30, %12;\n\t"
-        "madc.hi.cc.u32 %13, %30, %30, %13;\n\t"
-        "madc.lo.cc.u32 %14, %31, %31, %14;\n\t"
-        "madc.hi.cc.u32 %15, %31, %31, %15;\n\t"
-        "madc.lo.cc.u32 %16, %32, %32, %16;\n\t"
-        "madc.hi.cc.u32 %17, %32, %32, %17;\n\t"
-        "madc.lo.cc.u32 %18, %33, %33, %18;\n\t"
-        "madc.hi.cc.u32 %19, %33, %33, %19;\n\t"
-        "madc.lo.cc.u32 %20, %34, %34, %20;\n\t"
-        "madc.hi.cc.u32 %21, %34, %34, %21;\n\t"
-        "madc.lo.cc.u32 %22, %35, %35, %22;\n\t"
-        "madc.hi.u32 %23, %35, %35, %23;"
-        : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]),
-          "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "+r"(r[12]), "+r"(r[13]),
-          "+r"(r[14]), "+r"(r[15]), "+r"(r[16]), "+r"(r[17]), "+r"(r[18]), "+r"(r[19]), "+r"(r[20]),
-          "+r"(r[21]), "+r"(r[22]), "+r"(r[23])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]),
-          "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]));
-#else
-    uint64_t c = 0;
-    for (int k = 0; k < 12; k++) {
-        const uint64_t p = static_cast<uint64_t>(a[k]) * a[k];
-        uint64_t s = static_cast<uint64_t>(r[2 * k]) + static_cast<uint32_t>(p) + c;
-        r[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(r[2 * k + 1]) + (p >> 32) + c;
-        r[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-#endif
-}
-
 // ---- Fp -----------------------------------------------------------------------------------------
 
 CUZK_HD bool is_zero(const fp_t &a) {
@@ -507,214 +331,30 @@ CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
     return fp_reduce_once(t);
 }
 
-// ---- double-width products and one reduction (squaring, a b - c d) ------------------------------
-// A double-width value T (24 words) is built in two accumulators that take (low, high) word
-// pairs at aligned places only, so that each carry chain adds non-overlapping products (as in
-// fp_mul_body): e holds the products whose low word has an even index, o those with an odd
-// index, stored one word down; T = e + 2^32 o.
-struct fp_acc {
-    uint32_t e[24], o[23];
-};
-
-CUZK_HD void fp_acc_zero(fp_acc &t) {
-    CUZK_UNROLL
-    for (int i = 0; i < 24; i++) t.e[i] = 0;
-    CUZK_UNROLL
-    for (int i = 0; i < 23; i++) t.o[i] = 0;
-}
-
-// T += x w 2^(32 i) (row i of a schoolbook product, i < 12 a constant after unrolling): for even
-// i, x_even w lands at e's words i..i+11 and x_odd w at o's words i..i+11; for odd i, x_even w at
-// o's words i-1..i+10 and x_odd w at e's words i+1..i+12. Bounds: when the rows 0..i of the
-// products summed so far (at most two, of operands below 2^382) are in, T < 2 * 2^382 *
-// 2^(32 (i + 1)) <= 2^(32 (i + 13)), so e fits words 0..i+12 and o words 0..i+11: the chains
-// ending at e[i+12] or o[i+11] never carry out (fp_chain_madd_odd drops no carry), and a chain's
-// final carry word (fp_chain_madd_even's 13th) never overflows.
-CUZK_HD void fp_acc_row(fp_acc &t, const fp_t &x, uint32_t w, int i) {
-    if (i % 2 == 0) {
-        fp_chain_madd_even(t.e + i, x.l, w);
-        fp_chain_madd_odd(t.o + i, x.l, w);
-    } else {
-        fp_chain_madd_even(t.o + i - 1, x.l, w);
-        fp_chain_madd_odd(t.e + i + 1, x.l, w);
-    }
-}
-
-// T / 2^384 mod p, fully reduced, for any T < p 2^384 given as its 24 words (Montgomery
-// reduction, word by word): with T = T_lo + 2^384 T_hi, twelve steps m = x_0 (-p^-1),
-// x = (x + m p) / 2^32 turn x = T_lo into (T_lo + M p) / 2^384 <= p (x < 2^384 + p throughout, so
-// its 13th word is zero between steps, as in fp_mul_body); adding T_hi gives (T + M p) / 2^384 <
-// (p 2^384 + 2^384 p) / 2^384 = 2p, and one conditional subtraction finishes. The bound T < p
-// 2^384 is what the callers guarantee: a square a^2 < p^2, a sum of two products below 2 p^2
-// (2p < 2^384; with p < 0.82 * 2^381 up to nine products of reduced operands would still fit).
-CUZK_HD fp_t fp_redc_wide(const uint32_t t[24]) {
-    const fp_t p = fp_modulus();
-    uint32_t x[13];
-    CUZK_UNROLL
-    for (int i = 0; i < 12; i++) x[i] = t[i];
-    x[12] = 0;
-    CUZK_UNROLL
-    for (int i = 0; i < 12; i++) {
-        const uint32_t m = x[0] * kFpM0inv;
-        uint32_t y[12];
-        CUZK_UNROLL
-        for (int k = 0; k < 6; k++) {
-            const uint64_t w = static_cast<uint64_t>(p.l[2 * k + 1]) * m;
-            y[2 * k] = static_cast<uint32_t>(w);
-            y[2 * k + 1] = static_cast<uint32_t>(w >> 32);
-        }
-        fp_chain_madd_even(x, p.l, m);
-        fp_chain_shift_add(x, y);
-    }
-    fp_t r;
-    CUZK_UNROLL
-    for (int i = 0; i < 12; i++) r.l[i] = x[i];
-    fp_chain_add(r.l, t + 12); // < 2p < 2^384: no carry out
-    return fp_reduce_once(r);
-}
-
-// w = T = e + 2^32 o (T < 2^768).
-CUZK_HD void fp_acc_get(uint32_t w[24], const fp_acc &t) {
-    uint32_t o[24];
-    CUZK_UNROLL
-    for (int i = 0; i < 24; i++) w[i] = t.e[i];
-    o[0] = 0;
-    CUZK_UNROLL
-    for (int i = 0; i < 23; i++) o[i + 1] = t.o[i];
-    fp_chain_add24(w, o);
-}
-
-// w = x y (24 words) for x, y < 2^382.
-CUZK_HD void fp_mul_wide(uint32_t w[24], const fp_t &x, const fp_t &y) {
-    fp_acc t;
-    fp_acc_zero(t);
-    CUZK_UNROLL
-    for (int i = 0; i < 12; i++) fp_acc_row(t, x, y.l[i], i);
-    fp_acc_get(w, t);
-}
-
-// The place of the off-diagonal product a_k a_j (k < j) that the squaring's chain s takes as its
-// t-th product, t < 6. The products of one anti-diagonal k + j = P have the same place, and a
-// chain adds six of them at places P, P + 2, ..., P + 10 (one carry chain: fp_chain_mad_pairs).
-// Odd places P = 2q + 1 (q = 0..10) hold 1, 2, ..., 6, ..., 2, 1 products; the six chains s = 0..5
-// over q = s..s+5 cover each q as often as it has products, chain s taking the (s - max(0, q -
-// 5))-th of them, k counted from max(0, 2q - 10). Even places P = 2q + 2 (q = 0..9: 1, 2, ..., 5,
-// 5, ..., 1 products) likewise with five chains s = 0..4, k from max(0, 2q - 9). So the 66
-// products are eleven chains of six; sq_k gives k (j = P - k).
-CUZK_HD constexpr int fp_sq_k(bool odd, int s, int t) {
-    return (odd ? (2 * (s + t) - 10 > 0 ? 2 * (s + t) - 10 : 0)
-                : (2 * (s + t) - 9 > 0 ? 2 * (s + t) - 9 : 0)) +
-           s - (s + t - 5 > 0 ? s + t - 5 : 0);
-}
-
-// a^2 / 2^384 mod p with the off-diagonal products computed once: 66 + 12 products and one
-// reduction (144 + 12) instead of the multiplication's 144 + 144 + 12. The off-diagonal sum D
-// goes into an accumulator as in fp_acc (odd places into o, even ones into e, chains in
-// increasing order of s, so that the words above a chain's carry word are still zero when it
-// runs: the carry word never overflows); then T = 2 D + the diagonal a_k^2 (D < a^2 / 2, so 2 D
-// fits 24 words), and T = a^2 < p^2 is reduced.
-CUZK_HD fp_t fp_sqr_body(const fp_t &a) {
-    fp_acc d;
-    fp_acc_zero(d);
-    CUZK_UNROLL
-    for (int s = 0; s < 6; s++) {
-        uint32_t x[6], y[6];
-        CUZK_UNROLL
-        for (int t = 0; t < 6; t++) {
-            const int k = fp_sq_k(true, s, t);
-            x[t] = a.l[k];
-            y[t] = a.l[2 * (s + t) + 1 - k];
-        }
-        fp_chain_mad_pairs(d.o + 2 * s, x, y); // places 2s + 1.. : o's words 2s..2s+12
-        if (s == 5) break;
-        CUZK_UNROLL
-        for (int t = 0; t < 6; t++) {
-            const int k = fp_sq_k(false, s, t);
-            x[t] = a.l[k];
-            y[t] = a.l[2 * (s + t) + 2 - k];
-        }
-        fp_chain_mad_pairs(d.e + 2 * s + 2, x, y); // places 2s + 2.. : e's words 2s+2..2s+14
-    }
-    uint32_t w[24];
-    fp_acc_get(w, d); // D
-    CUZK_UNROLL
-    for (int i = 23; i > 0; i--) w[i] = (w[i] << 1) | (w[i - 1] >> 31);
-    w[0] <<= 1;
-    fp_chain_mad_diag(w, a.l);
-    return fp_redc_wide(w);
-}
-
-// (a b - c d) / 2^384 mod p with one reduction: T = a b + c (p - d) (p - d is neg(d), or 0 for
-// d = 0) is congruent to a b - c d and below 2 p^2 < p 2^384, its two products summed row by row
-// in one accumulator (fp_acc_row's bounds allow two).
-CUZK_HD fp_t fp_mul_sub_body(const fp_t &a, const fp_t &b, const fp_t &c, const fp_t &d) {
-    const fp_t nd = neg(d);
-    fp_acc t;
-    fp_acc_zero(t);
-    CUZK_UNROLL
-    for (int i = 0; i < 12; i++) {
-        fp_acc_row(t, a, b.l[i], i);
-        fp_acc_row(t, c, nd.l[i], i);
-    }
-    uint32_t w[24];
-    fp_acc_get(w, t);
-    return fp_redc_wide(w);
-}
-
-// a + b without the reduction: below 2p < 2^382, an operand fp_mul_wide accepts.
-CUZK_HD fp_t add_lazy(const fp_t &a, const fp_t &b) {
-    fp_t t = a;
-    fp_chain_add(t.l, b.l);
-    return t;
-}
-
-// p^2 as 24 words (a constant: callers bind it to a constexpr local).
-struct fp_wide_const {
-    uint32_t w[24];
-};
-CUZK_HD constexpr fp_wide_const fp_p_squared() {
-    const fp_t p = fp_modulus();
-    fp_wide_const r{};
-    for (int i = 0; i < 12; i++) {
-        uint64_t c = 0;
-        for (int j = 0; j < 12; j++) {
-            const uint64_t t = static_cast<uint64_t>(p.l[i]) * p.l[j] + r.w[i + j] + c;
-            r.w[i + j] = static_cast<uint32_t>(t);
-            c = t >> 32;
-        }
-        r.w[i + 12] = static_cast<uint32_t>(c);
-    }
-    return r;
-}
-
 // mul is one out-of-line function (operands and result in registers), not a copy at every call
 // site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
 // code, more than the instruction cache holds, and warps stalled on instruction fetches; with
 // the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm_exec.cu
 // compiles several times faster. mul2 takes two independent products in one call, the two
 // carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
-// instructions); sqr and sqr2 are the same for squares, mul_sub for a b - c d (two products,
-// one reduction). CUZK_FP_MUL_INLINE (a build option) inlines them all again, for comparisons.
+// instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.
 struct fp_pair {
     fp_t a, b;
 };
 #ifndef CUZK_FP_MUL_INLINE
-#define CUZK_FP_OUTLINE static __host__ __device__ __noinline__
-#else
-#define CUZK_FP_OUTLINE CUZK_HD
-#endif
-CUZK_FP_OUTLINE fp_t mul(const fp_t a, const fp_t b) { return fp_mul_body(a, b); }
-CUZK_FP_OUTLINE fp_pair mul2(const fp_t a0, const fp_t b0, const fp_t a1, const fp_t b1) {
+static __host__ __device__ __noinline__ fp_t mul(const fp_t a, const fp_t b) {
+    return fp_mul_body(a, b);
+}
+static __host__ __device__ __noinline__ fp_pair mul2(const fp_t a0, const fp_t b0, const fp_t a1,
+                                                     const fp_t b1) {
     return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
 }
-CUZK_FP_OUTLINE fp_t sqr(const fp_t a) { return fp_sqr_body(a); }
-CUZK_FP_OUTLINE fp_pair sqr2(const fp_t a0, const fp_t a1) {
-    return fp_pair{fp_sqr_body(a0), fp_sqr_body(a1)};
+#else
+CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) { return fp_mul_body(a, b); }
+CUZK_HD fp_pair mul2(const fp_t &a0, const fp_t &b0, const fp_t &a1, const fp_t &b1) {
+    return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
 }
-CUZK_FP_OUTLINE fp_t mul_sub(const fp_t a, const fp_t b, const fp_t c, const fp_t d) {
-    return fp_mul_sub_body(a, b, c, d);
-}
-#undef CUZK_FP_OUTLINE
+#endif
 
 // r0 = a0 b0 and r1 = a1 b1 (the curve formulas' pairs of independent products).
 CUZK_HD void mul_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const fp_t &a1,
@@ -724,12 +364,7 @@ CUZK_HD void mul_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const 
     r1 = r.b;
 }
 
-// r0 = a0^2 and r1 = a1^2.
-CUZK_HD void sqr_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &a1) {
-    const fp_pair r = sqr2(a0, a1);
-    r0 = r.a;
-    r1 = r.b;
-}
+CUZK_HD fp_t sqr(const fp_t &a) { return mul(a, a); }
 
 // 1/a = a^(p-2) (Fermat); 1/0 = 0. About 380 squarings and 190 multiplications: for
 // conversions to affine, not for inner loops.
@@ -864,46 +499,18 @@ CUZK_HD fp2_t sub(const fp2_t &a, const fp2_t &b) {
 CUZK_HD fp2_t dbl(const fp2_t &a) { return fp2_t{dbl(a.c0), dbl(a.c1)}; }
 CUZK_HD fp2_t neg(const fp2_t &a) { return fp2_t{neg(a.c0), neg(a.c1)}; }
 
-// (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u: Karatsuba
-// with lazy reduction, three double-width products and two reductions instead of three
-// Montgomery multiplications (432 + 312 partial products instead of 900). With T0 = a0 b0, T1 =
-// a1 b1 (each below p^2) and T2 = (a0 + a1)(b0 + b1) of the unreduced sums (below 2p, so T2 <
-// 4 p^2): c0 = REDC(T0 + (p^2 - T1)), whose argument is below 2 p^2, and c1 = REDC(T2 - T0 - T1)
-// = REDC(a0 b1 + a1 b0), exact in integers and below 2 p^2; both are below p 2^384 as
-// fp_redc_wide requires (2p < 2^384), and T2 < 4 p^2 < 2^768. Out of line, as Fp's mul (the
-// body is about as large as mul2).
-CUZK_HD fp2_t fp2_mul_body(const fp2_t &a, const fp2_t &b) {
-    constexpr fp_wide_const p2 = fp_p_squared();
-    uint32_t t0[24], t1[24], w[24];
-    fp_mul_wide(t0, a.c0, b.c0);
-    fp_mul_wide(t1, a.c1, b.c1);
-    CUZK_UNROLL
-    for (int i = 0; i < 24; i++) w[i] = p2.w[i];
-    fp_chain_sub24(w, t1);
-    fp_chain_add24(w, t0);
-    const fp_t c0 = fp_redc_wide(w);
-    fp_chain_add24(t0, t1); // T0 + T1 < 2 p^2
-    fp_mul_wide(w, add_lazy(a.c0, a.c1), add_lazy(b.c0, b.c1));
-    fp_chain_sub24(w, t0);
-    return fp2_t{c0, fp_redc_wide(w)};
+// (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u: three Fp
+// multiplications (Karatsuba).
+CUZK_HD fp2_t mul(const fp2_t &a, const fp2_t &b) {
+    const fp_t t0 = mul(a.c0, b.c0), t1 = mul(a.c1, b.c1);
+    const fp_t t2 = mul(add(a.c0, a.c1), add(b.c0, b.c1));
+    return fp2_t{sub(t0, t1), sub(sub(t2, t0), t1)};
 }
-#ifndef CUZK_FP_MUL_INLINE
-static __host__ __device__ __noinline__ fp2_t mul(const fp2_t a, const fp2_t b) {
-    return fp2_mul_body(a, b);
-}
-#else
-CUZK_HD fp2_t mul(const fp2_t &a, const fp2_t &b) { return fp2_mul_body(a, b); }
-#endif
 
 // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: two Fp multiplications.
 CUZK_HD fp2_t sqr(const fp2_t &a) {
     const fp_t t = mul(a.c0, a.c1);
     return fp2_t{mul(add(a.c0, a.c1), sub(a.c0, a.c1)), dbl(t)};
-}
-
-// a b - c d (the curve formulas' mul_sub, which Fp merges into one reduction).
-CUZK_HD fp2_t mul_sub(const fp2_t &a, const fp2_t &b, const fp2_t &c, const fp2_t &d) {
-    return sub(mul(a, b), mul(c, d));
 }
 
 // 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2); 1/0 = 0.

@@ -337,10 +337,7 @@ template <class F> struct fb_mul_body {
 
 // ---- the arithmetic checks' bodies (device eval and host twin alike) ----------------------------
 
-CUZK_HD bool fp_op_is_fp2(int op) {
-    return (op >= CUZK_GPU_FP2_ADD && op <= CUZK_GPU_FP2_SQR) || op == CUZK_GPU_FP2_MUL_SUB;
-}
-CUZK_HD bool fp_op_valid(int op) { return op >= CUZK_GPU_FP_ADD && op <= CUZK_GPU_FP2_MUL_SUB; }
+CUZK_HD bool fp_op_is_fp2(int op) { return op >= CUZK_GPU_FP2_ADD; }
 
 struct fp_eval_body {
     int op;
@@ -355,7 +352,6 @@ struct fp_eval_body {
             case CUZK_GPU_FP2_ADD: r = add(x, y); break;
             case CUZK_GPU_FP2_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP2_MUL: r = mul(x, y); break;
-            case CUZK_GPU_FP2_MUL_SUB: r = mul_sub(x, y, add(x, y), sub(x, y)); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp2_mem *>(out) + i, r);
@@ -367,7 +363,6 @@ struct fp_eval_body {
             case CUZK_GPU_FP_ADD: r = add(x, y); break;
             case CUZK_GPU_FP_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP_MUL: r = mul(x, y); break;
-            case CUZK_GPU_FP_MUL_SUB: r = mul_sub(x, y, add(x, y), sub(x, y)); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp_mem *>(out) + i, r);
