@@ -13,7 +13,7 @@
 # Environment: CACHE_DIR (default: a fresh temporary folder) keeps the key file and the
 # constraint system on disk (srs.param_cache); CACHE_DIR=none keeps them in memory only;
 # BUDGET (memory.total_budget, default "auto"); PREPIN=true|false (memory.pin_at_preload,
-# default false); DEVICES="0" (a TOML list body) limits the daemon
+# default true, the daemon's default); DEVICES="0" (a TOML list body) limits the daemon
 # to those GPUs (default: every GPU of the machine); RESTART=1 stops the daemon after the stream,
 # starts it again and times the preload from the key cache and one more job.
 set -euo pipefail
@@ -70,7 +70,7 @@ param_cache = "$cache"
 setup_allow = "*" # any profile the benchmark names
 [memory]
 total_budget = "${BUDGET:-auto}"
-pin_at_preload = ${PREPIN:-false}
+pin_at_preload = ${PREPIN:-true}
 [gpus]
 devices = [${DEVICES:-}]
 [logging]

@@ -84,7 +84,7 @@ static const char all_keys[] = "[daemon]\n"
                                "srs_idle_evict = \"1h\"\n"
                                "trim_threshold = \"1MiB\"\n"
                                "overtake = \"500ms\"\n"
-                               "pin_at_preload = true\n"
+                               "pin_at_preload = false\n"
                                "[gpus]\n"
                                "devices = [1, 0, 3]\n"
                                "gpu_workers_per_device = 3\n"
@@ -127,7 +127,7 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->engine.eviction_min_idle_ms == 120000);
     CHECK(c->engine.srs_idle_evict_ms == 3600000);
     CHECK(c->engine.trim_threshold == 1u << 20 && c->engine.mem_overtake_ms == 500);
-    CHECK(c->engine.prepin_witness == 1);
+    CHECK(c->engine.prepin_witness == 0); /* the default is on */
     CHECK(c->n_devices == 3 && c->devices[0] == 1 && c->devices[1] == 0 && c->devices[2] == 3);
     CHECK(c->engine.gpu_workers_per_device == 3 && c->gpu_threads == 32);
     CHECK(c->vram_budget == 100ull << 30);

@@ -214,8 +214,9 @@ struct cuzk_engine_config {
                                       many as the budget holds, up to twice the cache's size)
                                       and the cache keeps them: a stream then pins and frees
                                       none while a device proves; the buffers are resident
-                                      from the preload on. Default 0 (not yet measured on a
-                                      GPU: docs/engine.md) */
+                                      from the preload on. Default 0 here; the
+                                      daemon's memory.pin_at_preload defaults to 1 (measured:
+                                      docs/engine.md) */
     /* pipeline */
     unsigned synth_workers;          /* concurrent syntheses (before the budget's limit);
                                         0 = max(2, CPUs / 2); default 0 */
