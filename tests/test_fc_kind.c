@@ -32,6 +32,7 @@
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
 #include "filecoin/sector.h"
+#include "filecoin/snap_proof.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
@@ -479,6 +480,115 @@ static void test_snap_comms(struct kinds *ks) {
     free(b);
 }
 
+
+/* SnapDeals as Filecoin's clients send it: the bincode PartitionProof entries of a sector of the
+ * registered proof's profile (StackedDrg8MiBV1 update, 1: snap-c10-d18-r6-p2), written by cuzk_snap_entry_write
+ * from a synthetic sector, read back into the same vanilla set (h found from the encoding);
+ * the request's comms must be the entries'; a sibling, a position, a partition too many or too
+ * few, a wrong size are refused at submission with the field named. */
+static void test_snap_entries(struct kinds *ks) {
+    const struct cuzk_kind *k = cuzk_kinds_get(ks->set, "snap");
+    CHECK(k != NULL);
+    if (!k) return;
+    struct cuzk_fc_registered reg;
+    char err[400];
+    CHECK(cuzk_fc_registered_get(CUZK_FC_SNAP, 1, &reg, err, sizeof err) == CUZK_OK);
+    for (uint64_t seed = 50; seed < 56; seed++) { /* seed mod 6: every h */
+        struct cuzk_vanilla v;
+        CHECK(cuzk_sector_generate(&reg.profile, reg.partitions, seed, &v, err, sizeof err) ==
+              CUZK_OK);
+        uint8_t *all = NULL;
+        size_t n_all = 0, first = 0;
+        for (uint32_t q = 0; q < v.n_parts; q++) {
+            uint8_t *e;
+            size_t n;
+            CHECK(cuzk_snap_entry_write(&v, &reg, q, &e, &n) == CUZK_OK);
+            all = realloc(all, n_all + n);
+            memcpy(all + n_all, e, n);
+            n_all += n;
+            if (!q) first = n;
+            free(e);
+        }
+        struct cuzk_vanilla back;
+        CHECK(cuzk_snap_vanilla_of_entries(all, n_all, &reg, &back, err, sizeof err) == CUZK_OK);
+        uint8_t *f1, *f2;
+        size_t n1, n2;
+        CHECK(cuzk_vanilla_serialize(&v, &f1, &n1) == CUZK_OK);
+        CHECK(cuzk_vanilla_serialize(&back, &f2, &n2) == CUZK_OK);
+        CHECK(n1 == n2 && !memcmp(f1, f2, n1)); /* the same values, h included */
+        CHECK(cuzk_vanilla_check(&back, err, sizeof err) == CUZK_OK);
+        free(f1);
+        free(f2);
+        cuzk_vanilla_free(&back);
+        if (seed == 50) {
+            printf("snap entries: %s (%s): %u PartitionProof entries of %zu bytes read back into "
+                   "the same %u partitions\n",
+                   reg.name, reg.profile.name, v.n_parts, first, v.n_parts);
+            struct cuzk_fc_args a;
+            memset(&a, 0, sizeof a);
+            a.registered_proof = 1;
+            a.sector_size = 8 << 20;
+            const struct cuzk_fc_snap_vanilla *sv = &v.parts[0].v.snap;
+            cuzk_fr_to_bytes_le(a.comm_r_old, &sv->comm_r_old);
+            cuzk_fr_to_bytes_le(a.comm_r_new, &sv->comm_r_new);
+            cuzk_fr_to_bytes_le(a.comm_d_new, &sv->comm_d_new);
+            a.has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW | CUZK_FC_HAS_COMM_D_NEW;
+            struct cuzk_job_request r = {.kind = "snap",
+                                         .priority = CUZK_PRIORITY_DEFAULT,
+                                         .witness = all,
+                                         .witness_len = n_all,
+                                         .kind_args = &a,
+                                         .kind_args_len = sizeof a};
+            void *job = NULL;
+            uint32_t parts = 0;
+            char key[CUZK_NAME_MAX];
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_OK &&
+                  parts == reg.partitions && !strcmp(key, reg.profile.name));
+            if (job) k->job_free(k, job);
+            a.comm_d_new[0] ^= 1;
+            job = NULL;
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "comm_d_new"));
+            a.comm_d_new[0] ^= 1;
+            /* the wrong size, and entries that are not the sector's */
+            a.sector_size = 2048;
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "sector_size"));
+            a.sector_size = 8 << 20;
+            /* comm_c (bytes 0..32) is only in comm_r's hashes: a changed byte changes
+             * comm_r_new, so the challenges (and the request's comm_r_new) no longer fit */
+            all[0] ^= 1;
+            a.has_comm = 0;
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "challenge"));
+            all[0] ^= 1;
+            r.witness_len = n_all - 1;
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EFORMAT &&
+                  strstr(err, "truncated"));
+            r.witness_len = n_all;
+            /* a position byte of the first proof_r_old path: after comm_c, the apex count and
+             * leaves, the challenge count, the u32 variant, root, leaf, the level count, the
+             * level's hash count and 7 hashes */
+            const size_t at = 32 + 8 + (size_t)reg.profile.apex_leaves * 32 + 8 + 4 + 64 + 8 +
+                              8 + 7 * 32;
+            all[at] = (uint8_t)((all[at] + 1) % 8);
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "of nodes"));
+            all[at] = (uint8_t)((all[at] + 7) % 8);
+            uint8_t *two = malloc(2 * n_all);
+            memcpy(two, all, n_all);
+            memcpy(two + n_all, all, n_all);
+            r.witness = two;
+            r.witness_len = 2 * n_all;
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "after the"));
+            free(two);
+        }
+        free(all);
+        cuzk_vanilla_free(&v);
+    }
+}
+
 int main(void) {
     test_init("test_fc_kind");
     /* CUZK_TEST_FC_CACHE=DIR keeps keys between runs (the full set's setups take minutes) */
@@ -546,6 +656,7 @@ int main(void) {
     test_bad_job_alone(e, "wpost-s2-k2-r2", "comm_r_last");
     test_curio_post(e);
     test_snap_comms(&ks);
+    test_snap_entries(&ks);
     if (full) {
         prove_one(e, "snap-c1-a2-p1-d3-r1", 2, 3);
         test_bad_job_alone(e, "snap-c1-a2-p1-d3-r1", "apex");

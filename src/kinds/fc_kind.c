@@ -22,6 +22,7 @@
 #include "filecoin/pce.h"
 #include "filecoin/post_proof.h"
 #include "filecoin/registered.h"
+#include "filecoin/snap_proof.h"
 #include "filecoin/vanilla.h"
 #include "formats/bellperson.h"
 #include "formats/g16key.h"
@@ -249,24 +250,23 @@ static int foreign_input(const struct fc_kind *fk, const uint8_t *in, size_t len
         lead++;
     if (fk->fk == CUZK_FC_POREP && lead < len && in[lead] == '{')
         return c1_input(fk, in, len, a, v, err, errlen);
-    if (fk->fk == CUZK_FC_POREP || fk->fk == CUZK_FC_SNAP) {
+    if (fk->fk == CUZK_FC_POREP) {
         char why[200];
         int rc = cuzk_vanilla_parse(v, in, len, why, sizeof why); /* fails: no magic */
-        return cuzk_errf(err, errlen, rc,
-                         fk->fk == CUZK_FC_SNAP ? "%s (SnapDeals' bincode PartitionProof entries "
-                                                  "are not read by this cuzk: docs/filecoin.md)"
-                                                : "%s",
-                         why);
+        return cuzk_errf(err, errlen, rc, "%s", why);
     }
     if (!a)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                         "%s: bincode PoSt vanilla proofs need the request's registered_proof "
-                         "and randomness",
-                         fk->k.name);
+                         "%s: bincode vanilla proofs need the request's registered_proof%s",
+                         fk->k.name, fk->fk == CUZK_FC_SNAP ? "" : " and randomness");
     struct cuzk_fc_registered r;
     char why[200];
     int rc = request_registered(fk, a, &r, err, errlen);
     if (rc) return rc;
+    if (fk->fk == CUZK_FC_SNAP) { /* PartitionProof entries, one per partition */
+        rc = cuzk_snap_vanilla_of_entries(in, len, &r, v, why, sizeof why);
+        return rc ? cuzk_errf(err, errlen, rc, "%s: %s", fk->k.name, why) : CUZK_OK;
+    }
     if (!a->has_randomness)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
                          "%s: randomness: %s needs the request's 32-byte randomness", fk->k.name,

@@ -9,7 +9,9 @@
  * struct cuzk_fc_args (below), which select the profile and check the challenges; the PoRep kind
  * takes JSON input as a commit-phase-1 output (filecoin/c1.h: SealCommitPhase1Output, or
  * Curio's {SectorNum, Phase1Out, SectorSize} wrapper), whose replica id, challenges and parents
- * are checked against the request's miner_id, sector_number and registered_proof. The request's
+ * are checked against the request's miner_id, sector_number and registered_proof; the snap kind
+ * takes bincode PartitionProof entries (filecoin/snap_proof.h), one per partition, of the
+ * request's registered_proof. The request's
  * circuit id may be empty; when given it must name the same profile. The key id is the canonical
  * profile name: jobs of one profile share one key.
  *
