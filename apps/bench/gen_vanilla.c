@@ -6,6 +6,12 @@
  *       or a profile such as porep-c1-l2-d3-r1; size options override its knobs:
  *       --challenges N, --sectors N, --layers N, --tree-d N, --tree-r N, --apex N,
  *       --partition-bits N, --k N. -p N partitions (default: PoRep 2, Snap 16, PoSt 1).
+ *   cuzk-bench gen-vanilla snap --registered-proof N [--seed N] -o FILE
+ *       a synthetic sector of the RegisteredUpdateProof N as Filecoin's clients send it: FILE
+ *       is a JSON array of base64 strings, one bincode PartitionProof per partition
+ *       (filecoin/snap_proof.h; what `single -t snap --vanilla FILE` sends as vanilla_proofs),
+ *       and the line printed names the sector's comm_r_old, comm_r_new and comm_d_new (the
+ *       request's --comm-r-old, --comm-r-new, --comm-d-new).
  *   cuzk-bench synth-only <kind|profile> [--vanilla FILE] [-i N] [--cache-dir DIR]
  *                         [--threads N]
  *       times the witness and the SpMV of each partition (N iterations each) against the
@@ -33,11 +39,15 @@
 #include "formats/g16key.h"
 #include "groth16/setup.h"
 #include "kinds/fc_kind.h"
+#include "filecoin/registered.h"
+#include "filecoin/sector.h"
+#include "filecoin/snap_proof.h"
 #include "filecoin/tools.h"
 #include "filecoin/vanilla.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/groth16.h"
+#include "util/base64.h"
 #include "util/pool.h"
 
 static int number(const char *opt, const char *v, uint64_t *out) {
@@ -60,13 +70,70 @@ static int profile_arg(const char *name, struct cuzk_fc_profile *p) {
     return 0;
 }
 
+/* gen-vanilla snap --registered-proof N: the PartitionProof entries of a synthetic sector. */
+static int gen_snap_entries(const char *kind, uint64_t number, uint64_t seed, const char *out) {
+    if (strcmp(kind, "snap")) {
+        fprintf(stderr, "cuzk-bench: gen-vanilla --registered-proof writes SnapDeals entries "
+                        "only (PoRep C1 outputs come from real sectors: gen-c1; PoSt entries "
+                        "too: gen-post)\n");
+        return BENCH_USAGE;
+    }
+    struct cuzk_fc_registered reg;
+    struct cuzk_vanilla v;
+    char err[320];
+    if (cuzk_fc_registered_get(CUZK_FC_SNAP, number, &reg, err, sizeof err) ||
+        cuzk_sector_generate(&reg.profile, reg.partitions, seed, &v, err, sizeof err)) {
+        fprintf(stderr, "cuzk-bench: gen-vanilla: %s\n", err);
+        return BENCH_ERROR;
+    }
+    FILE *f = fopen(out, "w");
+    int rc = f ? BENCH_OK : BENCH_ERROR;
+    if (f) fputc('[', f);
+    for (uint32_t q = 0; f && rc == BENCH_OK && q < v.n_parts; q++) {
+        uint8_t *e = NULL;
+        size_t n = 0;
+        char *b64 = NULL;
+        if (cuzk_snap_entry_write(&v, &reg, q, &e, &n) || !(b64 = cuzk_base64_encode(e, n)))
+            rc = BENCH_INTERNAL;
+        else
+            fprintf(f, "%s\"%s\"", q ? "," : "", b64);
+        free(b64);
+        free(e);
+    }
+    if (f) {
+        fputs("]\n", f);
+        if (fclose(f) && rc == BENCH_OK) rc = BENCH_ERROR;
+    }
+    if (rc == BENCH_OK) {
+        const struct cuzk_fc_snap_vanilla *sv = &v.parts[0].v.snap;
+        const cuzk_fr *c[3] = {&sv->comm_r_old, &sv->comm_r_new, &sv->comm_d_new};
+        printf("gen-vanilla: %s (%s), %u PartitionProof entries, seed %llu -> %s;", reg.name,
+               reg.profile.name, v.n_parts, (unsigned long long)seed, out);
+        static const char *const names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+        for (int i = 0; i < 3; i++) {
+            uint8_t b[32];
+            cuzk_fr_to_bytes_le(b, c[i]);
+            printf(" %s ", names[i]);
+            for (int k = 0; k < 32; k++) printf("%02x", b[k]);
+        }
+        printf("\n");
+    } else {
+        fprintf(stderr, "cuzk-bench: gen-vanilla: %s: cannot write\n", out);
+    }
+    cuzk_vanilla_free(&v);
+    return rc;
+}
+
 static int gen_vanilla(int argc, char **argv) {
     static const struct option opts[] = {
         {"output", 1, 0, 'o'},         {"partitions", 1, 0, 'p'}, {"seed", 1, 0, 's'},
         {"challenges", 1, 0, 'C'},     {"sectors", 1, 0, 'S'},    {"layers", 1, 0, 'L'},
         {"tree-d", 1, 0, 'D'},         {"tree-r", 1, 0, 'R'},     {"apex", 1, 0, 'A'},
-        {"partition-bits", 1, 0, 'P'}, {"k", 1, 0, 'K'},          {0, 0, 0, 0}};
+        {"partition-bits", 1, 0, 'P'}, {"k", 1, 0, 'K'},          {"registered-proof", 1, 0, 'G'},
+        {0, 0, 0, 0}};
     const char *out = NULL;
+    uint64_t reg_no = 0;
+    int have_reg = 0;
     uint64_t parts = 0, seed = 1, knob[8];
     int set[8] = {0};
     const char *keys = "CSLDRAPK";
@@ -79,6 +146,8 @@ static int gen_vanilla(int argc, char **argv) {
             continue;
         else if (c == 's' && !number("--seed", optarg, &seed))
             continue;
+        else if (c == 'G' && !number("--registered-proof", optarg, &reg_no))
+            have_reg = 1;
         else if (k && c && !number("a size option", optarg, &knob[k - keys]))
             set[k - keys] = 1;
         else
@@ -89,6 +158,7 @@ static int gen_vanilla(int argc, char **argv) {
                         "[--seed N] -o FILE\n");
         return BENCH_USAGE;
     }
+    if (have_reg) return gen_snap_entries(argv[optind], reg_no, seed, out);
     struct cuzk_fc_profile p;
     if (profile_arg(argv[optind], &p)) return BENCH_USAGE;
     unsigned *field[8] = {&p.challenges,    &p.sectors,     &p.layers,         &p.tree_d_levels,
