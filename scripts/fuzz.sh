@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-every="toml zkey wtns r1cs snarkjs_json vanilla post c1 pce g16key bellperson request"
+every="toml zkey wtns r1cs snarkjs_json vanilla post c1 snap pce g16key bellperson request"
 what=${1:-all}
 secs=${2:-60}
 [ $# -gt 0 ] && shift
@@ -58,6 +58,7 @@ conf() {
   vanilla) max_len=32768 dict=vanilla.dict ;;
   post) max_len=65536 ;;
   c1) max_len=262144 dict=json.dict ;;
+  snap) max_len=262144 ;;
   pce) max_len=8192 dict=pce.dict ;;
   g16key) max_len=65536 dict=g16key.dict ;;
   bellperson) max_len=16384 dict=bellperson.dict ;;

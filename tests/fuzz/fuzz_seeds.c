@@ -18,6 +18,9 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "filecoin/pce.h"
+#include "filecoin/registered.h"
+#include "filecoin/sector.h"
+#include "filecoin/snap_proof.h"
 #include "filecoin/tools.h"
 #include "formats/bellperson.h"
 #include "formats/g16key.h"
@@ -323,6 +326,36 @@ static void request(void) {
     put_request("gen-evict", M_EVICT, &ev.base);
 }
 
+/* ---- snap ------------------------------------------------------------------------------- */
+
+/* The bincode PartitionProof entries of a synthetic StackedDrg8MiBV1 (update) sector: all four
+ * partitions, and the first alone (a count the reader refuses). */
+static void snap(void) {
+    struct cuzk_fc_registered reg;
+    struct cuzk_vanilla v;
+    char err[320];
+    if (cuzk_fc_registered_get(CUZK_FC_SNAP, 1, &reg, err, sizeof err) ||
+        cuzk_sector_generate(&reg.profile, reg.partitions, 3, &v, err, sizeof err))
+        die("snap", err);
+    uint8_t *all = NULL;
+    size_t n_all = 0;
+    for (uint32_t q = 0; q < v.n_parts; q++) {
+        uint8_t *e;
+        size_t n;
+        if (cuzk_snap_entry_write(&v, &reg, q, &e, &n)) die("snap", "cannot write an entry");
+        if (!q) put_file("gen-8m-partition0.snap", e, n);
+        uint8_t *grown = realloc(all, n_all + n);
+        if (!grown) die("snap", "out of memory");
+        all = grown;
+        memcpy(all + n_all, e, n);
+        n_all += n;
+        free(e);
+    }
+    put_file("gen-8m-sector.snap", all, n_all);
+    free(all);
+    cuzk_vanilla_free(&v);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: fuzz_seeds NAME DIR\n");
@@ -333,7 +366,8 @@ int main(int argc, char **argv) {
         const char *name;
         void (*make)(void);
     } makers[] = {{"wtns", wtns},     {"vanilla", vanilla},       {"pce", pce},
-                  {"g16key", g16key}, {"bellperson", bellperson}, {"request", request}};
+                  {"g16key", g16key}, {"bellperson", bellperson}, {"request", request},
+                  {"snap", snap}};
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++)
         if (!strcmp(argv[1], makers[i].name)) makers[i].make();
     return 0;
