@@ -33,8 +33,8 @@ static int fail(struct rd *r, int code, const char *field, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (r->in_proof)
-        return cuzk_errf(r->err, r->errlen, code, "C1: partition %u, challenge %u: %s: %s",
-                         r->part, r->chal, field, why);
+        return cuzk_errf(r->err, r->errlen, code, "C1: partition %u, challenge %u: %s: %s", r->part,
+                         r->chal, field, why);
     return cuzk_errf(r->err, r->errlen, code, "C1: %s: %s", field, why);
 }
 
@@ -48,7 +48,10 @@ static const json_t *member(struct rd *r, const json_t *o, const char *key, int 
                          : type == JSON_INTEGER ? json_is_integer(m)
                                                 : 1);
     if (!ok) {
-        const int t = type == JSON_OBJECT ? 0 : type == JSON_ARRAY ? 1 : type == JSON_STRING ? 2 : 3;
+        const int t = type == JSON_OBJECT   ? 0
+                      : type == JSON_ARRAY  ? 1
+                      : type == JSON_STRING ? 2
+                                            : 3;
         *rc = fail(r, CUZK_EFORMAT, field, m ? "is not %s" : "missing (%s expected)", names[t]);
         return NULL;
     }
@@ -105,8 +108,8 @@ static int fr_array(struct rd *r, const json_t *a, size_t n, const char *field, 
 /* The shape of a sector's Merkle tree: levels of each part, their arity. Tree D is one binary
  * tree; trees C and R are 8-ary base trees with a sub tree of sub_arity on top (32 GiB). */
 struct shape {
-    unsigned n;          /* parts: 1 Single, 2 Sub, 3 Top */
-    unsigned levels[3];  /* per part */
+    unsigned n;         /* parts: 1 Single, 2 Sub, 3 Top */
+    unsigned levels[3]; /* per part */
     unsigned arity[3];
 };
 
@@ -132,18 +135,17 @@ static int merkle(struct rd *r, const json_t *mp, const struct shape *s, uint64_
     if (!data) return rc;
     const json_t *body = json_object_get(data, variants[s->n - 1]);
     if (json_object_size(data) != 1 || !json_is_object(body)) {
-        const char *got = json_object_size(data) == 1 ? json_object_iter_key(json_object_iter(
-                                                            (json_t *)data))
-                                                      : "no single variant";
+        const char *got = json_object_size(data) == 1
+                              ? json_object_iter_key(json_object_iter((json_t *)data))
+                              : "no single variant";
         return fail(r, CUZK_EFORMAT, field, "is a %.16s proof; this sector's tree takes %s", got,
                     variants[s->n - 1]);
     }
     uint64_t rest = node;
     size_t at = 0;
     for (unsigned k = 0; k < s->n; k++) {
-        const json_t *inc =
-            s->n == 1 ? member(r, body, "path", JSON_OBJECT, field, &rc)
-                      : member(r, body, part_keys[k], JSON_OBJECT, field, &rc);
+        const json_t *inc = s->n == 1 ? member(r, body, "path", JSON_OBJECT, field, &rc)
+                                      : member(r, body, part_keys[k], JSON_OBJECT, field, &rc);
         const json_t *path = inc ? member(r, inc, "path", JSON_ARRAY, field, &rc) : NULL;
         if (!path) return rc;
         const unsigned lv = s->levels[k], ar = s->arity[k];
@@ -176,8 +178,8 @@ static int merkle(struct rd *r, const json_t *mp, const struct shape *s, uint64_
 
 /* A ColumnProof: its node, its L rows (into rows unless NULL), its tree-C path and root. */
 static int column(struct rd *r, const json_t *cp, unsigned L, const struct shape *sc,
-                  uint64_t nodes, const char *field, uint64_t *node, cuzk_fr *rows,
-                  cuzk_fr *sibs, cuzk_fr *root) {
+                  uint64_t nodes, const char *field, uint64_t *node, cuzk_fr *rows, cuzk_fr *sibs,
+                  cuzk_fr *root) {
     int rc = CUZK_OK;
     const json_t *col = member(r, cp, "column", JSON_OBJECT, field, &rc);
     if (!col) return rc;
@@ -233,8 +235,8 @@ static int proof_of(struct rd *r, const json_t *pj, const struct cuzk_fc_profile
     shape_r(p, sh, &sr);
     if (!json_is_object(pj)) return fail(r, CUZK_EFORMAT, "proof", "is not an object");
     int rc = CUZK_OK;
-    const json_t *rcp = member(r, pj, "replica_column_proofs", JSON_OBJECT,
-                               "replica_column_proofs", &rc);
+    const json_t *rcp =
+        member(r, pj, "replica_column_proofs", JSON_OBJECT, "replica_column_proofs", &rc);
     if (!rcp) return rc;
     /* the challenge is c_x's node */
     uint64_t x;
@@ -247,8 +249,8 @@ static int proof_of(struct rd *r, const json_t *pj, const struct cuzk_fc_profile
         const int drg = q < CUZK_FC_DRG_PARENTS;
         const json_t *list = json_object_get(rcp, drg ? "drg_parents" : "exp_parents");
         const size_t want = drg ? CUZK_FC_DRG_PARENTS : CUZK_FC_EXP_PARENTS;
-        const char *field = drg ? "replica_column_proofs.drg_parents"
-                                : "replica_column_proofs.exp_parents";
+        const char *field =
+            drg ? "replica_column_proofs.drg_parents" : "replica_column_proofs.exp_parents";
         if (!json_is_array(list) || json_array_size(list) != want)
             return fail(r, CUZK_EFORMAT, field, "is not an array of %zu column proofs", want);
         cuzk_fr root;
@@ -366,8 +368,8 @@ static json_t *load(struct rd *r, const char *text, size_t len, const char *what
     if (!j)
         *rc = json_error_code(&e) == json_error_out_of_memory
                   ? fail(r, CUZK_ENOMEM, what, "out of memory")
-                  : fail(r, CUZK_EFORMAT, what, "not JSON: %s (line %d, column %d)", e.text,
-                         e.line, e.column);
+                  : fail(r, CUZK_EFORMAT, what, "not JSON: %s (line %d, column %d)", e.text, e.line,
+                         e.column);
     else if (!json_is_object(j)) {
         *rc = fail(r, CUZK_EFORMAT, what, "is not a JSON object");
         json_decref(j);
@@ -436,8 +438,7 @@ int cuzk_c1_check(const struct cuzk_c1 *c, uint64_t miner_id, uint64_t sector_nu
         if (sector_number && sector_number != c->sector_num)
             return cuzk_errf(err, errlen, CUZK_EINVAL,
                              "C1: sector_number: the request's %llu, the C1's SectorNum %llu",
-                             (unsigned long long)sector_number,
-                             (unsigned long long)c->sector_num);
+                             (unsigned long long)sector_number, (unsigned long long)c->sector_num);
         sector = c->sector_num;
     }
     uint8_t prover[32], porep_id[32], rid[32];
@@ -478,8 +479,7 @@ int cuzk_c1_check(const struct cuzk_c1 *c, uint64_t miner_id, uint64_t sector_nu
                 rc = cuzk_errf(err, errlen, CUZK_EINVAL,
                                "C1: seed: partition %u, challenge %u is node %llu; the seed "
                                "challenges node %llu (%s challenges)",
-                               k, j, (unsigned long long)x->challenge,
-                               (unsigned long long)ch[j],
+                               k, j, (unsigned long long)x->challenge, (unsigned long long)ch[j],
                                c->reg.synthetic ? "synthetic" : "interactive");
                 break;
             }
@@ -559,8 +559,8 @@ static void put_column(FILE *f, const struct shape *s, unsigned L, uint64_t node
     fputc('}', f);
 }
 
-static void put_label(FILE *f, const struct cuzk_fc_profile *p, const cuzk_fr *cols,
-                      unsigned layer, uint64_t node) {
+static void put_label(FILE *f, const struct cuzk_fc_profile *p, const cuzk_fr *cols, unsigned layer,
+                      uint64_t node) {
     cuzk_fr exp[CUZK_FC_TOTAL_PARENTS];
     cuzk_vanilla_porep_label_parents(p, cols, layer, exp);
     fputs("{\"parents\":", f);
@@ -605,8 +605,7 @@ int cuzk_c1_write(const struct cuzk_vanilla *v, const struct cuzk_fc_registered 
     *len = 0;
     struct cuzk_sdr_shape sh;
     if (reg->kind != CUZK_FC_POREP || strcmp(v->profile.name, reg->profile.name) ||
-        v->n_parts != reg->partitions || cuzk_sdr_shape_get(reg->sector_size, &sh) ||
-        sh.top_arity)
+        v->n_parts != reg->partitions || cuzk_sdr_shape_get(reg->sector_size, &sh) || sh.top_arity)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
                          "C1: the vanilla proofs (%s, %u partitions) are not those of %s (%s, %u "
                          "partitions)",

@@ -49,7 +49,7 @@
 struct cuzk_c1 {
     struct cuzk_fc_registered reg; /* from registered_proof */
     uint8_t comm_r[32], comm_d[32], replica_id[32], seed[32], ticket[32];
-    int wrapped;                    /* it came in the {SectorNum, Phase1Out, SectorSize} wrapper */
+    int wrapped; /* it came in the {SectorNum, Phase1Out, SectorSize} wrapper */
     uint64_t sector_num, sector_size; /* the wrapper's (0 when not wrapped) */
     struct cuzk_vanilla v;            /* reg.partitions partitions of reg.profile */
 };

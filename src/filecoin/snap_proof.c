@@ -82,7 +82,8 @@ static int rd_merkle(struct rd *r, const char *name, const struct shape *s, cuzk
     if (variant == 2)
         return fail(r, CUZK_EUNSUPPORTED,
                     "%s is a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk", name);
-    if (variant > 2) return fail(r, CUZK_EFORMAT, "%s: variant %u is not a MerkleProof", name, variant);
+    if (variant > 2)
+        return fail(r, CUZK_EFORMAT, "%s: variant %u is not a MerkleProof", name, variant);
     if (variant != s->n - 1)
         return fail(r, CUZK_EINVAL, "%s is a %s proof; this sector's tree takes %s", name,
                     variant ? "Sub" : "Single", s->n == 1 ? "Single" : "Sub");
@@ -109,8 +110,8 @@ static int rd_merkle(struct rd *r, const char *name, const struct shape *s, cuzk
                 if ((rc = rd_fr(r, &sibs[at * (ar - 1) + q], "a path hash"))) return rc;
             if ((rc = rd_u64(r, &idx, "a level's index"))) return rc;
             if (idx >= ar)
-                return fail(r, CUZK_EFORMAT, "%s: level %zu has position %llu (arity %u)", name,
-                            at, (unsigned long long)idx, ar);
+                return fail(r, CUZK_EFORMAT, "%s: level %zu has position %llu (arity %u)", name, at,
+                            (unsigned long long)idx, ar);
             *index += idx * mult;
             mult *= ar;
         }
@@ -159,7 +160,9 @@ static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const str
     if ((rc = rd_fr(r, &sv->comm_c, "comm_c"))) return rc;
     uint64_t n = 0;
     if ((rc = rd_u64(r, &n, "the apex leaf count"))) return rc;
-    if (n != A) return fail(r, CUZK_EINVAL, "%llu apex leaves; the sector's partitions have %u", (unsigned long long)n, A);
+    if (n != A)
+        return fail(r, CUZK_EINVAL, "%llu apex leaves; the sector's partitions have %u",
+                    (unsigned long long)n, A);
     for (unsigned i = 0; i < A; i++)
         if ((rc = rd_fr(r, (cuzk_fr *)&sv->apex_leaves[i], "an apex leaf"))) return rc;
     apex_rows(sv->apex_leaves, A, rows);
@@ -190,8 +193,9 @@ static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const str
             sec->have = 1;
         } else if (!same(&root_old, &sec->root_r_old) || !same(&root_new, &sec->root_r_new) ||
                    !same(&root_d, &sec->comm_d_new)) {
-            return fail(r, CUZK_EINVAL, "a root that is not the sector's (tree R old, tree D "
-                                        "new or tree R new)");
+            return fail(r, CUZK_EINVAL,
+                        "a root that is not the sector's (tree R old, tree D "
+                        "new or tree R new)");
         }
         memcpy((cuzk_fr *)ch->path_d_to_apex, dsibs, (size_t)below * sizeof *dsibs);
         for (unsigned l = 0; l < abits; l++)
@@ -253,13 +257,17 @@ int cuzk_snap_vanilla_of_entries(const uint8_t *data, size_t len,
     const struct cuzk_fc_profile *p = &reg->profile;
     struct cuzk_sdr_shape sh;
     if (reg->kind != CUZK_FC_SNAP || cuzk_sdr_shape_get(reg->sector_size, &sh) || sh.top_arity)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: %s is no SnapDeals proof "
-                                                   "with a circuit here", reg->name);
+        return cuzk_errf(err, errlen, CUZK_EINVAL,
+                         "vanilla_proofs: %s is no SnapDeals proof "
+                         "with a circuit here",
+                         reg->name);
     struct shape sr, sd;
     shape_r(p, &sh, &sr);
     shape_d(p, &sd);
     int rc = cuzk_vanilla_alloc(v, p, reg->partitions);
-    if (rc) return cuzk_errf(err, errlen, rc, "vanilla_proofs: cannot hold %u partitions", reg->partitions);
+    if (rc)
+        return cuzk_errf(err, errlen, rc, "vanilla_proofs: cannot hold %u partitions",
+                         reg->partitions);
     const unsigned A = p->apex_leaves, c = p->challenges;
     cuzk_fr *dsibs = malloc((size_t)p->tree_d_levels * sizeof *dsibs);
     cuzk_fr *rows = malloc((size_t)2 * A * sizeof *rows);
@@ -277,8 +285,8 @@ int cuzk_snap_vanilla_of_entries(const uint8_t *data, size_t len,
                            reg->name, reg->partitions);
             break;
         }
-        rc = partition_of(&r, p, &sr, &sd, k, &v->parts[k].v.snap, &sec, dsibs, rows, leaf_new,
-                          idx, chal);
+        rc = partition_of(&r, p, &sr, &sd, k, &v->parts[k].v.snap, &sec, dsibs, rows, leaf_new, idx,
+                          chal);
     }
     if (!rc && r.off != len)
         rc = cuzk_errf(err, errlen, CUZK_EINVAL,

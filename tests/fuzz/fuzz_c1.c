@@ -5,8 +5,9 @@
  *   - cuzk_c1_parse ends in a C1 or a documented code with a "C1: " sentence;
  *   - a parsed C1 written back (cuzk_c1_write, bare and wrapped) parses to the same vanilla set
  *     and the same header values, and writing it again gives the same bytes;
- *   - cuzk_c1_check (miners 0, 106 and 1000: the seeds' are the last two; the wrapper's sector) is CUZK_OK or CUZK_EINVAL with a "C1: "
- *     sentence; every partition's consistency check is CUZK_OK or CUZK_EFORMAT. */
+ *   - cuzk_c1_check (miners 0, 106 and 1000: the seeds' are the last two; the wrapper's sector) is
+ * CUZK_OK or CUZK_EINVAL with a "C1: " sentence; every partition's consistency check is CUZK_OK or
+ * CUZK_EFORMAT. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int wrap = 0; wrap < 2; wrap++) {
         char *t1, *t2;
         size_t n1, n2;
-        FUZZ_CHECK(cuzk_c1_write(&c.v, &c.reg, c.seed, c.ticket, wrap, c.sector_num, &t1, &n1,
-                                 err, sizeof err) == CUZK_OK);
+        FUZZ_CHECK(cuzk_c1_write(&c.v, &c.reg, c.seed, c.ticket, wrap, c.sector_num, &t1, &n1, err,
+                                 sizeof err) == CUZK_OK);
         rc = cuzk_c1_parse((const uint8_t *)t1, n1, &again, err, sizeof err);
         if (rc) fprintf(stderr, "re-parse: %s\n", err);
         FUZZ_CHECK(rc == CUZK_OK && same_set(&c.v, &again.v) && again.wrapped == wrap &&
