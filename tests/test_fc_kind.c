@@ -480,12 +480,12 @@ static void test_snap_comms(struct kinds *ks) {
     free(b);
 }
 
-
 /* SnapDeals as Filecoin's clients send it: the bincode PartitionProof entries of a sector of the
- * registered proof's profile (StackedDrg8MiBV1 update, 1: snap-c10-d18-r6-p2), written by cuzk_snap_entry_write
- * from a synthetic sector, read back into the same vanilla set (h found from the encoding);
- * the request's comms must be the entries'; a sibling, a position, a partition too many or too
- * few, a wrong size are refused at submission with the field named. */
+ * registered proof's profile (StackedDrg8MiBV1 update, 1: snap-c10-d18-r6-p2), written by
+ * cuzk_snap_entry_write from a synthetic sector, read back into the same vanilla set (h found from
+ * the encoding); the request's comms must be the entries'; a changed comm_c, a position, a
+ * truncated entry, an entry too few or too many, a wrong size are refused at submission with the
+ * field named. */
 static void test_snap_entries(struct kinds *ks) {
     const struct cuzk_kind *k = cuzk_kinds_get(ks->set, "snap");
     CHECK(k != NULL);
@@ -562,6 +562,9 @@ static void test_snap_entries(struct kinds *ks) {
             CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
                   strstr(err, "challenge"));
             all[0] ^= 1;
+            r.witness_len = first; /* partition 0's entry alone */
+            CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "1 PartitionProof entries") && strstr(err, "4 partitions"));
             r.witness_len = n_all - 1;
             CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EFORMAT &&
                   strstr(err, "truncated"));
@@ -569,8 +572,8 @@ static void test_snap_entries(struct kinds *ks) {
             /* a position byte of the first proof_r_old path: after comm_c, the apex count and
              * leaves, the challenge count, the u32 variant, root, leaf, the level count, the
              * level's hash count and 7 hashes */
-            const size_t at = 32 + 8 + (size_t)reg.profile.apex_leaves * 32 + 8 + 4 + 64 + 8 +
-                              8 + 7 * 32;
+            const size_t at =
+                32 + 8 + (size_t)reg.profile.apex_leaves * 32 + 8 + 4 + 64 + 8 + 8 + 7 * 32;
             all[at] = (uint8_t)((all[at] + 1) % 8);
             CHECK(k->job_open(k, &r, &job, &parts, key, err, sizeof err) == CUZK_EINVAL &&
                   strstr(err, "of nodes"));
