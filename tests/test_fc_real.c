@@ -1096,7 +1096,6 @@ static void test_seal_vanilla(void) {
     json_decref(sectors);
 }
 
-
 /* ---- C1 outputs of the real sectors (filecoin/c1.h) --------------------------------------- */
 
 /* The vanilla sets a and b hold the same values (their files are equal). */

@@ -93,7 +93,6 @@ void bench_input_free(struct bench_input *in);
  * err. *out is malloc'd (free() it) and NUL-terminated one past *len. */
 int bench_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
 
-
 /* A fresh UUIDv4 string (37 bytes with the NUL). */
 void bench_uuid(char out[37]);
 

@@ -125,12 +125,19 @@ static int gen_snap_entries(const char *kind, uint64_t number, uint64_t seed, co
 }
 
 static int gen_vanilla(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"output", 1, 0, 'o'},         {"partitions", 1, 0, 'p'}, {"seed", 1, 0, 's'},
-        {"challenges", 1, 0, 'C'},     {"sectors", 1, 0, 'S'},    {"layers", 1, 0, 'L'},
-        {"tree-d", 1, 0, 'D'},         {"tree-r", 1, 0, 'R'},     {"apex", 1, 0, 'A'},
-        {"partition-bits", 1, 0, 'P'}, {"k", 1, 0, 'K'},          {"registered-proof", 1, 0, 'G'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", 1, 0, 'o'},
+                                         {"partitions", 1, 0, 'p'},
+                                         {"seed", 1, 0, 's'},
+                                         {"challenges", 1, 0, 'C'},
+                                         {"sectors", 1, 0, 'S'},
+                                         {"layers", 1, 0, 'L'},
+                                         {"tree-d", 1, 0, 'D'},
+                                         {"tree-r", 1, 0, 'R'},
+                                         {"apex", 1, 0, 'A'},
+                                         {"partition-bits", 1, 0, 'P'},
+                                         {"k", 1, 0, 'K'},
+                                         {"registered-proof", 1, 0, 'G'},
+                                         {0, 0, 0, 0}};
     const char *out = NULL;
     uint64_t reg_no = 0;
     int have_reg = 0;

@@ -455,13 +455,14 @@ int bench_gen_c1_main(int argc, char **argv) {
         return BENCH_ERROR;
     }
     if (reg.synthetic || reg.sector_size > CUZK_SDR_MAX_SECTOR_BYTES) {
-        fprintf(stderr, "cuzk-bench: gen-c1 makes interactive PoRep C1s of sectors held in "
-                        "memory (2 KiB, 8 MiB); %s is not one\n",
+        fprintf(stderr,
+                "cuzk-bench: gen-c1 makes interactive PoRep C1s of sectors held in "
+                "memory (2 KiB, 8 MiB); %s is not one\n",
                 reg.name);
         return BENCH_ERROR;
     }
-    struct cuzk_sdr_sector sec = {.sector_size = reg.sector_size, .api = reg.api,
-                                  .sector_id = sector};
+    struct cuzk_sdr_sector sec = {
+        .sector_size = reg.sector_size, .api = reg.api, .sector_id = sector};
     cuzk_fc_porep_id(&reg, sec.porep_id);
     cuzk_fc_prover_id(miner, sec.prover_id);
     memcpy(sec.ticket, ticket, 32);
@@ -470,13 +471,14 @@ int bench_gen_c1_main(int argc, char **argv) {
     int rc = read_sector_file("--replica", replica_path, reg.sector_size, &rep);
     if (rc) return rc;
     struct cuzk_vanilla v;
-    int e = cuzk_seal_vanilla_make(&sec, rep, reg.sector_size, seed, &reg.profile,
-                                   reg.partitions, &v, err, sizeof err);
+    int e = cuzk_seal_vanilla_make(&sec, rep, reg.sector_size, seed, &reg.profile, reg.partitions,
+                                   &v, err, sizeof err);
     free(rep);
     if (e) {
         fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);
-        return e == CUZK_ENOMEM ? BENCH_INTERNAL : e == CUZK_EINVAL ? BENCH_PROOF_FAILED
-                                                                     : BENCH_ERROR;
+        return e == CUZK_ENOMEM   ? BENCH_INTERNAL
+               : e == CUZK_EINVAL ? BENCH_PROOF_FAILED
+                                  : BENCH_ERROR;
     }
     char *text = NULL;
     size_t len = 0;

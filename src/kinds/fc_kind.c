@@ -222,10 +222,9 @@ static int c1_input(const struct fc_kind *fk, const uint8_t *in, size_t len,
                        (unsigned long long)a->registered_proof, (unsigned long long)c.reg.number,
                        c.reg.name);
     if (!rc && a && a->sector_size && a->sector_size != c.reg.sector_size)
-        rc = cuzk_errf(why, sizeof why, CUZK_EINVAL,
-                       "sector_size: the request's %llu, the C1's %llu (%s)",
-                       (unsigned long long)a->sector_size, (unsigned long long)c.reg.sector_size,
-                       c.reg.name);
+        rc = cuzk_errf(
+            why, sizeof why, CUZK_EINVAL, "sector_size: the request's %llu, the C1's %llu (%s)",
+            (unsigned long long)a->sector_size, (unsigned long long)c.reg.sector_size, c.reg.name);
     if (!rc && a) rc = cuzk_c1_check(&c, a->miner_id, a->sector_number, why, sizeof why);
     if (rc) {
         cuzk_c1_free(&c);
