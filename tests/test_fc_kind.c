@@ -435,6 +435,14 @@ static void test_curio_post(struct cuzk_engine *e) {
 
 /* SnapDeals: the request's comm_r_old / comm_r_new / comm_d_new (struct cuzk_fc_args) must be
  * the vanilla proofs' (the kind's own job_open, no job is run). */
+/* The request's three SnapDeals commitments, all carried: a sector's (its partition's). */
+static void snap_comms_of(struct cuzk_fc_args *a, const struct cuzk_fc_snap_vanilla *sv) {
+    cuzk_fr_to_bytes_le(a->comm_r_old, &sv->comm_r_old);
+    cuzk_fr_to_bytes_le(a->comm_r_new, &sv->comm_r_new);
+    cuzk_fr_to_bytes_le(a->comm_d_new, &sv->comm_d_new);
+    a->has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW | CUZK_FC_HAS_COMM_D_NEW;
+}
+
 static void test_snap_comms(struct kinds *ks) {
     const struct cuzk_kind *k = cuzk_kinds_get(ks->set, "snap");
     CHECK(k != NULL);
@@ -445,10 +453,7 @@ static void test_snap_comms(struct kinds *ks) {
     struct cuzk_fc_args a;
     memset(&a, 0, sizeof a);
     const struct cuzk_fc_snap_vanilla *sv = &v.parts[0].v.snap;
-    cuzk_fr_to_bytes_le(a.comm_r_old, &sv->comm_r_old);
-    cuzk_fr_to_bytes_le(a.comm_r_new, &sv->comm_r_new);
-    cuzk_fr_to_bytes_le(a.comm_d_new, &sv->comm_d_new);
-    a.has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW | CUZK_FC_HAS_COMM_D_NEW;
+    snap_comms_of(&a, sv);
     const struct cuzk_job_request r = {.kind = "snap",
                                        .priority = CUZK_PRIORITY_DEFAULT,
                                        .witness = b,
@@ -529,10 +534,7 @@ static void test_snap_entries(struct kinds *ks) {
             a.registered_proof = 1;
             a.sector_size = 8 << 20;
             const struct cuzk_fc_snap_vanilla *sv = &v.parts[0].v.snap;
-            cuzk_fr_to_bytes_le(a.comm_r_old, &sv->comm_r_old);
-            cuzk_fr_to_bytes_le(a.comm_r_new, &sv->comm_r_new);
-            cuzk_fr_to_bytes_le(a.comm_d_new, &sv->comm_d_new);
-            a.has_comm = CUZK_FC_HAS_COMM_R_OLD | CUZK_FC_HAS_COMM_R_NEW | CUZK_FC_HAS_COMM_D_NEW;
+            snap_comms_of(&a, sv);
             struct cuzk_job_request r = {.kind = "snap",
                                          .priority = CUZK_PRIORITY_DEFAULT,
                                          .witness = all,
