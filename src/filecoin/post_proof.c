@@ -2,12 +2,12 @@
  * conversion to one partition's vanilla proofs and the prover's side for small sectors. */
 #include "filecoin/post_proof.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "filecoin/bincode.h"
 #include "filecoin/challenges.h"
 #include "filecoin/sdr.h"
 #include "filecoin/stree.h"
@@ -16,103 +16,66 @@
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-struct rd {
-    const uint8_t *p;
-    size_t n, off;
-    char *err;
-    size_t errlen;
-    char where[160]; /* "entry 3 (sector 17), inclusion proof 5" */
-};
-
-static int fail(struct rd *r, int code, const char *fmt, ...) {
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cuzk_errf(r->err, r->errlen, code, "vanilla_proofs: %s: %s (at byte %zu)", r->where, msg,
-                     r->off);
-}
-
-static int rd_u64(struct rd *r, uint64_t *x, const char *what) {
-    if (r->n - r->off < 8) return fail(r, CUZK_EFORMAT, "truncated before %s", what);
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | r->p[r->off + (size_t)i];
-    r->off += 8;
-    *x = v;
-    return CUZK_OK;
-}
-
-static int rd_u32(struct rd *r, uint32_t *x, const char *what) {
-    if (r->n - r->off < 4) return fail(r, CUZK_EFORMAT, "truncated before %s", what);
-    *x = (uint32_t)r->p[r->off] | (uint32_t)r->p[r->off + 1] << 8 |
-         (uint32_t)r->p[r->off + 2] << 16 | (uint32_t)r->p[r->off + 3] << 24;
-    r->off += 4;
-    return CUZK_OK;
-}
-
-static int rd_fr(struct rd *r, cuzk_fr *x, const char *what) {
-    if (r->n - r->off < 32) return fail(r, CUZK_EFORMAT, "truncated in %s", what);
-    if (cuzk_fr_from_bytes_le(x, r->p + r->off))
-        return fail(r, CUZK_ENONCANON, "%s is not a field element (>= r)", what);
-    r->off += 32;
-    return CUZK_OK;
-}
-
 /* A path of at most `room` levels into sibs (7 per level), its indices added to *index from
  * level `at` on; *levels = its level count. */
-static int rd_path(struct rd *r, const char *name, unsigned room, unsigned at, cuzk_fr *sibs,
-                   uint64_t *index, unsigned *levels) {
+static int rd_path(struct cuzk_bincode *r, const char *name, unsigned room, unsigned at,
+                   cuzk_fr *sibs, uint64_t *index, unsigned *levels) {
     uint64_t n = 0;
-    int rc = rd_u64(r, &n, name);
+    int rc = cuzk_bincode_u64(r, &n, name);
     if (rc) return rc;
     if (n > room)
-        return fail(r, CUZK_EINVAL, "the %s has %llu levels, the sector's tree %u in all", name,
-                    (unsigned long long)n, at + room);
+        return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                 "the %s has %llu levels, the sector's tree %u in all", name,
+                                 (unsigned long long)n, at + room);
     for (unsigned l = 0; l < n; l++) {
         uint64_t h = 0, idx = 0;
-        if ((rc = rd_u64(r, &h, "a level's hash count"))) return rc;
+        if ((rc = cuzk_bincode_u64(r, &h, "a level's hash count"))) return rc;
         if (h != SIBS)
-            return fail(r, CUZK_EFORMAT, "level %u of the %s has %llu hashes (arity 8 has 7)",
-                        at + l, name, (unsigned long long)h);
+            return cuzk_bincode_fail(r, CUZK_EFORMAT,
+                                     "level %u of the %s has %llu hashes (arity 8 has 7)", at + l,
+                                     name, (unsigned long long)h);
         for (unsigned k = 0; k < SIBS; k++)
-            if ((rc = rd_fr(r, &sibs[(size_t)l * SIBS + k], "a path hash"))) return rc;
-        if ((rc = rd_u64(r, &idx, "a level's index"))) return rc;
+            if ((rc = cuzk_bincode_fr(r, &sibs[(size_t)l * SIBS + k], "a path hash"))) return rc;
+        if ((rc = cuzk_bincode_u64(r, &idx, "a level's index"))) return rc;
         if (idx >= 8)
-            return fail(r, CUZK_EFORMAT, "level %u of the %s has index %llu (arity 8: 0..7)",
-                        at + l, name, (unsigned long long)idx);
+            return cuzk_bincode_fail(r, CUZK_EFORMAT,
+                                     "level %u of the %s has index %llu (arity 8: 0..7)", at + l,
+                                     name, (unsigned long long)idx);
         *index |= idx << (3 * (at + l));
     }
     *levels = (unsigned)n;
     return CUZK_OK;
 }
 
-static int rd_inclusion(struct rd *r, unsigned levels, unsigned *sub, uint64_t *index,
+static int rd_inclusion(struct cuzk_bincode *r, unsigned levels, unsigned *sub, uint64_t *index,
                         cuzk_fr *leaf, cuzk_fr *root, cuzk_fr *sibs) {
     uint32_t variant = 0;
-    int rc = rd_u32(r, &variant, "the proof's variant");
+    int rc = cuzk_bincode_u32(r, &variant, "the proof's variant");
     if (rc) return rc;
     unsigned a = 0, b = 0;
     *index = 0;
     switch (variant) {
     case 0: /* Single: root, leaf, path */
-        if ((rc = rd_fr(r, root, "root")) || (rc = rd_fr(r, leaf, "leaf")) ||
+        if ((rc = cuzk_bincode_fr(r, root, "root")) || (rc = cuzk_bincode_fr(r, leaf, "leaf")) ||
             (rc = rd_path(r, "path", levels, 0, sibs, index, &a)))
             return rc;
         break;
     case 1: /* Sub: base path, sub path, root, leaf */
         if ((rc = rd_path(r, "base path", levels, 0, sibs, index, &a)) ||
             (rc = rd_path(r, "sub path", levels - a, a, sibs + (size_t)a * SIBS, index, &b)) ||
-            (rc = rd_fr(r, root, "root")) || (rc = rd_fr(r, leaf, "leaf")))
+            (rc = cuzk_bincode_fr(r, root, "root")) || (rc = cuzk_bincode_fr(r, leaf, "leaf")))
             return rc;
         break;
     case 2:
-        return fail(r, CUZK_EUNSUPPORTED,
-                    "a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk");
-    default: return fail(r, CUZK_EFORMAT, "variant %u is not a MerkleProof (0, 1, 2)", variant);
+        return cuzk_bincode_fail(r, CUZK_EUNSUPPORTED,
+                                 "a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk");
+    default:
+        return cuzk_bincode_fail(r, CUZK_EFORMAT, "variant %u is not a MerkleProof (0, 1, 2)",
+                                 variant);
     }
     if (a + b != levels)
-        return fail(r, CUZK_EINVAL, "a path of %u levels, the sector's tree has %u", a + b, levels);
+        return cuzk_bincode_fail(r, CUZK_EINVAL, "a path of %u levels, the sector's tree has %u",
+                                 a + b, levels);
     *sub = b;
     return CUZK_OK;
 }
@@ -149,7 +112,7 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
     memset(out, 0, sizeof *out);
     if (levels < 1 || levels > 21 || !max_entries)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: bad tree levels or count");
-    struct rd r = {data, data ? len : 0, 0, err, errlen, "entry 0"};
+    struct cuzk_bincode r = {data, data ? len : 0, 0, err, errlen, "entry 0"};
     if (!r.n) return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: no entries");
     size_t cap = r.n / MIN_ENTRY_BYTES + 1;
     if (cap > max_entries) cap = max_entries;
@@ -173,23 +136,24 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
         struct cuzk_post_entry *e = &out->e[out->n];
         snprintf(r.where, sizeof r.where, "entry %zu", out->n);
         uint64_t n_sectors = 0, n_inc = 0;
-        if ((rc = rd_u64(&r, &e->sector_id, "sector_id"))) break;
+        if ((rc = cuzk_bincode_u64(&r, &e->sector_id, "sector_id"))) break;
         char base[64]; /* "entry N (sector ID)" */
         snprintf(base, sizeof base, "entry %zu (sector %llu)", out->n,
                  (unsigned long long)e->sector_id);
         snprintf(r.where, sizeof r.where, "%s", base);
-        if ((rc = rd_fr(&r, &e->comm_r, "comm_r")) ||
-            (rc = rd_u64(&r, &n_sectors, "the sector proof count")))
+        if ((rc = cuzk_bincode_fr(&r, &e->comm_r, "comm_r")) ||
+            (rc = cuzk_bincode_u64(&r, &n_sectors, "the sector proof count")))
             break;
         if (n_sectors != 1) {
-            rc = fail(&r, CUZK_EINVAL, "it holds %llu sector proofs; an entry is one sector's",
-                      (unsigned long long)n_sectors);
+            rc = cuzk_bincode_fail(&r, CUZK_EINVAL,
+                                   "it holds %llu sector proofs; an entry is one sector's",
+                                   (unsigned long long)n_sectors);
             break;
         }
-        if ((rc = rd_u64(&r, &n_inc, "the inclusion proof count"))) break;
+        if ((rc = cuzk_bincode_u64(&r, &n_inc, "the inclusion proof count"))) break;
         if (n_inc < 1 || n_inc > CUZK_POST_MAX_CHALLENGES) {
-            rc = fail(&r, CUZK_EINVAL, "%llu inclusion proofs (1 .. %d)", (unsigned long long)n_inc,
-                      CUZK_POST_MAX_CHALLENGES);
+            rc = cuzk_bincode_fail(&r, CUZK_EINVAL, "%llu inclusion proofs (1 .. %d)",
+                                   (unsigned long long)n_inc, CUZK_POST_MAX_CHALLENGES);
             break;
         }
         if ((rc = entry_alloc(e, (uint32_t)n_inc, levels))) break;
@@ -202,8 +166,8 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
             if (!rc && out->n == 1 && c == 0) out->sub = sub;
         }
         snprintf(r.where, sizeof r.where, "%s", base);
-        if (!rc && !(rc = rd_fr(&r, &e->comm_c, "comm_c")))
-            rc = rd_fr(&r, &e->comm_r_last, "comm_r_last");
+        if (!rc && !(rc = cuzk_bincode_fr(&r, &e->comm_c, "comm_c")))
+            rc = cuzk_bincode_fr(&r, &e->comm_r_last, "comm_r_last");
     }
     free(sibs);
     if (rc) cuzk_post_entries_free(out);

@@ -2,13 +2,13 @@
  * to the vanilla set, and the writer. */
 #include "filecoin/snap_proof.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "circuits/sha256.h"
 #include "cuzk/error.h"
+#include "filecoin/bincode.h"
 #include "filecoin/challenges.h"
 #include "filecoin/sdr.h"
 
@@ -31,92 +31,65 @@ static void shape_d(const struct cuzk_fc_profile *p, struct shape *s) {
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-struct rd {
-    const uint8_t *p;
-    size_t n, off;
-    char *err;
-    size_t errlen;
-    unsigned entry, proof;
-    int in_proof;
-};
-
-static int fail(struct rd *r, int code, const char *fmt, ...) {
-    char msg[200], where[64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (r->in_proof)
-        snprintf(where, sizeof where, "entry %u, challenge proof %u", r->entry, r->proof);
+/* The position of the sentences: entry k, and its challenge proof j when j >= 0. */
+static void at(struct cuzk_bincode *r, unsigned entry, int proof) {
+    if (proof >= 0)
+        snprintf(r->where, sizeof r->where, "entry %u, challenge proof %d", entry, proof);
     else
-        snprintf(where, sizeof where, "entry %u", r->entry);
-    return cuzk_errf(r->err, r->errlen, code, "vanilla_proofs: %s: %s (at byte %zu)", where, msg,
-                     r->off);
-}
-
-static int rd_u64(struct rd *r, uint64_t *x, const char *what) {
-    if (r->n - r->off < 8) return fail(r, CUZK_EFORMAT, "truncated before %s", what);
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | r->p[r->off + (size_t)i];
-    r->off += 8;
-    *x = v;
-    return CUZK_OK;
-}
-
-static int rd_fr(struct rd *r, cuzk_fr *x, const char *what) {
-    if (r->n - r->off < 32) return fail(r, CUZK_EFORMAT, "truncated in %s", what);
-    if (cuzk_fr_from_bytes_le(x, r->p + r->off))
-        return fail(r, CUZK_ENONCANON, "%s is not a field element (>= r)", what);
-    r->off += 32;
-    return CUZK_OK;
+        snprintf(r->where, sizeof r->where, "entry %u", entry);
 }
 
 /* One MerkleProof of shape s: siblings into sibs (arity - 1 per level, level 0 first), the
  * leaf index, root and leaf. */
-static int rd_merkle(struct rd *r, const char *name, const struct shape *s, cuzk_fr *sibs,
+static int rd_merkle(struct cuzk_bincode *r, const char *name, const struct shape *s, cuzk_fr *sibs,
                      uint64_t *index, cuzk_fr *root, cuzk_fr *leaf) {
-    if (r->n - r->off < 4) return fail(r, CUZK_EFORMAT, "truncated before %s", name);
-    const uint32_t variant = (uint32_t)r->p[r->off] | (uint32_t)r->p[r->off + 1] << 8 |
-                             (uint32_t)r->p[r->off + 2] << 16 | (uint32_t)r->p[r->off + 3] << 24;
-    r->off += 4;
+    uint32_t variant = 0;
+    int rc = cuzk_bincode_u32(r, &variant, name);
+    if (rc) return rc;
     if (variant == 2)
-        return fail(r, CUZK_EUNSUPPORTED,
-                    "%s is a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk", name);
+        return cuzk_bincode_fail(
+            r, CUZK_EUNSUPPORTED,
+            "%s is a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk", name);
     if (variant > 2)
-        return fail(r, CUZK_EFORMAT, "%s: variant %u is not a MerkleProof", name, variant);
+        return cuzk_bincode_fail(r, CUZK_EFORMAT, "%s: variant %u is not a MerkleProof", name,
+                                 variant);
     if (variant != s->n - 1)
-        return fail(r, CUZK_EINVAL, "%s is a %s proof; this sector's tree takes %s", name,
-                    variant ? "Sub" : "Single", s->n == 1 ? "Single" : "Sub");
-    int rc;
-    if (variant == 0 && ((rc = rd_fr(r, root, "a root")) || (rc = rd_fr(r, leaf, "a leaf"))))
+        return cuzk_bincode_fail(r, CUZK_EINVAL, "%s is a %s proof; this sector's tree takes %s",
+                                 name, variant ? "Sub" : "Single", s->n == 1 ? "Single" : "Sub");
+    if (variant == 0 &&
+        ((rc = cuzk_bincode_fr(r, root, "a root")) || (rc = cuzk_bincode_fr(r, leaf, "a leaf"))))
         return rc;
     uint64_t mult = 1;
     size_t at = 0;
     *index = 0;
     for (unsigned k = 0; k < s->n; k++) {
         uint64_t levels = 0;
-        if ((rc = rd_u64(r, &levels, "a path's level count"))) return rc;
+        if ((rc = cuzk_bincode_u64(r, &levels, "a path's level count"))) return rc;
         if (levels != s->levels[k])
-            return fail(r, CUZK_EINVAL, "%s: a path of %llu levels, this sector's tree %u", name,
-                        (unsigned long long)levels, s->levels[k]);
+            return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                     "%s: a path of %llu levels, this sector's tree %u", name,
+                                     (unsigned long long)levels, s->levels[k]);
         const unsigned ar = s->arity[k];
         for (unsigned l = 0; l < levels; l++, at++) {
             uint64_t h = 0, idx = 0;
-            if ((rc = rd_u64(r, &h, "a level's hash count"))) return rc;
+            if ((rc = cuzk_bincode_u64(r, &h, "a level's hash count"))) return rc;
             if (h != ar - 1)
-                return fail(r, CUZK_EFORMAT, "%s: level %zu has %llu hashes (arity %u has %u)",
-                            name, at, (unsigned long long)h, ar, ar - 1);
+                return cuzk_bincode_fail(r, CUZK_EFORMAT,
+                                         "%s: level %zu has %llu hashes (arity %u has %u)", name,
+                                         at, (unsigned long long)h, ar, ar - 1);
             for (unsigned q = 0; q < ar - 1; q++)
-                if ((rc = rd_fr(r, &sibs[at * (ar - 1) + q], "a path hash"))) return rc;
-            if ((rc = rd_u64(r, &idx, "a level's index"))) return rc;
+                if ((rc = cuzk_bincode_fr(r, &sibs[at * (ar - 1) + q], "a path hash"))) return rc;
+            if ((rc = cuzk_bincode_u64(r, &idx, "a level's index"))) return rc;
             if (idx >= ar)
-                return fail(r, CUZK_EFORMAT, "%s: level %zu has position %llu (arity %u)", name, at,
-                            (unsigned long long)idx, ar);
+                return cuzk_bincode_fail(r, CUZK_EFORMAT,
+                                         "%s: level %zu has position %llu (arity %u)", name, at,
+                                         (unsigned long long)idx, ar);
             *index += idx * mult;
             mult *= ar;
         }
     }
-    if (variant == 1 && ((rc = rd_fr(r, root, "a root")) || (rc = rd_fr(r, leaf, "a leaf"))))
+    if (variant == 1 &&
+        ((rc = cuzk_bincode_fr(r, root, "a root")) || (rc = cuzk_bincode_fr(r, leaf, "a leaf"))))
         return rc;
     return CUZK_OK;
 }
@@ -147,33 +120,34 @@ struct sector_roots {
     unsigned h_index;
 };
 
-static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const struct shape *sr,
-                        const struct shape *sd, unsigned k, struct cuzk_fc_snap_vanilla *sv,
-                        struct sector_roots *sec, cuzk_fr *dsibs, cuzk_fr *rows, cuzk_fr *leaf_new,
-                        uint64_t *idx, uint64_t *chal) {
+static int partition_of(struct cuzk_bincode *r, const struct cuzk_fc_profile *p,
+                        const struct shape *sr, const struct shape *sd, unsigned k,
+                        struct cuzk_fc_snap_vanilla *sv, struct sector_roots *sec, cuzk_fr *dsibs,
+                        cuzk_fr *rows, cuzk_fr *leaf_new, uint64_t *idx, uint64_t *chal) {
     const unsigned D = p->tree_d_levels, A = p->apex_leaves, P = p->partition_bits;
     unsigned abits = 0;
     while ((1u << abits) < A) abits++;
     const unsigned below = D - P - abits;
     int rc;
-    r->in_proof = 0;
-    if ((rc = rd_fr(r, &sv->comm_c, "comm_c"))) return rc;
+    at(r, k, -1);
+    if ((rc = cuzk_bincode_fr(r, &sv->comm_c, "comm_c"))) return rc;
     uint64_t n = 0;
-    if ((rc = rd_u64(r, &n, "the apex leaf count"))) return rc;
+    if ((rc = cuzk_bincode_u64(r, &n, "the apex leaf count"))) return rc;
     if (n != A)
-        return fail(r, CUZK_EINVAL, "%llu apex leaves; the sector's partitions have %u",
-                    (unsigned long long)n, A);
+        return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                 "%llu apex leaves; the sector's partitions have %u",
+                                 (unsigned long long)n, A);
     for (unsigned i = 0; i < A; i++)
-        if ((rc = rd_fr(r, (cuzk_fr *)&sv->apex_leaves[i], "an apex leaf"))) return rc;
+        if ((rc = cuzk_bincode_fr(r, (cuzk_fr *)&sv->apex_leaves[i], "an apex leaf"))) return rc;
     apex_rows(sv->apex_leaves, A, rows);
-    if ((rc = rd_u64(r, &n, "the challenge proof count"))) return rc;
+    if ((rc = cuzk_bincode_u64(r, &n, "the challenge proof count"))) return rc;
     if (n != p->challenges)
-        return fail(r, CUZK_EINVAL, "%llu challenge proofs; the sector's partitions have %u",
-                    (unsigned long long)n, p->challenges);
-    r->in_proof = 1;
+        return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                 "%llu challenge proofs; the sector's partitions have %u",
+                                 (unsigned long long)n, p->challenges);
     cuzk_fr root_old, root_new, root_d, leaf;
     for (unsigned j = 0; j < p->challenges; j++) {
-        r->proof = j;
+        at(r, k, (int)j);
         struct cuzk_fc_snap_challenge *ch = (struct cuzk_fc_snap_challenge *)&sv->challenges[j];
         uint64_t x_old = 0, x_d = 0, x_new = 0;
         if ((rc = rd_merkle(r, "proof_r_old", sr, (cuzk_fr *)ch->path_r_old, &x_old, &root_old,
@@ -184,31 +158,32 @@ static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const str
             return rc;
         leaf_new[j] = leaf;
         if (x_old != x_d || x_new != x_d)
-            return fail(r, CUZK_EINVAL, "its three proofs are of nodes %llu, %llu and %llu",
-                        (unsigned long long)x_old, (unsigned long long)x_d,
-                        (unsigned long long)x_new);
+            return cuzk_bincode_fail(
+                r, CUZK_EINVAL, "its three proofs are of nodes %llu, %llu and %llu",
+                (unsigned long long)x_old, (unsigned long long)x_d, (unsigned long long)x_new);
         idx[j] = x_d;
         if (!sec->have) {
             sec->root_r_old = root_old, sec->root_r_new = root_new, sec->comm_d_new = root_d;
             sec->have = 1;
         } else if (!same(&root_old, &sec->root_r_old) || !same(&root_new, &sec->root_r_new) ||
                    !same(&root_d, &sec->comm_d_new)) {
-            return fail(r, CUZK_EINVAL,
-                        "a root that is not the sector's (tree R old, tree D "
-                        "new or tree R new)");
+            return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                     "a root that is not the sector's (tree R old, tree D "
+                                     "new or tree R new)");
         }
         memcpy((cuzk_fr *)ch->path_d_to_apex, dsibs, (size_t)below * sizeof *dsibs);
         for (unsigned l = 0; l < abits; l++)
             if (!same(&dsibs[below + l], apex_sibling(rows, A, l, (x_d >> below) & (A - 1))))
-                return fail(r, CUZK_EINVAL,
-                            "proof_d_new's level %u is not the apex tree's (the apex leaves)",
-                            below + l);
+                return cuzk_bincode_fail(
+                    r, CUZK_EINVAL,
+                    "proof_d_new's level %u is not the apex tree's (the apex leaves)", below + l);
         if (j == 0)
             memcpy((cuzk_fr *)sv->partition_path, dsibs + below + abits, (size_t)P * sizeof *dsibs);
         else if (memcmp(sv->partition_path, dsibs + below + abits, (size_t)P * sizeof *dsibs))
-            return fail(r, CUZK_EINVAL, "proof_d_new's path above the apex is not the partition's");
+            return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                     "proof_d_new's path above the apex is not the partition's");
     }
-    r->in_proof = 0;
+    at(r, k, -1);
     sv->k = k;
     sv->comm_d_new = sec->comm_d_new;
     sv->root_r_old = sec->root_r_old;
@@ -218,10 +193,11 @@ static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const str
     cuzk_vanilla_snap_challenges(p, &sv->comm_r_new, k, chal);
     for (unsigned j = 0; j < p->challenges; j++)
         if (idx[j] != chal[j]) {
-            r->in_proof = 1, r->proof = j;
-            return fail(r, CUZK_EINVAL,
-                        "it is of node %llu; comm_r_new and partition %u challenge node %llu",
-                        (unsigned long long)idx[j], k, (unsigned long long)chal[j]);
+            at(r, k, (int)j);
+            return cuzk_bincode_fail(
+                r, CUZK_EINVAL,
+                "it is of node %llu; comm_r_new and partition %u challenge node %llu",
+                (unsigned long long)idx[j], k, (unsigned long long)chal[j]);
         }
     /* h: the one the encoding satisfies (old + data * rho(phi, top h bits) = new) */
     cuzk_fr phi, rho, t;
@@ -240,11 +216,12 @@ static int partition_of(struct rd *r, const struct cuzk_fc_profile *p, const str
         if (ok) found = (int)hi;
     }
     if (found < 0)
-        return fail(r, CUZK_EINVAL,
-                    "no h gives its new replica leaves (old + data * rho): not the encoding of "
-                    "comm_d_new's data into the old replica");
+        return cuzk_bincode_fail(
+            r, CUZK_EINVAL,
+            "no h gives its new replica leaves (old + data * rho): not the encoding of "
+            "comm_d_new's data into the old replica");
     if (k && (unsigned)found != sec->h_index)
-        return fail(r, CUZK_EINVAL, "its encoding's h is not partition 0's");
+        return cuzk_bincode_fail(r, CUZK_EINVAL, "its encoding's h is not partition 0's");
     sec->h_index = (unsigned)found;
     sv->h_index = (unsigned)found;
     return CUZK_OK;
@@ -273,12 +250,11 @@ int cuzk_snap_vanilla_of_entries(const uint8_t *data, size_t len,
     cuzk_fr *rows = malloc((size_t)2 * A * sizeof *rows);
     cuzk_fr *leaf_new = malloc((size_t)c * sizeof *leaf_new);
     uint64_t *idx = malloc((size_t)c * sizeof *idx), *chal = malloc((size_t)c * sizeof *chal);
-    struct rd r = {.p = data, .n = len, .err = err, .errlen = errlen};
+    struct cuzk_bincode r = {.p = data, .n = len, .err = err, .errlen = errlen, .where = "entry 0"};
     struct sector_roots sec = {0};
     if (!dsibs || !rows || !leaf_new || !idx || !chal)
         rc = cuzk_errf(err, errlen, CUZK_ENOMEM, "vanilla_proofs: out of memory");
     for (unsigned k = 0; k < reg->partitions && !rc; k++) {
-        r.entry = k;
         if (r.off == len) {
             rc = cuzk_errf(err, errlen, CUZK_EINVAL,
                            "vanilla_proofs: %u PartitionProof entries; %s has %u partitions", k,
