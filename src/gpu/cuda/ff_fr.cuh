@@ -284,28 +284,31 @@ CUZK_HD void fr_chain_mul_odd(uint32_t y[8], const uint32_t a[8], uint32_t w) {
 #endif
 }
 
-// m = -x[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1), then x (9 words) += m r_even
-// at words 2k, 2k + 1 (m r_0 = m); returns m. No carry out of x[8]. (m is computed inside the
-// chain's asm statement: computed outside it, ptxas no longer fuses the chain's multiply-add
-// pairs into wide ones, 48 more multiplier instructions per multiplication.)
-CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9]) {
-    uint32_t m;
+// m = -x[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1) and hi1 = m - [m != 0] (the
+// high word of m r_1, for fr_chain_redc_odd: the subtraction's borrow), then x (9 words) +=
+// m r_even at words 2k, 2k + 1 (m r_0 = m); returns m. No carry out of x[8]. (m is computed
+// inside the chain's asm statement: computed outside it, ptxas no longer fuses the chain's
+// multiply-add pairs into wide ones, 48 more multiplier instructions per multiplication.)
+CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9], uint32_t *hi1) {
+    uint32_t m, h;
 #ifdef __CUDA_ARCH__
-    asm("sub.u32 %9, 0, %0;\n\t"
+    asm("sub.cc.u32 %9, 0, %0;\n\t"
+        "subc.u32 %10, %9, 0;\n\t"
         "add.cc.u32 %0, %0, %9;\n\t"
         "addc.cc.u32 %1, %1, 0;\n\t"
-        "madc.lo.cc.u32 %2, %9, %10, %2;\n\t"
-        "madc.hi.cc.u32 %3, %9, %10, %3;\n\t"
-        "madc.lo.cc.u32 %4, %9, %11, %4;\n\t"
-        "madc.hi.cc.u32 %5, %9, %11, %5;\n\t"
-        "madc.lo.cc.u32 %6, %9, %12, %6;\n\t"
-        "madc.hi.cc.u32 %7, %9, %12, %7;\n\t"
+        "madc.lo.cc.u32 %2, %9, %11, %2;\n\t"
+        "madc.hi.cc.u32 %3, %9, %11, %3;\n\t"
+        "madc.lo.cc.u32 %4, %9, %12, %4;\n\t"
+        "madc.hi.cc.u32 %5, %9, %12, %5;\n\t"
+        "madc.lo.cc.u32 %6, %9, %13, %6;\n\t"
+        "madc.hi.cc.u32 %7, %9, %13, %7;\n\t"
         "addc.u32 %8, %8, 0;"
         : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
-          "+r"(x[7]), "+r"(x[8]), "=&r"(m)
+          "+r"(x[7]), "+r"(x[8]), "=&r"(m), "=&r"(h)
         : "r"(fr_p<2>::v), "r"(fr_p<4>::v), "r"(fr_p<6>::v));
 #else
     m = 0u - x[0];
+    h = m - (x[0] != 0 ? 1u : 0u);
     const uint32_t r[3] = {fr_p<2>::v, fr_p<4>::v, fr_p<6>::v};
     uint64_t s = static_cast<uint64_t>(x[0]) + m;
     x[0] = static_cast<uint32_t>(s);
@@ -323,29 +326,39 @@ CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9]) {
     }
     x[8] += static_cast<uint32_t>(c);
 #endif
+    *hi1 = h;
     return m;
 }
 
-// y (8 words) += m r_odd: m r_(2k+1) at words 2k, 2k + 1. No carry out of y[7].
-CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m) {
+// y (8 words) += m r_odd: m r_(2k+1) at words 2k, 2k + 1, given x0 = -m mod 2^32 (the word
+// that m cancels) and hi1 from fr_chain_redc_even. No carry out of y[7]. r_1 = 2^32 - 1, so
+// m r_1 = (m - c) 2^32 + (c 2^32 - m) with c = [m != 0]: its words are x0 and hi1 = m - c,
+// which the integer ALU makes in place of the multiplier (on sm_90 a wide product occupies the
+// multiplier pipe twice as long as an ALU instruction its pipe, and the NTT is bound by the
+// multiplier).
+CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m, uint32_t x0, uint32_t hi1) {
 #ifdef __CUDA_ARCH__
-    asm("mad.lo.cc.u32 %0, %8, %9, %0;\n\t"
-        "madc.hi.cc.u32 %1, %8, %9, %1;\n\t"
-        "madc.lo.cc.u32 %2, %8, %10, %2;\n\t"
-        "madc.hi.cc.u32 %3, %8, %10, %3;\n\t"
-        "madc.lo.cc.u32 %4, %8, %11, %4;\n\t"
-        "madc.hi.cc.u32 %5, %8, %11, %5;\n\t"
-        "madc.lo.cc.u32 %6, %8, %12, %6;\n\t"
-        "madc.hi.u32 %7, %8, %12, %7;"
+    asm("add.cc.u32 %0, %0, %9;\n\t"
+        "addc.cc.u32 %1, %1, %10;\n\t"
+        "madc.lo.cc.u32 %2, %8, %11, %2;\n\t"
+        "madc.hi.cc.u32 %3, %8, %11, %3;\n\t"
+        "madc.lo.cc.u32 %4, %8, %12, %4;\n\t"
+        "madc.hi.cc.u32 %5, %8, %12, %5;\n\t"
+        "madc.lo.cc.u32 %6, %8, %13, %6;\n\t"
+        "madc.hi.u32 %7, %8, %13, %7;"
         : "+r"(y[0]), "+r"(y[1]), "+r"(y[2]), "+r"(y[3]), "+r"(y[4]), "+r"(y[5]), "+r"(y[6]),
           "+r"(y[7])
-        : "r"(m), "r"(fr_p<1>::v), "r"(fr_p<3>::v), "r"(fr_p<5>::v), "r"(fr_p<7>::v));
+        : "r"(m), "r"(x0), "r"(hi1), "r"(fr_p<3>::v), "r"(fr_p<5>::v), "r"(fr_p<7>::v));
 #else
-    const uint32_t r[4] = {fr_p<1>::v, fr_p<3>::v, fr_p<5>::v, fr_p<7>::v};
-    uint64_t c = 0;
-    for (int k = 0; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(m) * r[k];
-        uint64_t s = static_cast<uint64_t>(y[2 * k]) + static_cast<uint32_t>(p) + c;
+    const uint32_t r[3] = {fr_p<3>::v, fr_p<5>::v, fr_p<7>::v};
+    uint64_t s = static_cast<uint64_t>(y[0]) + x0;
+    y[0] = static_cast<uint32_t>(s);
+    s = static_cast<uint64_t>(y[1]) + hi1 + (s >> 32);
+    y[1] = static_cast<uint32_t>(s);
+    uint64_t c = s >> 32;
+    for (int k = 1; k < 4; k++) {
+        const uint64_t p = static_cast<uint64_t>(m) * r[k - 1];
+        s = static_cast<uint64_t>(y[2 * k]) + static_cast<uint32_t>(p) + c;
         y[2 * k] = static_cast<uint32_t>(s);
         c = s >> 32;
         s = static_cast<uint64_t>(y[2 * k + 1]) + (p >> 32) + c;
@@ -421,7 +434,8 @@ CUZK_HD fr_t fr_neg(const fr_t &a) { return fr_sub(fr_zero(), a); }
 //   x (9 words) holds the words at even offsets' products:  x += a_(2k) b_i at words 2k, 2k+1;
 //   y (8 words, one word up) holds the odd ones:             y  = a_(2k+1) b_i at words 2k, 2k+1
 //     of y, i.e. words 2k+1, 2k+2 of the sum (they do not overlap: four plain wide products);
-//   m = -x_0 (r = 1 mod 2^32, so -r^-1 = -1 and m r_0 = m), x += m r_(even), y += m r_(odd);
+//   m = -x_0 (r = 1 mod 2^32, so -r^-1 = -1 and m r_0 = m), x += m r_(even), y += m r_(odd)
+//     (m r_1 without a multiplication: r_1 = 2^32 - 1, see fr_chain_redc_odd);
 //   then x_0 = 0 and the sum divided by 2^32 is (x >> 32) + y, one addition chain.
 // With x + 2^32 y < 2r on entry, the sum stays below 2^33 r < 2^288, so x never carries out of
 // its ninth word and y (= at most the sum / 2^32) fits eight words; after the step the sum is
@@ -433,8 +447,9 @@ CUZK_HD fr_t fr_mul(const fr_t &a, const fr_t &b) {
         uint32_t y[8];
         fr_chain_madd_even(x, a.l, b.l[i]);
         fr_chain_mul_odd(y, a.l, b.l[i]);
-        const uint32_t m = fr_chain_redc_even(x);
-        fr_chain_redc_odd(y, m);
+        uint32_t hi1;
+        const uint32_t x0 = x[0], m = fr_chain_redc_even(x, &hi1);
+        fr_chain_redc_odd(y, m, x0, hi1);
         fr_chain_shift_add(x, y);
     }
     fr_t t;

@@ -5,7 +5,12 @@
 //   - a pass does g consecutive stages, on global bits [lo, lo + g) of the index: the stages
 //     mix elements whose indices differ only in those bits, 2^g rows at a stride of 2^lo. A
 //     thread block loads a tile of 2^g rows x 2^logc columns (2^log_block elements) into shared
-//     memory, runs the g stages there with a barrier between stages, and writes the tile back;
+//     memory, runs the g stages there in steps and writes the tile back. A step is two stages
+//     (radix 4: each thread holds 4 elements of a column in registers and does their 2 + 2
+//     butterflies between two barriers), or one (an odd stage on top), or, at the bottom of the
+//     last pass, the three lowest stages of the transform (global half-sizes 4, 2, 1: radix 8),
+//     whose twiddles are the same for every thread, so that 7 of their 12 butterflies have
+//     twiddle 1 and skip their multiplication (pass_step);
 //   - the passes go from the top bits down; in every pass but the last the tile's columns are
 //     adjacent indices (so each row is one run of 2^logc elements in memory) and the tile is
 //     written back where it came from;
@@ -20,28 +25,42 @@
 // stages, store) over its tile, for one thread of the block at a time; the kernel runs the
 // phases with a barrier between them, and the host twin (cuzk_gpu_twin_ntt, gpu_twin.h) runs
 // each phase for every thread in turn over a host tile, noting races between the threads of a
-// phase and the bank groups of the tile accesses. The table kernels are thin wrappers around
-// per-entry bodies the twin runs too.
+// phase and the 16-byte bank groups of each quarter warp's tile accesses (the tile's swizzle,
+// pass_block::slot, makes them conflict-free in every phase of the default shape). The table
+// kernels are thin wrappers around per-entry bodies the twin runs too.
 // Twiddles come from one table of 2^max_log elements built at context creation: entry m + j
 // is omega_(2m)^j (omega_(2m) = cuzk_fr_root_of_unity(log2 2m)), so the stage of half-size m
 // reads entries [m, 2m), adjacent columns read adjacent entries, and every size shares the
-// table. The inverse is the forward transform followed by a_j <- a_(n-j) / n (as on the CPU),
-// which the last pass applies while it writes; the coset shift's powers s^i (or s^-i / n) are
-// products of two small tables, s^(4096 a) and s^b, applied in the first pass's load (coset
-// forward) or the last pass's write (coset inverse). Everything runs on the context's one
-// stream, which orders the passes; the host waits only where the contract says it returns
-// after the work.
+// table; a radix-4 step reads 3 entries for its 4 butterflies. The inverse is the forward
+// transform followed by a_j <- a_(n-j) / n (as on the CPU), which the last pass applies while
+// it writes; the coset shift's powers s^i (or s^-i / n) are products of two small tables,
+// s^(4096 a) and s^b, applied in the first pass's load (coset forward) or the last pass's
+// write (coset inverse). Everything runs on the context's one stream, which orders the passes;
+// the host waits only where the contract says it returns after the work.
 //
-// Speed (H200, data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms,
-// 2^24 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. A butterfly
-// costs about 5.5 multiprocessor cycles against about 4 for its multiplication's wide
-// multiply-adds alone, so the kernel is bound by the multiplier, not by memory (a pass over
-// 2^24 elements moves 1 GiB, 0.25 ms). Next steps, in the order of their expected gain: fewer
-// non-multiply instructions per multiplication (the x + y merge and the final subtraction
-// account for about 100 of its 250 instructions: a parity-alternating accumulator layout and
-// lazy reduction between stages avoid most of them), twiddles of the first stages of a pass
-// kept in shared memory instead of read through the cache per butterfly, and radix-4 steps
-// in registers (half the shared-memory round trips and barriers).
+// Speed. Measured on the H200 with the radix-2 kernel that preceded this one (one stage per
+// barrier; data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms, 2^24
+// 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. The kernel is bound by
+// the multiplier pipe, not by memory (a pass over 2^24 elements moves 1 GiB, 0.25 ms): on sm_90
+// an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE, IMAD.HI) 4, an ALU
+// instruction its own pipe 2 cycles, and ptxas moves plain adds and moves between the two to
+// balance them. Per butterfly (SASS of the step loops, ptxas for sm_90):
+//                   instructions  wide IMAD  other IMAD  ALU   multiplier-pipe cycles/warp
+//   radix 2 (old)       340          120         21       185        522
+//   radix 4             338          112         18.8     200        485.5
+//   radix 8, bottom     170          46.7        10.3     110        207 (5 of 12 multiply)
+// The multiplication's m r_1 product is made on the ALU (r_1 = 2^32 - 1: ff_fr.cuh), 8 wide
+// products fewer. Per element at 2^24 that is 5411 multiplier cycles per warp against 6264 (-14
+// %), 3821 instructions against 4080; at 2^27 (passes of 7, 6, 6 and 8 stages) 6142 against
+// 7047 (-13 %). Registers: 128 (the kernel is compiled for 2 blocks of 256 threads: the
+// default 128-thread blocks run 4 per multiprocessor), no spills in the step loops. Predicted,
+// not measured: with the radix-2 kernel's ratio of measured to modelled time (1.38 at both
+// sizes), 2^24 in about 3.75 ms and 2^27 in about 34 ms; fewer barriers and more independent
+// multiplications per thread may lower that ratio, the lower occupancy may raise it.
+// Next steps: fewer ALU instructions in the multiplication (a parity-alternating accumulator
+// layout that drops the per-word x + y merge, 64 of its additions: with less ALU pressure
+// ptxas stops moving work onto the multiplier pipe), and blocks of 2^11 elements (passes of 9
+// stages: 2^27 in three passes instead of four).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -79,15 +98,17 @@ static_assert(sizeof(cuzk_fr) == sizeof(fr_mem), "host and device Fr must have o
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the 8 x 32-bit device limbs equal the 4 x 64-bit host limbs on little-endian hosts");
 
-// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 (forward, kernels alone):
-// blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8 columns x 256
-// threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two butterflies per
-// thread at a time (more registers, fewer resident warps): no gain.
+// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 with the radix-2 kernel (forward,
+// kernels alone): blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8
+// columns x 256 threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two
+// butterflies per thread at a time (more registers, fewer resident warps): no gain. Not yet
+// measured with the radix-4 steps (see DESIGN).
 #define NTT_LOG_BLOCK 10     // elements per block: 2^10 x 32 B = 32 KiB of shared memory
 #define NTT_LOG_COLS 2       // columns per tile: 4 elements = 128-byte runs
 #define NTT_THREADS 128      // threads per block
 #define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
 #define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
+#define NTT_MIN_BLOCKS 2     // resident blocks of NTT_MAX_THREADS it is compiled for: 128 registers
 #define SHIFT_LO_LOG 12      // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
 #define SHIFT_LO_N (1u << SHIFT_LO_LOG)
 #define TABLE_THREADS 256 // threads per block of the table and elementwise kernels
@@ -205,26 +226,38 @@ struct dev_tile {
 };
 
 // The stages a barrier encloses: local stages [t0, t0 + s) of the tile's rows, each thread
-// holding 2^s elements in registers. (See pass_step.)
+// holding 2^s elements of a column in registers (a radix-2^s step); trivial: the last pass's
+// lowest stages (global half-sizes 4, 2, 1), whose twiddles are the same for every thread.
 struct step_shape {
     int t0, s;
+    bool trivial;
 };
 
-// The steps of a pass of g stages, top first: one stage each.
+// The steps of a pass of g stages, run top first (k = 0 first). The last pass ends with one
+// step of its lowest min(g, 3) stages (global half-sizes 4, 2 and 1): there j = u mod 2^k for
+// the element u of a thread's group in stage k, the same for every thread, so 7 of its 12
+// butterflies (u = 0: twiddle 1) skip their multiplication. The other stages go by two
+// (radix 4: a thread's 2 + 2 butterflies between two barriers), with a single stage on top
+// when their number is odd. In every step the groups' rows put the bits that the 8 lanes of a
+// quarter warp vary into row bits 0-2, or into the bits 2-4 / 0, 1, 4 / 3-5 that the tile's
+// swizzle (pass_block::slot) spreads over the bank groups.
 CUZK_HD int pass_nsteps(int g, int last) {
-    (void)last;
-    return g;
+    const int bottom = last ? (g < 3 ? g : 3) : 0;
+    return (bottom ? 1 : 0) + (g - bottom + 1) / 2;
 }
 CUZK_HD step_shape pass_step(int g, int last, int k) {
-    (void)last;
-    return step_shape{g - 1 - k, 1};
+    const int bottom = last ? (g < 3 ? g : 3) : 0, rest = g - bottom, pairs = (rest + 1) / 2;
+    if (k == pairs) return step_shape{0, bottom, true};
+    const int i = pairs - 1 - k; // from the bottom of the rest
+    return step_shape{bottom + 2 * i, i == pairs - 1 ? rest - 2 * i : 2, false};
 }
 
-// x <- x + y, y <- (x - y) w: the decimation-in-frequency butterfly.
-CUZK_HD void bfly(fr_t &x, fr_t &y, const fr_t &w) {
+// x <- x + y, y <- (x - y) w: the decimation-in-frequency butterfly; w = 1 when one (a
+// compile-time fact at every call).
+CUZK_HD void bfly(fr_t &x, fr_t &y, const fr_t &w, bool one) {
     const fr_t d = cuzk_cuda::fr_sub(x, y);
     x = cuzk_cuda::fr_add(x, y);
-    y = cuzk_cuda::fr_mul(d, w);
+    y = one ? d : cuzk_cuda::fr_mul(d, w);
 }
 
 // What block `blk` of a pass does, phase by phase. A phase is one thread's share of the work
@@ -260,13 +293,17 @@ struct pass_block {
         }
     }
 
-    // The slot of tile element (r, c): column-major (rows adjacent, so the butterflies of a warp
-    // touch adjacent slots), with the row index XORed with a function of the column so that the
-    // elements the global-memory order visits together (all columns of one row, then the next
-    // rows: a normal pass's load and store, the last pass's store) fall in different 16-byte
-    // bank groups. The XOR stays below min(rows, 8), so the map is a bijection within a column.
+    // The slot of tile element (r, c): column-major (rows adjacent, so the groups of a warp
+    // touch adjacent slots), with the low three row bits XORed with a function of the column
+    // and of row bits 3-5 (bit 3 -> 1, bit 4 -> 6, bit 5 -> 4) so that 8 lanes of a quarter
+    // warp fall in the 8 different 16-byte bank groups in every phase: the elements the
+    // global-memory order visits together (all columns of one row, then the next rows: a
+    // normal pass's load and store, the last pass's store; adjacent rows: the last pass's
+    // load), and the rows of the steps' groups (see pass_step). The XOR stays below
+    // min(rows, 8), so the map is a bijection within a column.
     CUZK_HD uint32_t slot(uint32_t r, uint32_t c) const {
-        return ((c << a.g) | r) ^ ((c << swz_shift) & swz_mask);
+        const uint32_t h = r >> 3;
+        return ((c << a.g) | r) ^ ((c << swz_shift ^ (h & 5) ^ (h & 2) ^ (h & 2) << 1) & swz_mask);
     }
 
     // Load: in memory order (rows contiguous in the last pass, columns in the others).
@@ -295,8 +332,12 @@ struct pass_block {
     // Stages [t0, t0 + S), top first: for local stage t, rows r and r + 2^t, global half-size
     // m = 2^(lo + t), twiddle omega_(2m)^j with j = (global index of row r) mod m. Group q
     // holds the 2^S rows r0 + u 2^t0 of one column; groups are numbered column by column with
-    // r0 innermost, so the threads of a warp work on adjacent rows of one column.
-    template <int S, class Tile>
+    // r0 innermost, so the threads of a warp work on nearby rows of one column. Stage t0 + k
+    // of the group pairs u and u + 2^k with j = j0 + (u mod 2^k) 2^(lo + t0), j0 the group's
+    // own part: its 2^k distinct twiddles are read once each. TRIVIAL (the last pass's bottom
+    // step: t0 = lo = 0, no column part) makes j0 = 0 and skips the multiplications by
+    // omega^0 = 1.
+    template <int S, bool TRIVIAL, class Tile>
     CUZK_HD void stages(const Tile &t, int t0, uint32_t tid, uint32_t nthreads) const {
         constexpr int E = 1 << S;
         const uint32_t groups = elems >> S, low = (1u << t0) - 1;
@@ -310,17 +351,20 @@ struct pass_block {
                 sl[u] = slot(r0 + (static_cast<uint32_t>(u) << t0), c);
                 x[u] = t.get(sl[u]);
             }
-            // j of the group's first row, in every stage of the step
-            const uint64_t j0 = (static_cast<uint64_t>(r0 & low) << a.lo) + (a.last ? 0 : col0 + c);
+            const uint64_t j0 =
+                TRIVIAL ? 0 : (static_cast<uint64_t>(r0 & low) << a.lo) + (a.last ? 0 : col0 + c);
             CUZK_UNROLL
             for (int k = S - 1; k >= 0; k--) {
                 const fr_mem *tw = a.tw + (static_cast<uint64_t>(1) << (a.lo + t0 + k));
                 CUZK_UNROLL
                 for (int v = 0; v < (1 << k); v++) { // the stage's distinct twiddles
-                    const fr_t w =
-                        cuzk_cuda::fr_load_ro(tw + j0 + (static_cast<uint64_t>(v) << (a.lo + t0)));
+                    const bool one = TRIVIAL && v == 0;
+                    fr_t w;
+                    if (!one)
+                        w = cuzk_cuda::fr_load_ro(tw + j0 +
+                                                  (static_cast<uint64_t>(v) << (a.lo + t0)));
                     CUZK_UNROLL
-                    for (int u = v; u < E; u += 2 << k) bfly(x[u], x[u + (1 << k)], w);
+                    for (int u = v; u < E; u += 2 << k) bfly(x[u], x[u + (1 << k)], w, one);
                 }
             }
             CUZK_UNROLL
@@ -331,7 +375,18 @@ struct pass_block {
     template <class Tile>
     CUZK_HD void step(const Tile &t, int k, uint32_t tid, uint32_t nthreads) const {
         const step_shape sh = pass_step(a.g, a.last, k);
-        stages<1>(t, sh.t0, tid, nthreads);
+        if (sh.trivial) {
+            if (sh.s == 3)
+                stages<3, true>(t, 0, tid, nthreads);
+            else if (sh.s == 2)
+                stages<2, true>(t, 0, tid, nthreads);
+            else
+                stages<1, true>(t, 0, tid, nthreads);
+        } else if (sh.s == 2) {
+            stages<2, false>(t, sh.t0, tid, nthreads);
+        } else {
+            stages<1, false>(t, sh.t0, tid, nthreads);
+        }
     }
 
     // Write: a normal pass puts the tile back; the last pass sends the element at index p to
@@ -377,9 +432,11 @@ struct pass_block {
 
 // ---- kernel: one pass -----------------------------------------------------------------------
 
-// The register budget (no minimum of resident blocks) measured 1 % faster than tighter ones with
-// the radix-2 kernel.
-__global__ void __launch_bounds__(NTT_MAX_THREADS, 1) ntt_pass_kernel(const pass_args a) {
+// The register budget: 2 blocks of NTT_MAX_THREADS, 128 registers (the radix-8 bottom step
+// holds 8 elements; with no minimum of resident blocks ptxas took 158 registers, 3 blocks of
+// 128 threads per multiprocessor instead of 4).
+__global__ void __launch_bounds__(NTT_MAX_THREADS, NTT_MIN_BLOCKS)
+    ntt_pass_kernel(const pass_args a) {
     extern __shared__ uint4 sm[];
     const pass_block b(a, blockIdx.x);
     const dev_tile t = {sm, sm + b.elems};
