@@ -15,7 +15,13 @@
  *     decompression of the key loader against cuzk_g*_from_compressed: random points and their
  *     negations (both roots of each x), identities, points outside the subgroup (accepted: the
  *     GPU skips that check), every kind of bad encoding alone and mixed (the first bad index
- *     reported exactly, the identity stored), random x under every flag combination.
+ *     reported exactly, the identity stored), random x under every flag combination;
+ *   - the NTT (the kernel's phases, every thread's share in turn, over a host tile) against
+ *     src/ntt's CPU NTT, bit for bit: every kind at every size 2^1..2^14 with the library's
+ *     kernel shape and at 2^1..2^12 with shapes that cut small sizes into several passes, and
+ *     2^16 forward; no two threads may touch one tile slot between two barriers, and at 2^16
+ *     (the passes of 2^24) the default shape's tile accesses must have no bank-group collisions
+ *     within quarter warps.
  * A build without CUDA has no twins: the test reports itself skipped (exit 77). */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,7 @@
 #include "ff/ff_constants.h"
 #include "gpu/gpu_twin.h"
 #include "msm/msm.h"
+#include "ntt/ntt.h"
 #include "test_util.h"
 
 static void random_scalar(cuzk_scalar *k) {
@@ -646,6 +653,109 @@ SQRT_TEST(cuzk_fp2, 2, 200)
 DECOMPRESS_TESTS(cuzk_g1, g1, cuzk_fp, CUZK_G1_COMPRESSED, 1)
 DECOMPRESS_TESTS(cuzk_g2, g2, cuzk_fp2, CUZK_G2_COMPRESSED, 2)
 
+/* ---- the NTT --------------------------------------------------------------------------------- */
+
+/* Kernel shapes (log_block, log_cols, threads; 0: the library's): small blocks give small sizes
+ * several passes, so that every pass layout and step shape is run. */
+static const int ntt_shapes[][3] = {
+    {0, 0, 0}, {4, 1, 32}, {5, 2, 32}, {6, 0, 32}, {7, 3, 64}, {8, 2, 128}, {11, 3, 256},
+};
+#define NTT_NSHAPES (sizeof ntt_shapes / sizeof ntt_shapes[0])
+#define NTT_MAX_LOG 14   /* every size up to this one with the library's shape */
+#define NTT_SHAPE_LOG 12 /* and up to this one with the others */
+
+static void test_ntt(void) {
+    static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+    const size_t nmax = (size_t)1 << NTT_MAX_LOG;
+    cuzk_fr *a = malloc(nmax * sizeof *a), *got = malloc(nmax * sizeof *got),
+            *want = malloc(nmax * sizeof *want);
+    size_t runs = 0;
+    uint64_t races = 0, accesses = 0, collisions = 0;
+    for (size_t sh = 0; sh < NTT_NSHAPES; sh++) {
+        const int *shape = ntt_shapes[sh];
+        for (int log_n = 1; log_n <= (sh ? NTT_SHAPE_LOG : NTT_MAX_LOG); log_n++) {
+            const size_t n = (size_t)1 << log_n;
+            const struct cuzk_ntt_domain *d;
+            CHECK(cuzk_ntt_domain_get(log_n, &d) == CUZK_OK);
+            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind++) {
+                cuzk_fr shift; /* random, the generator 7 and snarkjs's omega_2n in turn */
+                switch (runs % 3) {
+                case 0: cuzk_fr_random(&shift, &test_rng); break;
+                case 1: cuzk_fr_from_u64(&shift, 7); break;
+                default: shift = d->omega_2n; break;
+                }
+                for (size_t i = 0; i < n; i++) cuzk_fr_random(&a[i], &test_rng);
+                memcpy(got, a, n * sizeof *a);
+                memcpy(want, a, n * sizeof *a);
+                switch (kind) {
+                case CUZK_GPU_NTT_FORWARD: cuzk_ntt_forward(NULL, d, want); break;
+                case CUZK_GPU_NTT_INVERSE: cuzk_ntt_inverse(NULL, d, want); break;
+                case CUZK_GPU_NTT_COSET_FORWARD:
+                    cuzk_ntt_coset_forward(NULL, d, want, &shift);
+                    break;
+                default: cuzk_ntt_coset_inverse(NULL, d, want, &shift); break;
+                }
+                struct cuzk_gpu_twin_ntt_report rep;
+                CHECK(cuzk_gpu_twin_ntt(got, log_n, (enum cuzk_gpu_ntt_kind)kind, &shift, shape[0],
+                                        shape[1], shape[2], &rep) == CUZK_OK);
+                size_t bad = 0, first = 0;
+                for (size_t i = 0; i < n; i++)
+                    if (!cuzk_fr_eq(&got[i], &want[i]) && !bad++) first = i;
+                CHECK(bad == 0 && rep.races == 0);
+                if (bad || rep.races)
+                    fprintf(stderr,
+                            "test_gpu_twin: ntt %s log_n=%d shape (%d, %d, %d): %zu of %zu "
+                            "elements differ (first %zu), %llu races\n",
+                            kind_name[kind], log_n, shape[0], shape[1], shape[2], bad, n, first,
+                            (unsigned long long)rep.races);
+                races += rep.races;
+                if (sh == 0 && log_n >= 10) { /* the default shape with full tiles */
+                    accesses += rep.accesses;
+                    collisions += rep.collisions;
+                }
+                runs++;
+            }
+        }
+    }
+    /* 2^16 with the default shape has the passes of 2^24 (8 stages each, 4 columns): its tile
+     * accesses must be free of bank-group collisions */
+    const size_t nbig = (size_t)1 << 16;
+    cuzk_fr *big = malloc(nbig * sizeof *big), *big_want = malloc(nbig * sizeof *big_want);
+    const struct cuzk_ntt_domain *d16;
+    CHECK(cuzk_ntt_domain_get(16, &d16) == CUZK_OK);
+    for (size_t i = 0; i < nbig; i++) cuzk_fr_random(&big[i], &test_rng);
+    memcpy(big_want, big, nbig * sizeof *big);
+    cuzk_ntt_forward(NULL, d16, big_want);
+    struct cuzk_gpu_twin_ntt_report big_rep;
+    CHECK(cuzk_gpu_twin_ntt(big, 16, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0, &big_rep) == CUZK_OK);
+    CHECK(!memcmp(big, big_want, nbig * sizeof *big));
+    CHECK(big_rep.passes == 2 && big_rep.races == 0 && big_rep.collisions == 0);
+    printf("test_gpu_twin: NTT 2^16 forward (default shape, %d passes) equals the CPU's: %llu tile "
+           "accesses, %llu races, %llu bank-group collisions\n",
+           big_rep.passes, (unsigned long long)big_rep.accesses, (unsigned long long)big_rep.races,
+           (unsigned long long)big_rep.collisions);
+    free(big);
+    free(big_want);
+    /* arguments */
+    cuzk_fr zero;
+    cuzk_fr_set_zero(&zero);
+    CHECK(cuzk_gpu_twin_ntt(NULL, 4, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_ntt(a, 0, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_ntt(a, CUZK_GPU_TWIN_NTT_MAX_LOG + 1, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0,
+                            NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_COSET_FORWARD, &zero, 0, 0, 0, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_FORWARD, NULL, 5, 5, 32, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_FORWARD, NULL, 5, 2, 48, NULL) == CUZK_EINVAL);
+    printf("test_gpu_twin: NTT: %zu transforms (4 kinds, 2^1..2^%d, %zu kernel shapes) equal the "
+           "CPU's, %llu races; default shape 2^10..2^%d: %llu tile accesses, %llu bank-group "
+           "collisions\n",
+           runs, NTT_MAX_LOG, NTT_NSHAPES, (unsigned long long)races, NTT_MAX_LOG,
+           (unsigned long long)accesses, (unsigned long long)collisions);
+    free(a);
+    free(got);
+    free(want);
+}
+
 int main(void) {
     test_init("test_gpu_twin");
     cuzk_fp a = {{0}};
@@ -678,5 +788,6 @@ int main(void) {
     cuzk_fp2_test_sqrt();
     cuzk_g1_test_decompress(200);
     cuzk_g2_test_decompress(60);
+    test_ntt();
     return test_finish();
 }

@@ -1,5 +1,5 @@
-/* Host twins of the GPU MSM and point decompression code (src/gpu/cuda/msm*.cu, points.cu,
- * ff_fp.cuh, ec.cuh), for tests on machines without a GPU.
+/* Host twins of the GPU MSM, point decompression and NTT code (src/gpu/cuda/msm*.cu, points.cu,
+ * ntt.cu, ff_fp.cuh, ff_fr.cuh, ec.cuh), for tests on machines without a GPU.
  *
  * Promise: each function runs, on the host, the very functions the GPU runs (the device field
  * and curve code is __host__ __device__ with portable C++ in place of the PTX carry chains),
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu_msm.h"
+#include "gpu/gpu_ntt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,34 @@ int cuzk_gpu_twin_fp_sqrt(int degree, const void *a, void *out, int *is_square, 
  * CUZK_EINVAL. */
 int cuzk_gpu_twin_g1_decompress(const uint8_t *in, size_t n, cuzk_g1_affine *out, size_t *bad);
 int cuzk_gpu_twin_g2_decompress(const uint8_t *in, size_t n, cuzk_g2_affine *out, size_t *bad);
+
+/* ---- the NTT (ntt.cu) ---------------------------------------------------------------------- */
+
+/* The largest transform the NTT twin takes: 2^20 elements (it is slow: one thread, portable
+ * arithmetic). */
+#define CUZK_GPU_TWIN_NTT_MAX_LOG 20
+
+/* What the NTT twin saw while it ran the kernel's phases (see cuzk_gpu_twin_ntt). */
+struct cuzk_gpu_twin_ntt_report {
+    int passes;          /* kernel launches */
+    uint64_t races;      /* accesses to a tile slot another thread touched in the same phase */
+    uint64_t accesses;   /* tile element accesses (each two 16-byte shared-memory accesses) */
+    uint64_t collisions; /* accesses whose 16-byte bank group another lane of their quarter warp
+                            used at the same access number (0: conflict-free) */
+};
+
+/* The transform of data[0 .. 2^log_n) in place, as cuzk_gpu_ntt with a context of
+ * max_log_n = log_n shaped by cuzk_gpu_ntt_tune(log_block, log_cols, threads) (log_block = 0:
+ * the library's default shape, the other two ignored), by the GPU's code on the host: the twiddle
+ * and coset tables built by the table kernels' bodies, the same plan of passes, and each pass's
+ * blocks run phase by phase (load, the steps of stages, store), every thread's share of a phase in
+ * turn, over a host array standing in for shared memory. 1 <= log_n <= CUZK_GPU_TWIN_NTT_MAX_LOG;
+ * shift as for cuzk_gpu_ntt. report (may be NULL) receives what the run saw: races must be 0 (a
+ * nonzero count is a bug the device may or may not show), collisions measure the bank behaviour of
+ * the shared-memory layout. CUZK_OK or CUZK_EINVAL. */
+int cuzk_gpu_twin_ntt(cuzk_fr *data, int log_n, enum cuzk_gpu_ntt_kind kind, const cuzk_fr *shift,
+                      int log_block, int log_cols, int threads,
+                      struct cuzk_gpu_twin_ntt_report *report);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,12 @@
 //   - a pass does g consecutive stages, on global bits [lo, lo + g) of the index: the stages
 //     mix elements whose indices differ only in those bits, 2^g rows at a stride of 2^lo. A
 //     thread block loads a tile of 2^g rows x 2^logc columns (2^log_block elements) into shared
-//     memory, runs the g stages there with a barrier between stages, and writes the tile back;
+//     memory, runs the g stages there in steps and writes the tile back. A step is two stages
+//     (radix 4: each thread holds 4 elements of a column in registers and does their 2 + 2
+//     butterflies between two barriers), or one (an odd stage on top), or, at the bottom of the
+//     last pass, the three lowest stages of the transform (global half-sizes 4, 2, 1: radix 8),
+//     whose twiddles are the same for every thread, so that 7 of their 12 butterflies have
+//     twiddle 1 and skip their multiplication (pass_step);
 //   - the passes go from the top bits down; in every pass but the last the tile's columns are
 //     adjacent indices (so each row is one run of 2^logc elements in memory) and the tile is
 //     written back where it came from;
@@ -16,33 +21,55 @@
 //     tiles), so the passes ping-pong: data -> scratch, scratch in place, scratch -> data. A
 //     transform that fits one block is a single pass in place (the block holds the whole
 //     vector in shared memory before it writes anything).
+// A pass's work is written once, as the phases of a block (pass_block: load, each step of
+// stages, store) over its tile, for one thread of the block at a time; the kernel runs the
+// phases with a barrier between them, and the host twin (cuzk_gpu_twin_ntt, gpu_twin.h) runs
+// each phase for every thread in turn over a host tile, noting races between the threads of a
+// phase and the 16-byte bank groups of each quarter warp's tile accesses (the tile's swizzle,
+// pass_block::slot, makes them conflict-free in every phase of the default shape). The table
+// kernels are thin wrappers around per-entry bodies the twin runs too.
 // Twiddles come from one table of 2^max_log elements built at context creation: entry m + j
 // is omega_(2m)^j (omega_(2m) = cuzk_fr_root_of_unity(log2 2m)), so the stage of half-size m
 // reads entries [m, 2m), adjacent columns read adjacent entries, and every size shares the
-// table. The inverse is the forward transform followed by a_j <- a_(n-j) / n (as on the CPU),
-// which the last pass applies while it writes; the coset shift's powers s^i (or s^-i / n) are
-// products of two small tables, s^(4096 a) and s^b, applied in the first pass's load (coset
-// forward) or the last pass's write (coset inverse). Everything runs on the context's one
-// stream, which orders the passes; the host waits only where the contract says it returns
-// after the work.
+// table; a radix-4 step reads 3 entries for its 4 butterflies. The inverse is the forward
+// transform followed by a_j <- a_(n-j) / n (as on the CPU), which the last pass applies while
+// it writes; the coset shift's powers s^i (or s^-i / n) are products of two small tables,
+// s^(4096 a) and s^b, applied in the first pass's load (coset forward) or the last pass's
+// write (coset inverse). Everything runs on the context's one stream, which orders the passes;
+// the host waits only where the contract says it returns after the work.
 //
-// Speed (H200, data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms,
-// 2^24 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. A butterfly
-// costs about 5.5 multiprocessor cycles against about 4 for its multiplication's wide
-// multiply-adds alone, so the kernel is bound by the multiplier, not by memory (a pass over
-// 2^24 elements moves 1 GiB, 0.25 ms). Next steps, in the order of their expected gain: fewer
-// non-multiply instructions per multiplication (the x + y merge and the final subtraction
-// account for about 100 of its 250 instructions: a parity-alternating accumulator layout and
-// lazy reduction between stages avoid most of them), twiddles of the first stages of a pass
-// kept in shared memory instead of read through the cache per butterfly, and radix-4 steps
-// in registers (half the shared-memory round trips and barriers).
+// Speed. Measured on the H200 with the radix-2 kernel that preceded this one (one stage per
+// barrier; data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms, 2^24
+// 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. The kernel is bound by
+// the multiplier pipe, not by memory (a pass over 2^24 elements moves 1 GiB, 0.25 ms): on sm_90
+// an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE, IMAD.HI) 4, an ALU
+// instruction its own pipe 2 cycles, and ptxas moves plain adds and moves between the two to
+// balance them. Per butterfly (SASS of the step loops, ptxas for sm_90):
+//                   instructions  wide IMAD  other IMAD  ALU   multiplier-pipe cycles/warp
+//   radix 2 (old)       340          120         21       185        522
+//   radix 4             338          112         18.8     200        485.5
+//   radix 8, bottom     170          46.7        10.3     110        207 (5 of 12 multiply)
+// The multiplication's m r_1 product is made on the ALU (r_1 = 2^32 - 1: ff_fr.cuh), 8 wide
+// products fewer. Per element at 2^24 that is 5411 multiplier cycles per warp against 6264 (-14
+// %), 3821 instructions against 4080; at 2^27 (passes of 7, 6, 6 and 8 stages) 6142 against
+// 7047 (-13 %). Registers: 128 (the kernel is compiled for 2 blocks of 256 threads: the
+// default 128-thread blocks run 4 per multiprocessor), no spills in the step loops. Predicted,
+// not measured: with the radix-2 kernel's ratio of measured to modelled time (1.38 at both
+// sizes), 2^24 in about 3.75 ms and 2^27 in about 34 ms; fewer barriers and more independent
+// multiplications per thread may lower that ratio, the lower occupancy may raise it.
+// Next steps: fewer ALU instructions in the multiplication (a parity-alternating accumulator
+// layout that drops the per-word x + y merge, 64 of its additions: with less ALU pressure
+// ptxas stops moving work onto the multiplier pipe), and blocks of 2^11 elements (passes of 9
+// stages: 2^27 in three passes instead of four).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 #if defined(__x86_64__)
 #include <x86intrin.h> // before the C block below: the field headers include it
 #endif
@@ -53,6 +80,7 @@
 extern "C" {
 #include "ff/fr.h"
 }
+#include "gpu/gpu_twin.h" // the twin's contract (it includes the MSM's C headers)
 #pragma nv_diag_default 1675
 
 #include "cuzk/error.h"
@@ -70,15 +98,17 @@ static_assert(sizeof(cuzk_fr) == sizeof(fr_mem), "host and device Fr must have o
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the 8 x 32-bit device limbs equal the 4 x 64-bit host limbs on little-endian hosts");
 
-// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 (forward, kernels alone):
-// blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8 columns x 256
-// threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two butterflies per
-// thread at a time (more registers, fewer resident warps): no gain.
+// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 with the radix-2 kernel (forward,
+// kernels alone): blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8
+// columns x 256 threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two
+// butterflies per thread at a time (more registers, fewer resident warps): no gain. Not yet
+// measured with the radix-4 steps (see DESIGN).
 #define NTT_LOG_BLOCK 10     // elements per block: 2^10 x 32 B = 32 KiB of shared memory
 #define NTT_LOG_COLS 2       // columns per tile: 4 elements = 128-byte runs
 #define NTT_THREADS 128      // threads per block
 #define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
 #define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
+#define NTT_MIN_BLOCKS 2     // resident blocks of NTT_MAX_THREADS it is compiled for: 128 registers
 #define SHIFT_LO_LOG 12      // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
 #define SHIFT_LO_N (1u << SHIFT_LO_LOG)
 #define TABLE_THREADS 256 // threads per block of the table and elementwise kernels
@@ -101,38 +131,51 @@ static unsigned blocks_for(size_t n, unsigned threads) {
     return static_cast<unsigned>((n + threads - 1) / threads);
 }
 
-// ---- kernels: tables ------------------------------------------------------------------------
+// ---- table bodies (kernels and host twin) ---------------------------------------------------
+// Each body computes one thread's entry; the kernels below run it for their index, the twin
+// (cuzk_gpu_twin_ntt) in a loop.
 
-// out[j] = scale * base^(j * mult) for j < count.
-__global__ void pow_table_kernel(fr_mem *out, fr_t base, uint64_t mult, size_t count, fr_t scale) {
-    size_t j = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (j >= count) return;
-    fr_t v = cuzk_cuda::fr_mul(cuzk_cuda::fr_pow(base, j * mult), scale);
-    cuzk_cuda::fr_store(out + j, v);
+// out[j] = scale * base^(j * mult).
+CUZK_HD void pow_table_at(fr_mem *out, const fr_t &base, uint64_t mult, const fr_t &scale,
+                          size_t j) {
+    cuzk_cuda::fr_store(out + j, cuzk_cuda::fr_mul(cuzk_cuda::fr_pow(base, j * mult), scale));
 }
 
-// top[i] = hi[i >> 12] * lo[i & 4095] = omega^i for i < half, given hi[a] = omega^(4096 a) and
-// lo[b] = omega^b.
-__global__ void twiddle_top_kernel(fr_mem *top, const fr_mem *hi, const fr_mem *lo, size_t half) {
-    size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= half) return;
-    fr_t v = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(hi + (i >> SHIFT_LO_LOG)),
-                               cuzk_cuda::fr_load_ro(lo + (i & (SHIFT_LO_N - 1))));
-    cuzk_cuda::fr_store(top + i, v);
+// top[i] = hi[i >> 12] * lo[i & 4095] = omega^i, given hi[a] = omega^(4096 a) and lo[b] = omega^b.
+CUZK_HD void twiddle_top_at(fr_mem *top, const fr_mem *hi, const fr_mem *lo, size_t i) {
+    cuzk_cuda::fr_store(top + i,
+                        cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(hi + (i >> SHIFT_LO_LOG)),
+                                          cuzk_cuda::fr_load_ro(lo + (i & (SHIFT_LO_N - 1)))));
 }
 
 // The lower levels of the table from the top one (entries [half, 2 half) = omega^j with omega
-// of order 2 half): entry m + j = omega_(2m)^j = omega^(j half / m); entry 0 is one.
-__global__ void twiddle_lower_kernel(fr_mem *tw, size_t half) {
-    size_t e = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= half) return;
+// of order 2 half): entry m + j = omega_(2m)^j = omega^(j half / m); entry 0 is one. Entry e <
+// half only reads the top level, which no thread writes.
+CUZK_HD void twiddle_lower_at(fr_mem *tw, size_t half, size_t e) {
     if (e == 0) {
         cuzk_cuda::fr_store(tw, cuzk_cuda::fr_one());
         return;
     }
-    int lg = 63 - __clzll(static_cast<long long>(e));
-    size_t m = static_cast<size_t>(1) << lg, j = e - m;
+    const int lg = cuzk_cuda::fr_top_bit(e);
+    const size_t m = static_cast<size_t>(1) << lg, j = e - m;
     cuzk_cuda::fr_store(tw + e, cuzk_cuda::fr_load(tw + half + j * (half >> lg)));
+}
+
+// ---- kernels: tables ------------------------------------------------------------------------
+
+__global__ void pow_table_kernel(fr_mem *out, fr_t base, uint64_t mult, size_t count, fr_t scale) {
+    const size_t j = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j < count) pow_table_at(out, base, mult, scale, j);
+}
+
+__global__ void twiddle_top_kernel(fr_mem *top, const fr_mem *hi, const fr_mem *lo, size_t half) {
+    const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < half) twiddle_top_at(top, hi, lo, i);
+}
+
+__global__ void twiddle_lower_kernel(fr_mem *tw, size_t half) {
+    const size_t e = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e < half) twiddle_lower_at(tw, half, e);
 }
 
 __global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem *out, size_t n) {
@@ -149,7 +192,7 @@ __global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem 
     cuzk_cuda::fr_store(out + i, r);
 }
 
-// ---- kernel: one pass -----------------------------------------------------------------------
+// ---- one pass: the phases of a block --------------------------------------------------------
 
 enum out_mode {
     OUT_BITREV = 0,        // a[bitrev(p)] <- x_p: natural order (forward)
@@ -171,137 +214,240 @@ struct pass_args {
     int out_mode;    // enum out_mode, last pass only
 };
 
-// The shared-memory slot of tile element (r, c): column-major (rows adjacent, so the butterflies
-// of a warp touch adjacent slots), with the row index XORed with a function of the column,
-// swz(c), so that the elements the global-memory order visits together (all columns of one row,
-// then the next rows: a normal pass's load and store, the last pass's store) fall in different
-// 16-byte bank groups: 8 consecutive accesses cover the 8 groups. swz(c) < rows, so the XOR
-// stays within the column and the map is a bijection.
-struct tile_swizzle {
-    uint32_t mask; // min(rows, 8) - 1
-    int shift;     // 3 - logc when there are fewer than 8 columns: spreads them over the groups
-    __device__ __forceinline__ uint32_t operator()(uint32_t c) const { return (c << shift) & mask; }
-};
-__device__ __forceinline__ uint32_t tile_slot(uint32_t r, uint32_t c, int g,
-                                              const tile_swizzle &swz) {
-    return ((c << g) | r) ^ swz(c);
-}
-
-__device__ __forceinline__ void tile_put(uint4 *plane0, uint4 *plane1, uint32_t s, const fr_t &v) {
-    plane0[s] = cuzk_cuda::fr_lo_words(v);
-    plane1[s] = cuzk_cuda::fr_hi_words(v);
-}
-
-// Butterfly b of local stage t (rows differing in bit t): its two slots and its twiddle's
-// index j within the stage's run of the table. Butterflies are numbered column by column, rows
-// innermost, so a warp's butterflies sit in adjacent rows of one column.
-struct bfly {
-    uint32_t sx, sy;
-    uint64_t j;
-};
-__device__ __forceinline__ bfly bfly_at(uint32_t b, int t, int g, const tile_swizzle &swz, int lo,
-                                        int last, uint64_t col0) {
-    const uint32_t h = 1u << t;
-    const uint32_t c = b >> (g - 1), q = b & ((1u << (g - 1)) - 1);
-    const uint32_t r = ((q >> t) << (t + 1)) | (q & (h - 1));
-    bfly f;
-    f.sx = tile_slot(r, c, g, swz);
-    f.sy = tile_slot(r + h, c, g, swz);
-    f.j = (static_cast<uint64_t>(r & (h - 1)) << lo) + (last ? 0 : col0 + c);
-    return f;
-}
-
-// Each element is held as two 16-byte planes, so a warp reading adjacent slots reads adjacent
-// 16-byte words (no bank conflicts) instead of 32-byte strides. The register budget (no
-// minimum of resident blocks: about 78 registers) measured 1 % faster than tighter ones.
-__global__ void __launch_bounds__(NTT_MAX_THREADS, 1) ntt_pass_kernel(const pass_args a) {
-    extern __shared__ uint4 sm[];
-    const int g = a.g, logc = a.logc;
-    const uint32_t rows = 1u << g, cols = 1u << logc, elems = rows << logc;
-    const tile_swizzle swz = {(rows < 8 ? rows : 8) - 1, logc < 3 ? 3 - logc : 0};
-    uint4 *plane0 = sm, *plane1 = sm + elems;
-
-    // Tile geometry: element (r, c) has global index base + r * rs + c * cs.
-    const uint64_t blk = blockIdx.x;
-    uint64_t base, rs, cs, col0;
-    if (a.last) {
-        base = blk << g;
-        rs = 1;
-        cs = static_cast<uint64_t>(1) << (a.log_n - logc);
-        col0 = 0;
-    } else {
-        const int lcg = a.lo - logc; // column groups per set of rows: 2^lcg
-        const uint64_t cg = blk & ((static_cast<uint64_t>(1) << lcg) - 1), hh = blk >> lcg;
-        col0 = cg << logc;
-        base = (hh << (a.lo + g)) + col0;
-        rs = static_cast<uint64_t>(1) << a.lo;
-        cs = 1;
-    }
-
-    // Load: in memory order (rows contiguous in the last pass, columns in the others).
-    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
-        uint32_t r, c;
-        if (a.last) {
-            r = e & (rows - 1);
-            c = e >> g;
-        } else {
-            c = e & (cols - 1);
-            r = e >> logc;
-        }
-        const uint64_t i = base + r * rs + c * cs;
-        fr_t v = cuzk_cuda::fr_load(a.src + i);
-        if (a.in_powers) {
-            fr_t p = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (i >> SHIFT_LO_LOG)),
-                                       cuzk_cuda::fr_load_ro(a.s_lo + (i & (SHIFT_LO_N - 1))));
-            v = cuzk_cuda::fr_mul(v, p);
-        }
-        const uint32_t s = tile_slot(r, c, g, swz);
+// A block's tile in shared memory: element slot s is two 16-byte words, plane0[s] and
+// plane1[s], so that a warp reading adjacent slots reads adjacent 16-byte words.
+struct dev_tile {
+    uint4 *plane0, *plane1;
+    CUZK_HD fr_t get(uint32_t s) const { return cuzk_cuda::fr_from_words(plane0[s], plane1[s]); }
+    CUZK_HD void put(uint32_t s, const fr_t &v) const {
         plane0[s] = cuzk_cuda::fr_lo_words(v);
         plane1[s] = cuzk_cuda::fr_hi_words(v);
     }
-    __syncthreads();
+};
 
-    // Stages, top bit first: rows r and r + h (h = 2^t), global half-size m = 2^(lo + t),
-    // x <- x + y, y <- (x - y) omega_(2m)^j with j = (global index of x) mod m.
-    for (int t = g - 1; t >= 0; t--) {
-        const fr_mem *tw = a.tw + (static_cast<uint64_t>(1) << (a.lo + t));
-        for (uint32_t b = threadIdx.x; b < elems / 2; b += blockDim.x) {
-            const bfly p = bfly_at(b, t, g, swz, a.lo, a.last, col0);
-            const fr_t w = cuzk_cuda::fr_load_ro(tw + p.j);
-            const fr_t x = cuzk_cuda::fr_from_words(plane0[p.sx], plane1[p.sx]);
-            const fr_t y = cuzk_cuda::fr_from_words(plane0[p.sy], plane1[p.sy]);
-            tile_put(plane0, plane1, p.sy, cuzk_cuda::fr_mul(cuzk_cuda::fr_sub(x, y), w));
-            tile_put(plane0, plane1, p.sx, cuzk_cuda::fr_add(x, y));
+// The stages a barrier encloses: local stages [t0, t0 + s) of the tile's rows, each thread
+// holding 2^s elements of a column in registers (a radix-2^s step); trivial: the last pass's
+// lowest stages (global half-sizes 4, 2, 1), whose twiddles are the same for every thread.
+struct step_shape {
+    int t0, s;
+    bool trivial;
+};
+
+// The steps of a pass of g stages, run top first (k = 0 first). The last pass ends with one
+// step of its lowest min(g, 3) stages (global half-sizes 4, 2 and 1): there j = u mod 2^k for
+// the element u of a thread's group in stage k, the same for every thread, so 7 of its 12
+// butterflies (u = 0: twiddle 1) skip their multiplication. The other stages go by two
+// (radix 4: a thread's 2 + 2 butterflies between two barriers), with a single stage on top
+// when their number is odd. In every step the groups' rows put the bits that the 8 lanes of a
+// quarter warp vary into row bits 0-2, or into the bits 2-4 / 0, 1, 4 / 3-5 that the tile's
+// swizzle (pass_block::slot) spreads over the bank groups.
+CUZK_HD int pass_nsteps(int g, int last) {
+    const int bottom = last ? (g < 3 ? g : 3) : 0;
+    return (bottom ? 1 : 0) + (g - bottom + 1) / 2;
+}
+CUZK_HD step_shape pass_step(int g, int last, int k) {
+    const int bottom = last ? (g < 3 ? g : 3) : 0, rest = g - bottom, pairs = (rest + 1) / 2;
+    if (k == pairs) return step_shape{0, bottom, true};
+    const int i = pairs - 1 - k; // from the bottom of the rest
+    return step_shape{bottom + 2 * i, i == pairs - 1 ? rest - 2 * i : 2, false};
+}
+
+// x <- x + y, y <- (x - y) w: the decimation-in-frequency butterfly; w = 1 when one (a
+// compile-time fact at every call).
+CUZK_HD void bfly(fr_t &x, fr_t &y, const fr_t &w, bool one) {
+    const fr_t d = cuzk_cuda::fr_sub(x, y);
+    x = cuzk_cuda::fr_add(x, y);
+    y = one ? d : cuzk_cuda::fr_mul(d, w);
+}
+
+// What block `blk` of a pass does, phase by phase. A phase is one thread's share of the work
+// between two barriers: load (global memory -> tile), step k (stages in the tile), store (tile
+// -> global memory); thread tid of nthreads. The kernel runs the phases with __syncthreads
+// between them, the host twin runs each phase for every thread in turn: the code is one.
+struct pass_block {
+    pass_args a;
+    uint32_t rows, cols, elems;
+    uint32_t swz_mask; // min(rows, 8) - 1
+    int swz_shift;     // 3 - logc when there are fewer than 8 columns: spreads them over the groups
+    // tile geometry: element (r, c) has global index base + r * rs + c * cs
+    uint64_t base, rs, cs, col0;
+
+    CUZK_HD pass_block(const pass_args &args, uint64_t blk) : a(args) {
+        rows = 1u << a.g;
+        cols = 1u << a.logc;
+        elems = rows << a.logc;
+        swz_mask = (rows < 8 ? rows : 8) - 1;
+        swz_shift = a.logc < 3 ? 3 - a.logc : 0;
+        if (a.last) {
+            base = blk << a.g;
+            rs = 1;
+            cs = static_cast<uint64_t>(1) << (a.log_n - a.logc);
+            col0 = 0;
+        } else {
+            const int lcg = a.lo - a.logc; // column groups per set of rows: 2^lcg
+            const uint64_t cg = blk & ((static_cast<uint64_t>(1) << lcg) - 1), hh = blk >> lcg;
+            col0 = cg << a.logc;
+            base = (hh << (a.lo + a.g)) + col0;
+            rs = static_cast<uint64_t>(1) << a.lo;
+            cs = 1;
         }
-        __syncthreads();
+    }
+
+    // The slot of tile element (r, c): column-major (rows adjacent, so the groups of a warp
+    // touch adjacent slots), with the low three row bits XORed with a function of the column
+    // and of row bits 3-5 (bit 3 -> 1, bit 4 -> 6, bit 5 -> 4) so that 8 lanes of a quarter
+    // warp fall in the 8 different 16-byte bank groups in every phase: the elements the
+    // global-memory order visits together (all columns of one row, then the next rows: a
+    // normal pass's load and store, the last pass's store; adjacent rows: the last pass's
+    // load), and the rows of the steps' groups (see pass_step). The XOR stays below
+    // min(rows, 8), so the map is a bijection within a column.
+    CUZK_HD uint32_t slot(uint32_t r, uint32_t c) const {
+        const uint32_t h = r >> 3;
+        return ((c << a.g) | r) ^ ((c << swz_shift ^ (h & 5) ^ (h & 2) ^ (h & 2) << 1) & swz_mask);
+    }
+
+    // Load: in memory order (rows contiguous in the last pass, columns in the others).
+    template <class Tile> CUZK_HD void load(const Tile &t, uint32_t tid, uint32_t nthreads) const {
+        for (uint32_t e = tid; e < elems; e += nthreads) {
+            uint32_t r, c;
+            if (a.last) {
+                r = e & (rows - 1);
+                c = e >> a.g;
+            } else {
+                c = e & (cols - 1);
+                r = e >> a.logc;
+            }
+            const uint64_t i = base + r * rs + c * cs;
+            fr_t v = cuzk_cuda::fr_load(a.src + i);
+            if (a.in_powers) {
+                const fr_t p =
+                    cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (i >> SHIFT_LO_LOG)),
+                                      cuzk_cuda::fr_load_ro(a.s_lo + (i & (SHIFT_LO_N - 1))));
+                v = cuzk_cuda::fr_mul(v, p);
+            }
+            t.put(slot(r, c), v);
+        }
+    }
+
+    // Stages [t0, t0 + S), top first: for local stage t, rows r and r + 2^t, global half-size
+    // m = 2^(lo + t), twiddle omega_(2m)^j with j = (global index of row r) mod m. Group q
+    // holds the 2^S rows r0 + u 2^t0 of one column; groups are numbered column by column with
+    // r0 innermost, so the threads of a warp work on nearby rows of one column. Stage t0 + k
+    // of the group pairs u and u + 2^k with j = j0 + (u mod 2^k) 2^(lo + t0), j0 the group's
+    // own part: its 2^k distinct twiddles are read once each. TRIVIAL (the last pass's bottom
+    // step: t0 = lo = 0, no column part) makes j0 = 0 and skips the multiplications by
+    // omega^0 = 1.
+    template <int S, bool TRIVIAL, class Tile>
+    CUZK_HD void stages(const Tile &t, int t0, uint32_t tid, uint32_t nthreads) const {
+        constexpr int E = 1 << S;
+        const uint32_t groups = elems >> S, low = (1u << t0) - 1;
+        for (uint32_t q = tid; q < groups; q += nthreads) {
+            const uint32_t c = q >> (a.g - S), rr = q & ((1u << (a.g - S)) - 1);
+            const uint32_t r0 = ((rr >> t0) << (t0 + S)) | (rr & low);
+            uint32_t sl[E];
+            fr_t x[E];
+            CUZK_UNROLL
+            for (int u = 0; u < E; u++) {
+                sl[u] = slot(r0 + (static_cast<uint32_t>(u) << t0), c);
+                x[u] = t.get(sl[u]);
+            }
+            const uint64_t j0 =
+                TRIVIAL ? 0 : (static_cast<uint64_t>(r0 & low) << a.lo) + (a.last ? 0 : col0 + c);
+            CUZK_UNROLL
+            for (int k = S - 1; k >= 0; k--) {
+                const fr_mem *tw = a.tw + (static_cast<uint64_t>(1) << (a.lo + t0 + k));
+                CUZK_UNROLL
+                for (int v = 0; v < (1 << k); v++) { // the stage's distinct twiddles
+                    const bool one = TRIVIAL && v == 0;
+                    fr_t w;
+                    if (!one)
+                        w = cuzk_cuda::fr_load_ro(tw + j0 +
+                                                  (static_cast<uint64_t>(v) << (a.lo + t0)));
+                    CUZK_UNROLL
+                    for (int u = v; u < E; u += 2 << k) bfly(x[u], x[u + (1 << k)], w, one);
+                }
+            }
+            CUZK_UNROLL
+            for (int u = 0; u < E; u++) t.put(sl[u], x[u]);
+        }
+    }
+
+    template <class Tile>
+    CUZK_HD void step(const Tile &t, int k, uint32_t tid, uint32_t nthreads) const {
+        const step_shape sh = pass_step(a.g, a.last, k);
+        if (sh.trivial) {
+            if (sh.s == 3)
+                stages<3, true>(t, 0, tid, nthreads);
+            else if (sh.s == 2)
+                stages<2, true>(t, 0, tid, nthreads);
+            else
+                stages<1, true>(t, 0, tid, nthreads);
+        } else if (sh.s == 2) {
+            stages<2, false>(t, sh.t0, tid, nthreads);
+        } else {
+            stages<1, false>(t, sh.t0, tid, nthreads);
+        }
     }
 
     // Write: a normal pass puts the tile back; the last pass sends the element at index p to
     // bitrev(p) (natural order), or to n - bitrev(p) scaled, for the inverse kinds. Columns are
     // innermost: in the last pass they go to adjacent outputs.
-    const uint64_t n = static_cast<uint64_t>(1) << a.log_n;
-    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
-        const uint32_t c = e & (cols - 1), r = e >> logc;
-        const uint32_t s = tile_slot(r, c, g, swz);
-        fr_t v = cuzk_cuda::fr_from_words(plane0[s], plane1[s]);
-        const uint64_t i = base + r * rs + c * cs;
-        if (!a.last) {
-            cuzk_cuda::fr_store(a.dst + i, v);
-            continue;
-        }
-        uint64_t d = __brevll(i) >> (64 - a.log_n);
-        if (a.out_mode != OUT_BITREV) {
-            d = (n - d) & (n - 1);
-            if (a.out_mode == OUT_REVERSE_SCALE) {
-                v = cuzk_cuda::fr_mul(v, a.scale);
-            } else {
-                fr_t p = cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (d >> SHIFT_LO_LOG)),
-                                           cuzk_cuda::fr_load_ro(a.s_lo + (d & (SHIFT_LO_N - 1))));
-                v = cuzk_cuda::fr_mul(v, p);
+    template <class Tile> CUZK_HD void store(const Tile &t, uint32_t tid, uint32_t nthreads) const {
+        const uint64_t n = static_cast<uint64_t>(1) << a.log_n;
+        for (uint32_t e = tid; e < elems; e += nthreads) {
+            const uint32_t c = e & (cols - 1), r = e >> a.logc;
+            fr_t v = t.get(slot(r, c));
+            const uint64_t i = base + r * rs + c * cs;
+            if (!a.last) {
+                cuzk_cuda::fr_store(a.dst + i, v);
+                continue;
             }
+            uint64_t d = bitrev64(i) >> (64 - a.log_n);
+            if (a.out_mode != OUT_BITREV) {
+                d = (n - d) & (n - 1);
+                if (a.out_mode == OUT_REVERSE_SCALE) {
+                    v = cuzk_cuda::fr_mul(v, a.scale);
+                } else {
+                    const fr_t p =
+                        cuzk_cuda::fr_mul(cuzk_cuda::fr_load_ro(a.s_hi + (d >> SHIFT_LO_LOG)),
+                                          cuzk_cuda::fr_load_ro(a.s_lo + (d & (SHIFT_LO_N - 1))));
+                    v = cuzk_cuda::fr_mul(v, p);
+                }
+            }
+            cuzk_cuda::fr_store(a.dst + d, v);
         }
-        cuzk_cuda::fr_store(a.dst + d, v);
     }
+
+    static CUZK_HD uint64_t bitrev64(uint64_t x) {
+#ifdef __CUDA_ARCH__
+        return __brevll(x);
+#else
+        x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+        x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+        x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+        return __builtin_bswap64(x);
+#endif
+    }
+};
+
+// ---- kernel: one pass -----------------------------------------------------------------------
+
+// The register budget: 2 blocks of NTT_MAX_THREADS, 128 registers (the radix-8 bottom step
+// holds 8 elements; with no minimum of resident blocks ptxas took 158 registers, 3 blocks of
+// 128 threads per multiprocessor instead of 4).
+__global__ void __launch_bounds__(NTT_MAX_THREADS, NTT_MIN_BLOCKS)
+    ntt_pass_kernel(const pass_args a) {
+    extern __shared__ uint4 sm[];
+    const pass_block b(a, blockIdx.x);
+    const dev_tile t = {sm, sm + b.elems};
+    b.load(t, threadIdx.x, blockDim.x);
+    __syncthreads();
+    const int nsteps = pass_nsteps(a.g, a.last);
+    for (int k = 0; k < nsteps; k++) {
+        b.step(t, k, threadIdx.x, blockDim.x);
+        __syncthreads();
+    }
+    b.store(t, threadIdx.x, blockDim.x);
 }
 
 // ---- the context ----------------------------------------------------------------------------
@@ -446,11 +592,16 @@ extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gp
     return CUZK_OK;
 }
 
+// Whether a kernel shape is one cuzk_gpu_ntt_tune accepts.
+static bool shape_ok(int log_block, int log_cols, int threads) {
+    return log_block >= 4 && log_block <= NTT_MAX_LOG_BLOCK && log_cols >= 0 &&
+           log_cols < log_block && threads >= 32 && threads <= NTT_MAX_THREADS &&
+           (threads & (threads - 1)) == 0;
+}
+
 extern "C" int cuzk_gpu_ntt_tune(struct cuzk_gpu_ntt_ctx *ctx, int log_block, int log_cols,
                                  int threads) {
-    if (!ctx || log_block < 4 || log_block > NTT_MAX_LOG_BLOCK || log_cols < 0 ||
-        log_cols >= log_block || threads < 32 || threads > NTT_MAX_THREADS ||
-        (threads & (threads - 1)))
+    if (!ctx || !shape_ok(log_block, log_cols, threads))
         return set_error(CUZK_EINVAL, "bad kernel shape");
     ctx->log_block = log_block;
     ctx->log_cols = log_cols;
@@ -476,29 +627,35 @@ static int check_args(const cuzk_gpu_ntt_ctx *ctx, int log_n, int kind, const cu
     return CUZK_OK;
 }
 
-// s_lo[b] = t^b, s_hi[a] = c t^(4096 a): for the coset forward t = s and c = 1, for the coset
-// inverse t = 1/s and c = 1/n. Skipped when the tables already hold these powers.
+// The coset tables' parameters: s_lo[b] = t^b, s_hi[a] = c t^(4096 a); for the coset forward
+// t = s and c = 1, for the coset inverse t = 1/s and c = 1/n.
+static void shift_params(int log_n, const cuzk_fr *shift, int inverse, fr_t *t_out, fr_t *c_out) {
+    cuzk_fr t = *shift, c;
+    cuzk_fr_set_one(&c);
+    if (inverse) {
+        cuzk_fr_inv(&t, shift);
+        cuzk_fr_from_u64(&c, static_cast<uint64_t>(1) << log_n);
+        cuzk_fr_inv(&c, &c);
+    }
+    *t_out = to_dev(t);
+    *c_out = to_dev(c);
+}
+
+// Fills the coset tables for shift, direction and size, unless they already hold them.
 static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift, int inverse) {
     if (ctx->shift_valid && ctx->shift_inverse == inverse && ctx->shift_log_n == log_n &&
         cuzk_fr_eq(&ctx->shift_key, shift))
         return CUZK_OK;
     const size_t n = static_cast<size_t>(1) << log_n;
-    cuzk_fr t = *shift, c;
-    cuzk_fr_set_one(&c);
-    if (inverse) {
-        cuzk_fr_inv(&t, shift);
-        cuzk_fr_from_u64(&c, n);
-        cuzk_fr_inv(&c, &c);
-    }
-    cuzk_fr one;
-    cuzk_fr_set_one(&one);
+    fr_t t, c;
+    shift_params(log_n, shift, inverse, &t, &c);
     const size_t hi_len = (n + SHIFT_LO_N - 1) / SHIFT_LO_N;
     ctx->shift_valid = 0;
     pow_table_kernel<<<blocks_for(SHIFT_LO_N, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
-        ctx->s_lo, to_dev(t), 1, SHIFT_LO_N, to_dev(one));
+        ctx->s_lo, t, 1, SHIFT_LO_N, cuzk_cuda::fr_one());
     CU_LAUNCHED(pow_table_kernel);
     pow_table_kernel<<<blocks_for(hi_len, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
-        ctx->s_hi, to_dev(t), SHIFT_LO_N, hi_len, to_dev(c));
+        ctx->s_hi, t, SHIFT_LO_N, hi_len, c);
     CU_LAUNCHED(pow_table_kernel);
     ctx->shift_valid = 1;
     ctx->shift_inverse = inverse;
@@ -507,10 +664,21 @@ static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift,
     return CUZK_OK;
 }
 
-// Queues the transform of data[0 .. 2^log_n) on the context's stream (arguments checked).
-static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift) {
+// One kernel launch of a transform: the pass, the grid, the block and its shared memory.
+struct pass_launch {
+    pass_args a;
+    unsigned blocks, threads;
+    size_t smem;
+};
+
+// The launches of the transform of data[0 .. 2^log_n) (arguments checked) with the given kernel
+// shape, in order, with scratch as the passes' other vector; returns their number. The device
+// (enqueue) and the host twin run the same list.
+static int plan_transform(fr_mem *data, fr_mem *scratch, const fr_mem *tw, const fr_mem *s_lo,
+                          const fr_mem *s_hi, int log_n, int kind, int log_block, int log_cols,
+                          int want_threads, pass_launch *out) {
     pass_plan plan[CUZK_GPU_NTT_MAX_LOG + 1];
-    const int np = plan_passes(log_n, ctx->log_block, ctx->log_cols, plan);
+    const int np = plan_passes(log_n, log_block, log_cols, plan);
     int out_mode = OUT_BITREV;
     cuzk_fr scale;
     cuzk_fr_set_one(&scale);
@@ -521,17 +689,13 @@ static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, con
     } else if (kind == CUZK_GPU_NTT_COSET_INVERSE) {
         out_mode = OUT_REVERSE_POWERS;
     }
-    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
-        int err = prepare_shift(ctx, log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE);
-        if (err != CUZK_OK) return err;
-    }
     for (int p = 0; p < np; p++) {
-        pass_args a;
-        a.src = np == 1 || p == 0 ? data : ctx->scratch;
-        a.dst = np == 1 || p == np - 1 ? data : ctx->scratch;
-        a.tw = ctx->tw;
-        a.s_lo = ctx->s_lo;
-        a.s_hi = ctx->s_hi;
+        pass_args &a = out[p].a;
+        a.src = np == 1 || p == 0 ? data : scratch;
+        a.dst = np == 1 || p == np - 1 ? data : scratch;
+        a.tw = tw;
+        a.s_lo = s_lo;
+        a.s_hi = s_hi;
         a.scale = to_dev(scale);
         a.log_n = log_n;
         a.lo = plan[p].lo;
@@ -542,11 +706,25 @@ static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, con
         a.out_mode = out_mode;
         const int log_elems = a.g + a.logc;
         const unsigned elems = 1u << log_elems;
-        const unsigned half = elems / 2, want = static_cast<unsigned>(ctx->threads);
-        const unsigned threads = want < half ? want : (half > 32 ? half : 32);
-        const unsigned blocks =
-            static_cast<unsigned>(static_cast<size_t>(1) << (log_n - log_elems));
-        ntt_pass_kernel<<<blocks, threads, elems * sizeof(fr_mem), ctx->stream>>>(a);
+        const unsigned half = elems / 2, want = static_cast<unsigned>(want_threads);
+        out[p].threads = want < half ? want : (half > 32 ? half : 32);
+        out[p].blocks = static_cast<unsigned>(static_cast<size_t>(1) << (log_n - log_elems));
+        out[p].smem = elems * sizeof(fr_mem);
+    }
+    return np;
+}
+
+// Queues the transform of data[0 .. 2^log_n) on the context's stream (arguments checked).
+static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift) {
+    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
+        int err = prepare_shift(ctx, log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE);
+        if (err != CUZK_OK) return err;
+    }
+    pass_launch l[CUZK_GPU_NTT_MAX_LOG + 1];
+    const int np = plan_transform(data, ctx->scratch, ctx->tw, ctx->s_lo, ctx->s_hi, log_n, kind,
+                                  ctx->log_block, ctx->log_cols, ctx->threads, l);
+    for (int p = 0; p < np; p++) {
+        ntt_pass_kernel<<<l[p].blocks, l[p].threads, l[p].smem, ctx->stream>>>(l[p].a);
         CU_LAUNCHED(ntt_pass_kernel);
     }
     return CUZK_OK;
@@ -647,5 +825,127 @@ extern "C" int cuzk_gpu_fr_eval(int device, enum cuzk_gpu_fr_op op, const cuzk_f
     fr_eval_kernel<<<blocks_for(n, TABLE_THREADS), TABLE_THREADS>>>(op, d.a, d.b, d.out, n);
     CU_LAUNCHED(fr_eval_kernel);
     CU_TRY(cudaMemcpy(out, d.out, bytes, cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}
+
+// ---- host twin (gpu_twin.h) -----------------------------------------------------------------
+
+// What the twin watches while it runs a block's phases: every tile access is noted with the
+// thread making it. Within one phase (between two barriers) a slot must be touched by one
+// thread only: a second thread reading or writing it would race on the device, where the
+// phase's threads run concurrently (the twin, running them in turn, would hide that). And the
+// k-th access of the threads of a quarter warp (lanes 8q .. 8q + 7: the threads whose 16-byte
+// words one shared-memory wavefront serves) should fall in 8 different 16-byte bank groups
+// (slot mod 8; plane1 repeats plane0's pattern, the tile size being a multiple of 8); each
+// access to a group already used counts one collision.
+struct twin_check {
+    uint32_t *owner; // per slot: 1 + the thread that touched it in this phase, 0: none
+    uint32_t *count; // per thread: its accesses so far in this phase
+    uint8_t *banks;  // per (quarter warp, access number): bank groups used
+    uint32_t kmax;   // access numbers per quarter warp in banks
+    uint32_t tid;    // the thread running
+    uint64_t races, accesses, collisions;
+    CUZK_HD void note(uint32_t s) {
+        if (owner[s] != 0 && owner[s] != tid + 1) races++;
+        owner[s] = tid + 1;
+        const uint32_t k = count[tid]++;
+        uint8_t &used = banks[static_cast<size_t>(tid / 8) * kmax + (k < kmax ? k : kmax - 1)];
+        const uint8_t bit = static_cast<uint8_t>(1u << (s & 7));
+        if (used & bit) collisions++;
+        used |= bit;
+        accesses++;
+    }
+};
+
+// The kernel's tile accessors on host memory, each access noted.
+struct twin_tile {
+    dev_tile mem;
+    twin_check *chk;
+    CUZK_HD fr_t get(uint32_t s) const {
+        chk->note(s);
+        return mem.get(s);
+    }
+    CUZK_HD void put(uint32_t s, const fr_t &v) const {
+        chk->note(s);
+        mem.put(s, v);
+    }
+};
+
+// Runs one launch the way the device does: for each block, each phase for every thread in
+// turn, a barrier (the end of a phase's loop) clearing the per-phase records.
+static void twin_pass(const pass_launch &l, twin_check &chk) {
+    const uint32_t elems = static_cast<uint32_t>(l.smem / sizeof(fr_mem));
+    std::vector<uint4> sm(2 * static_cast<size_t>(elems));
+    std::vector<uint32_t> owner(elems), count(l.threads);
+    chk.kmax = 2 * elems + 2; // above any thread's accesses in a phase
+    std::vector<uint8_t> banks(static_cast<size_t>((l.threads + 7) / 8) * chk.kmax);
+    chk.owner = owner.data();
+    chk.count = count.data();
+    chk.banks = banks.data();
+    const auto barrier = [&]() {
+        std::fill(owner.begin(), owner.end(), 0);
+        std::fill(count.begin(), count.end(), 0);
+        std::fill(banks.begin(), banks.end(), 0);
+    };
+    const int nsteps = pass_nsteps(l.a.g, l.a.last);
+    for (unsigned blk = 0; blk < l.blocks; blk++) {
+        const pass_block b(l.a, blk);
+        const twin_tile t = {{sm.data(), sm.data() + elems}, &chk};
+        for (chk.tid = 0; chk.tid < l.threads; chk.tid++) b.load(t, chk.tid, l.threads);
+        barrier();
+        for (int k = 0; k < nsteps; k++) {
+            for (chk.tid = 0; chk.tid < l.threads; chk.tid++) b.step(t, k, chk.tid, l.threads);
+            barrier();
+        }
+        for (chk.tid = 0; chk.tid < l.threads; chk.tid++) b.store(t, chk.tid, l.threads);
+        barrier();
+    }
+}
+
+extern "C" int cuzk_gpu_twin_ntt(cuzk_fr *data, int log_n, enum cuzk_gpu_ntt_kind kind,
+                                 const cuzk_fr *shift, int log_block, int log_cols, int threads,
+                                 struct cuzk_gpu_twin_ntt_report *report) {
+    if (log_block == 0) {
+        log_block = NTT_LOG_BLOCK;
+        log_cols = NTT_LOG_COLS;
+        threads = NTT_THREADS;
+    }
+    const bool coset = kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE;
+    if (!data || log_n < 1 || log_n > CUZK_GPU_TWIN_NTT_MAX_LOG || kind < CUZK_GPU_NTT_FORWARD ||
+        kind > CUZK_GPU_NTT_COSET_INVERSE || (coset && (!shift || cuzk_fr_is_zero(shift))) ||
+        !shape_ok(log_block, log_cols, threads))
+        return CUZK_EINVAL;
+    // the context's tables for max_log = log_n, built by the kernels' bodies
+    const size_t n = static_cast<size_t>(1) << log_n, half = n / 2;
+    const size_t s_hi_len = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
+    std::vector<fr_mem> tw(n), scratch(n), s_lo(SHIFT_LO_N), s_hi(s_hi_len);
+    cuzk_fr omega;
+    cuzk_fr_root_of_unity(&omega, log_n);
+    const fr_t one = cuzk_cuda::fr_one();
+    const size_t hi_len = (half + SHIFT_LO_N - 1) / SHIFT_LO_N;
+    for (size_t j = 0; j < SHIFT_LO_N; j++) pow_table_at(s_lo.data(), to_dev(omega), 1, one, j);
+    for (size_t j = 0; j < hi_len; j++)
+        pow_table_at(s_hi.data(), to_dev(omega), SHIFT_LO_N, one, j);
+    for (size_t i = 0; i < half; i++) twiddle_top_at(tw.data() + half, s_hi.data(), s_lo.data(), i);
+    for (size_t e = 0; e < half; e++) twiddle_lower_at(tw.data(), half, e);
+    if (coset) {
+        fr_t t, c;
+        shift_params(log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE, &t, &c);
+        for (size_t j = 0; j < SHIFT_LO_N; j++) pow_table_at(s_lo.data(), t, 1, one, j);
+        for (size_t j = 0; j < (n + SHIFT_LO_N - 1) / SHIFT_LO_N; j++)
+            pow_table_at(s_hi.data(), t, SHIFT_LO_N, c, j);
+    }
+    pass_launch l[CUZK_GPU_NTT_MAX_LOG + 1];
+    const int np =
+        plan_transform(reinterpret_cast<fr_mem *>(data), scratch.data(), tw.data(), s_lo.data(),
+                       s_hi.data(), log_n, kind, log_block, log_cols, threads, l);
+    twin_check chk = {};
+    for (int p = 0; p < np; p++) twin_pass(l[p], chk);
+    if (report) {
+        report->passes = np;
+        report->races = chk.races;
+        report->accesses = chk.accesses;
+        report->collisions = chk.collisions;
+    }
     return CUZK_OK;
 }
