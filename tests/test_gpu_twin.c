@@ -114,7 +114,7 @@ static void test_fp(void) {
     for (size_t i = nspec; i < ninv; i++) cuzk_fp_random(&x[i], &test_rng);
     for (size_t i = 0; i < ninv; i++) cuzk_fp_inv(&xwant[i], &x[i]);
     memset(xgot, 0xa5, ninv * sizeof *xgot);
-    CHECK(cuzk_gpu_twin_fp_inv(1, x, xgot, ninv) == CUZK_OK);
+    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP_INV, x, NULL, xgot, ninv) == CUZK_OK);
     size_t bad = 0;
     for (size_t i = 0; i < ninv; i++) {
         if (cuzk_fp_eq(&xgot[i], &xwant[i])) continue;
@@ -182,7 +182,7 @@ static void test_fp2(void) {
     for (size_t i = nspec; i < ninv; i++) cuzk_fp2_random(&x[i], &test_rng);
     for (size_t i = 0; i < ninv; i++) cuzk_fp2_inv(&xwant[i], &x[i]);
     memset(xgot, 0xa5, ninv * sizeof *xgot);
-    CHECK(cuzk_gpu_twin_fp_inv(2, x, xgot, ninv) == CUZK_OK);
+    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP2_INV, x, NULL, xgot, ninv) == CUZK_OK);
     size_t bad = 0;
     for (size_t i = 0; i < ninv; i++) bad += !cuzk_fp2_eq(&xgot[i], &xwant[i]);
     CHECK(bad == 0);
