@@ -545,8 +545,8 @@ CUZK_HD fp_t fp_gcd_mod(fp_t r) {
 // f1 = 0, g1 = 2^31, and q = 0), so stopping early changes no result, only the time: random
 // values take 17 to 19 batches of the 25, and the lanes of a warp that finish first wait for
 // the slowest. One out-of-line function, as mul, of about 770 machine instructions (sm_90) that
-// execute about 1 600 per batch: about 30 000 for a random value and 40 500 at most, against
-// 325 000 for the Fermat power it replaced, 384 squarings and 229 multiplications (docs/gpu.md).
+// execute about 1 650 per batch: about 30 000 for a random value and 41 000 at most, against
+// 330 000 for the Fermat power it replaced, 384 squarings and 229 multiplications (docs/gpu.md).
 static __host__ __device__ __noinline__ fp_t inv(const fp_t x) {
     fp_t a = x, b = fp_modulus(), v = fp_zero();
     fp_t u = fp_from_u64(fp_detail::u64x6{CUZK_FP_R2}); /* R^2 mod p */
