@@ -1,7 +1,9 @@
 /* The GPU MSM against the CPU (src/msm/msm.h, cuzk_g*_mul_var), on fresh random inputs:
  *   - the device field arithmetic (Fp and Fp2 add, sub, mul, sqr) on every pair of edge values
- *     and 10^4 random pairs, bit for bit, and the device XYZZ formulas (cuzk_gpu_g*_add_eval)
- *     on random points and on a = b, a = -b, b = 3a and identities;
+ *     and 10^4 random pairs, bit for bit, the inversions (Fp and Fp2, the binary GCD) on the
+ *     special inputs of test_util.h and 20 000 / 4000 random elements, and the device XYZZ
+ *     formulas (cuzk_gpu_g*_add_eval) on random points and on a = b, a = -b, b = 3a and
+ *     identities;
  *   - every shared MSM case (tests/msm_cases.h, the cases test_msm runs on the CPU: zero, one,
  *     edge and above-r scalars, identity, repeated and negated bases, P and -P pairs, one
  *     scalar everywhere) at its small sizes and at 2^12 (G2: 2^10), each against cuzk_g*_msm on
@@ -110,6 +112,52 @@ static void test_field(void) {
     free(b);
     free(got);
     free(want);
+}
+
+/* The device inversion (the binary GCD: variable time, so the special inputs of test_util.h
+ * that take it longest or along rare paths) against cuzk_fp_inv / cuzk_fp2_inv, with random
+ * elements; b is left NULL, as the contract allows. */
+static void test_field_inv(void) {
+    const size_t ns1 = test_fp_specials(NULL), n1 = ns1 + 20000;
+    const size_t ns2 = test_fp2_specials(NULL), n2 = ns2 + 4000;
+    cuzk_fp *a = test_xmalloc(n1 * sizeof *a), *got = test_xmalloc(n1 * sizeof *got),
+            *want = test_xmalloc(n1 * sizeof *want);
+    cuzk_fp2 *a2 = test_xmalloc(n2 * sizeof *a2), *got2 = test_xmalloc(n2 * sizeof *got2),
+             *want2 = test_xmalloc(n2 * sizeof *want2);
+    test_fp_specials(a);
+    for (size_t i = ns1; i < n1; i++) cuzk_fp_random(&a[i], &test_rng);
+    for (size_t i = 0; i < n1; i++) cuzk_fp_inv(&want[i], &a[i]);
+    test_fp2_specials(a2);
+    for (size_t i = ns2; i < n2; i++) cuzk_fp2_random(&a2[i], &test_rng);
+    for (size_t i = 0; i < n2; i++) cuzk_fp2_inv(&want2[i], &a2[i]);
+    memset(got, 0xa5, n1 * sizeof *got);
+    memset(got2, 0xa5, n2 * sizeof *got2);
+    if (gpu_ok(cuzk_gpu_fp_eval(0, CUZK_GPU_FP_INV, a, NULL, got, n1), "fp_eval (fp inv)")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n1; i++) {
+            if (cuzk_fp_eq(&got[i], &want[i])) continue;
+            if (!bad++)
+                fprintf(stderr, "test_gpu_msm: fp inv wrong at %zu: a 0x%016llx..%016llx\n", i,
+                        (unsigned long long)a[i].l[5], (unsigned long long)a[i].l[0]);
+        }
+        CHECK(bad == 0);
+        if (bad) fprintf(stderr, "test_gpu_msm: fp inv: %zu of %zu wrong\n", bad, n1);
+    }
+    if (gpu_ok(cuzk_gpu_fp_eval(0, CUZK_GPU_FP2_INV, a2, NULL, got2, n2), "fp_eval (fp2 inv)")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n2; i++) bad += !cuzk_fp2_eq(&got2[i], &want2[i]);
+        CHECK(bad == 0);
+        if (bad) fprintf(stderr, "test_gpu_msm: fp2 inv: %zu of %zu wrong\n", bad, n2);
+    }
+    printf("test_gpu_msm: device inversion checked on %zu Fp (%zu special) and %zu Fp2 (%zu "
+           "special) elements\n",
+           n1, ns1, n2, ns2);
+    free(a);
+    free(got);
+    free(want);
+    free(a2);
+    free(got2);
+    free(want2);
 }
 
 /* ---- the XYZZ formulas ----------------------------------------------------------------------- */
@@ -540,6 +588,7 @@ int main(void) {
 
     test_args();
     test_field();
+    test_field_inv();
     cuzk_g1_test_add();
     cuzk_g2_test_add();
     cuzk_g1_test_msm(G1_MAX_LOG, 12, 1000003);

@@ -1,7 +1,9 @@
 /* The GPU MSM's code run on the host (gpu_twin.h) against the CPU library, so that a machine
  * without a GPU still checks the device arithmetic, the curve formulas and the MSM's algorithm:
  *   - Fp and Fp2 add, sub, mul, sqr on every pair of edge values and 10^4 random pairs, and
- *     inversion, bit for bit against src/ff;
+ *     inversion (the binary GCD) on the special inputs of test_util.h (small, power-of-two,
+ *     near-p and near-2^380 values, runs of ones, one half zero in Fp2) and 20 000 random Fp /
+ *     4000 random Fp2 elements, bit for bit against src/ff;
  *   - the XYZZ formulas through the eval chain of cuzk_gpu_g*_add_eval (a + b and 2a) on random
  *     points and on the exceptional cases: a = b, a = -b, b = 3a, identities;
  *   - the signed window digits of edge and random scalars at every window width: they
@@ -111,12 +113,31 @@ static void test_fp(void) {
         }
         CHECK(bad == 0);
     }
-    /* inversion (slow: a few hundred) */
-    const size_t ninv = 300;
-    for (size_t i = 0; i < ninv; i++) cuzk_fp_inv(&want[i], &a[i]);
-    CHECK(cuzk_gpu_twin_fp_inv(1, a, got, ninv) == CUZK_OK);
-    for (size_t i = 0; i < ninv; i++) CHECK(cuzk_fp_eq(&got[i], &want[i]));
-    printf("test_gpu_twin: Fp: %zu pairs per operation, %zu inversions\n", n, ninv);
+    /* inversion (the binary GCD): the special inputs, then random elements */
+    const size_t nspec = test_fp_specials(NULL), ninv = nspec + 20000;
+    cuzk_fp *x = malloc(ninv * sizeof *x), *xgot = malloc(ninv * sizeof *xgot),
+            *xwant = malloc(ninv * sizeof *xwant);
+    test_fp_specials(x);
+    for (size_t i = nspec; i < ninv; i++) cuzk_fp_random(&x[i], &test_rng);
+    for (size_t i = 0; i < ninv; i++) cuzk_fp_inv(&xwant[i], &x[i]);
+    memset(xgot, 0xa5, ninv * sizeof *xgot);
+    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP_INV, x, NULL, xgot, ninv) == CUZK_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < ninv; i++) {
+        if (cuzk_fp_eq(&xgot[i], &xwant[i])) continue;
+        if (!bad++) {
+            char v[99], g[99], w[99];
+            fp_hex(v, &x[i]), fp_hex(g, &xgot[i]), fp_hex(w, &xwant[i]);
+            fprintf(stderr, "test_gpu_twin: fp inv at %zu:\n  a %s\n  got  %s\n  want %s\n", i, v,
+                    g, w);
+        }
+    }
+    CHECK(bad == 0);
+    printf("test_gpu_twin: Fp: %zu pairs per operation, %zu inversions (%zu special inputs)\n", n,
+           ninv, nspec);
+    free(x);
+    free(xgot);
+    free(xwant);
     free(a);
     free(b);
     free(got);
@@ -160,11 +181,24 @@ static void test_fp2(void) {
         CHECK(bad == 0);
         if (bad) fprintf(stderr, "test_gpu_twin: %s: %zu of %zu wrong\n", name[op - 4], bad, n);
     }
-    const size_t ninv = 100;
-    for (size_t i = 0; i < ninv; i++) cuzk_fp2_inv(&want[i], &a[i]);
-    CHECK(cuzk_gpu_twin_fp_inv(2, a, got, ninv) == CUZK_OK);
-    for (size_t i = 0; i < ninv; i++) CHECK(cuzk_fp2_eq(&got[i], &want[i]));
-    printf("test_gpu_twin: Fp2: %zu pairs per operation, %zu inversions\n", n, ninv);
+    /* inversion: the special inputs (one half zero, edge pairs), then random elements */
+    const size_t nspec = test_fp2_specials(NULL), ninv = nspec + 4000;
+    cuzk_fp2 *x = malloc(ninv * sizeof *x), *xgot = malloc(ninv * sizeof *xgot),
+             *xwant = malloc(ninv * sizeof *xwant);
+    test_fp2_specials(x);
+    for (size_t i = nspec; i < ninv; i++) cuzk_fp2_random(&x[i], &test_rng);
+    for (size_t i = 0; i < ninv; i++) cuzk_fp2_inv(&xwant[i], &x[i]);
+    memset(xgot, 0xa5, ninv * sizeof *xgot);
+    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP2_INV, x, NULL, xgot, ninv) == CUZK_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < ninv; i++) bad += !cuzk_fp2_eq(&xgot[i], &xwant[i]);
+    CHECK(bad == 0);
+    if (bad) fprintf(stderr, "test_gpu_twin: fp2 inv: %zu of %zu wrong\n", bad, ninv);
+    printf("test_gpu_twin: Fp2: %zu pairs per operation, %zu inversions (%zu special inputs)\n", n,
+           ninv, nspec);
+    free(x);
+    free(xgot);
+    free(xwant);
     free(a);
     free(b);
     free(got);

@@ -94,6 +94,88 @@ void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]) {
     for (int i = 0; i < TEST_FP_NEDGES; i++) memcpy(out[i].l, edges[i], sizeof out[i].l);
 }
 
+/* r = a + b (add) or a - b (sub) on six limbs, the carry or borrow out dropped. */
+static void limbs6_add(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], int sub) {
+    unsigned c = 0;
+    for (int i = 0; i < 6; i++) {
+        const uint64_t x = a[i], y = b[i];
+        r[i] = sub ? x - y - c : x + y + c;
+        c = sub ? (x < y || (x == y && c)) : (r[i] < x || (r[i] == x && c));
+    }
+}
+
+/* l = 2^(lo + len) - 2^lo: a run of len ones from bit lo (lo + len <= 384). */
+static void limbs6_run(uint64_t l[6], unsigned lo, unsigned len) {
+    memset(l, 0, 6 * sizeof *l);
+    for (unsigned b = lo; b < lo + len; b++) l[b / 64] |= 1ull << (b % 64);
+}
+
+/* out[(*n)++] = l, or only the count when out is NULL. */
+static void put_fp(cuzk_fp *out, size_t *n, const uint64_t l[6]) {
+    if (out) memcpy(out[*n].l, l, sizeof out[*n].l);
+    (*n)++;
+}
+
+size_t test_fp_specials(cuzk_fp *out) {
+    static const uint64_t p[6] = CUZK_FP_MODULUS;
+    static const unsigned runs[] = {7, 31, 32, 33, 63, 64, 65, 127, 191, 255, 300};
+    size_t n = 0;
+    uint64_t v[6], w[6];
+    const uint64_t one[6] = {1, 0, 0, 0, 0, 0};
+    cuzk_fp edges[TEST_FP_NEDGES];
+    test_fp_edges(edges);
+    for (int i = 0; i < TEST_FP_NEDGES; i++) put_fp(out, &n, edges[i].l);
+    for (uint64_t k = 3; k <= 1000; k++) put_fp(out, &n, (uint64_t[6]){k, 0, 0, 0, 0, 0});
+    for (unsigned k = 0; k <= 380; k++) {
+        limbs6_run(v, k, 1);
+        put_fp(out, &n, v);
+        limbs6_add(w, v, one, 1);
+        put_fp(out, &n, w);
+        limbs6_add(w, v, one, 0);
+        put_fp(out, &n, w);
+        limbs6_add(w, p, v, 1);
+        put_fp(out, &n, w);
+    }
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+        for (unsigned lo = 0; lo + runs[r] <= 380; lo += 17) {
+            limbs6_run(v, lo, runs[r]);
+            put_fp(out, &n, v);
+        }
+    uint64_t top[6];
+    limbs6_run(top, 380, 1);
+    for (uint64_t d = 1; d <= 64; d++) {
+        const uint64_t dl[6] = {d, 0, 0, 0, 0, 0};
+        limbs6_add(w, top, dl, 0);
+        put_fp(out, &n, w);
+        limbs6_add(w, top, dl, 1);
+        put_fp(out, &n, w);
+    }
+    for (unsigned k = 0; k < 380; k++) {
+        limbs6_run(v, k, 1);
+        limbs6_add(w, top, v, 1);
+        put_fp(out, &n, w);
+    }
+    return n;
+}
+
+size_t test_fp2_specials(cuzk_fp2 *out) {
+    const size_t ns = test_fp_specials(NULL);
+    size_t n = 2 * ns + TEST_FP_NEDGES * TEST_FP_NEDGES;
+    if (!out) return n;
+    cuzk_fp *s = test_xmalloc(ns * sizeof *s), edges[TEST_FP_NEDGES];
+    test_fp_specials(s);
+    test_fp_edges(edges);
+    n = 0;
+    for (size_t i = 0; i < ns; i++) {
+        out[n].c0 = s[i], memset(&out[n].c1, 0, sizeof out[n].c1), n++;
+        memset(&out[n].c0, 0, sizeof out[n].c0), out[n].c1 = s[i], n++;
+    }
+    for (int i = 0; i < TEST_FP_NEDGES; i++)
+        for (int j = 0; j < TEST_FP_NEDGES; j++) out[n].c0 = edges[i], out[n].c1 = edges[j], n++;
+    free(s);
+    return n;
+}
+
 static int hexval(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -52,6 +52,14 @@ void test_scalar_set(cuzk_scalar *k, uint64_t v);
  * and one above, values at limb and carry boundaries, p less its low limb, R mod p (one). */
 #define TEST_FP_NEDGES 15
 void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]);
+/* The inputs that make an inversion by the binary GCD work hardest or take rare paths, as raw
+ * Montgomery limbs below p: the edge values, the integers 3..1000, each 2^k (k <= 380) with
+ * 2^k - 1, 2^k + 1 and p - 2^k, runs of ones (2^j - 1) 2^i of several lengths, 2^380 + d for
+ * |d| <= 64 and 2^380 - 2^k (2^380 and p - 2^k need the most steps). Written to out unless it
+ * is NULL; returns their number. */
+size_t test_fp_specials(cuzk_fp *out);
+/* The same for Fp2: (s, 0) and (0, s) for every special s, and every pair of edge values. */
+size_t test_fp2_specials(cuzk_fp2 *out);
 
 /* Random points from test_rng: in the r-order subgroup (a random multiple of the generator), and
  * on the curve but outside the subgroup (a random x; the cofactor makes membership negligible). */

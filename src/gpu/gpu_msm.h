@@ -154,7 +154,9 @@ const char *cuzk_gpu_msm_last_error(void);
 
 /* out[i] = op(a[i], b[i]) on the device for the base field and the curve formulas, so tests
  * compare every device routine with the CPU on random inputs. Allocates its own memory: a
- * check, not a fast path. Fp values in cuzk_fp layout (Montgomery), Fp2 in cuzk_fp2 layout. */
+ * check, not a fast path. Fp values in cuzk_fp layout (Montgomery), Fp2 in cuzk_fp2 layout.
+ * The one-operand ops (SQR, INV) ignore b, which may be NULL; INV maps 0 to 0, as
+ * cuzk_fp_inv / cuzk_fp2_inv do. */
 enum cuzk_gpu_fp_op {
     CUZK_GPU_FP_ADD = 0,
     CUZK_GPU_FP_SUB = 1,
@@ -164,6 +166,8 @@ enum cuzk_gpu_fp_op {
     CUZK_GPU_FP2_SUB = 5,
     CUZK_GPU_FP2_MUL = 6,
     CUZK_GPU_FP2_SQR = 7,
+    CUZK_GPU_FP_INV = 8,
+    CUZK_GPU_FP2_INV = 9,
 };
 int cuzk_gpu_fp_eval(int device, enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out,
                      size_t n);

@@ -27,8 +27,6 @@ extern "C" {
 
 /* out[i] = op(a[i], b[i]) by the device field code on the host (as cuzk_gpu_fp_eval). */
 int cuzk_gpu_twin_fp(enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out, size_t n);
-/* out[i] = 1/a[i] (1/0 = 0) by the device inversion, in Fp (degree 1) or Fp2 (degree 2). */
-int cuzk_gpu_twin_fp_inv(int degree, const void *a, void *out, size_t n);
 /* As cuzk_gpu_g*_add_eval: the device XYZZ formulas, their exceptional cases included. */
 int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_g1 *sum_out,
                          cuzk_g1 *dbl_out, size_t n);

@@ -9,17 +9,21 @@
 // Every function is __host__ __device__. On the device the carry chains are inline PTX (one
 // chain per asm statement: the condition-code register does not survive between statements);
 // on the host the same chains are portable C++ with 64-bit intermediates. The five chains
-// (fp_chain_*) are the only code that differs between the two: everything above them (the
-// multiplication's schedule, reductions, Fp2, inversion, the curve formulas of ec.cuh) is one
-// source, so the host test tests/test_gpu_twin.c checks all of it but the PTX spelling of the
-// chains, which the device checks (cuzk_gpu_fp_eval) cover.
+// (fp_chain_*) and two one-instruction bit helpers (fp_clz32, fp_bswap32) are the only
+// arithmetic that differs between the two: everything else (the multiplication's schedule,
+// reductions, Fp2, the inversion, the curve formulas of ec.cuh) is one source, so the host test
+// tests/test_gpu_twin.c checks all of it but the device spelling of those, which the device
+// checks (cuzk_gpu_fp_eval) cover.
 //
 // Two types per field: fp_mem is the storage form (16-byte aligned: an element moves as three
 // 128-bit accesses), fp_t the compute form. Every function takes fully reduced inputs and
 // returns a fully reduced result by value (a result may overwrite an input). Nothing branches
 // on element values but is_zero / eq, which the curve formulas use for their exceptional
-// cases, and the square roots and encodings of point decompression (sqrt_var, is_lexlarger,
-// fp_from_be_words: public key material only); the exponents of fp_inv and fp_pow are public.
+// cases; inv, a binary GCD that stops when it is done, so its time depends on the value (the
+// curve formulas' branches and the MSM's buckets, chosen by the scalars, are variable time
+// already); and the square roots and encodings of point decompression (sqrt_var,
+// is_lexlarger, fp_from_be_words: public key material only). The exponents of fp_pow are
+// public.
 //
 // The constants come from src/ff/ff_constants.h (generated and checked there) and are split
 // into 32-bit words at compile time; no magic number is retyped here.
@@ -366,21 +370,199 @@ CUZK_HD void mul_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const 
 
 CUZK_HD fp_t sqr(const fp_t &a) { return mul(a, a); }
 
-// 1/a = a^(p-2) (Fermat); 1/0 = 0. About 380 squarings and 190 multiplications: for
-// conversions to affine, not for inner loops.
-CUZK_HD fp_t inv(const fp_t &a) {
-    const fp_detail::u64x6 e = {CUZK_FP_MINUS2}; /* p - 2 (plain) */
-    fp_t r = fp_one();
-    CUZK_UNROLL_1
-    for (int limb = 5; limb >= 0; limb--) {
-        const uint64_t w = e.w[limb];
-        CUZK_UNROLL_1
-        for (int bit = 63; bit >= 0; bit--) {
-            r = sqr(r);
-            if ((w >> bit) & 1) r = mul(r, a);
-        }
+// ---- Fp inversion: the binary GCD --------------------------------------------------------------
+// inv computes 1/a by T. Pornin's optimized binary GCD ("Optimized Binary GCD for Modular
+// Inversion", IACR ePrint 2020/972). The classic binary GCD of x and p keeps a, b with
+// gcd(a, b) = gcd(x, p) and u, v with a = x u, b = x v (mod p), from a = x, b = p, u = 1, v = 0:
+// when a is odd it swaps (a, u) with (b, v) if a < b and subtracts (a -= b, u -= v), then it
+// halves a (u /= 2 mod p). Each step shortens a and b by at least one bit together, so after
+// 2 len(p) - 1 steps a = 0, b = 1 and v = 1/x. The optimized form runs the steps in batches of 31
+// on 64-bit approximations of a and b (their low 31 bits exact, their top 33 bits taken at the
+// length of the longer one), records a batch as update factors f0, g0, f1, g1 and applies them
+// to the full values once: a' = (a f0 + b g0) / 2^31, b' = (a f1 + b g1) / 2^31, exact because
+// the parities the steps saw were exact. A comparison the approximations got wrong can make a'
+// or b' negative, which negating it and its two factors repairs; the paper proves that the
+// bound of 2 len(p) - 1 steps still holds, so ceil(761 / 31) = 25 batches suffice (the slowest
+// inputs, 2^380 and p - 2^k for large k, take all 25 batches: 2^380 needs exactly 761 steps).
+// u and v take the same factors, with the division by 2^31 made exact modulo p by adding a
+// multiple of p, as a Montgomery reduction does, so that their relations to a and b hold
+// exactly after every batch.
+
+namespace fp_detail {
+constexpr int kGcdSteps = 31; /* steps per batch: the factors then stay within 2^31 */
+constexpr int kGcdBatches = (2 * CUZK_FP_BITS - 1 + kGcdSteps - 1) / kGcdSteps;
+} // namespace fp_detail
+
+// The number of leading zero bits of v != 0.
+CUZK_HD uint32_t fp_clz32(uint32_t v) {
+#ifdef __CUDA_ARCH__
+    return static_cast<uint32_t>(__clz(static_cast<int>(v)));
+#else
+    return static_cast<uint32_t>(__builtin_clz(v));
+#endif
+}
+
+// One approximation: the window w2:w1:w0 (the three words at and below the top nonzero word of
+// a | b) shifted left by s, so that the top bit of the longer value is bit 63, with low's low 31
+// bits below its top 33.
+CUZK_HD uint64_t fp_gcd_window(uint32_t w2, uint32_t w1, uint32_t w0, uint32_t s, uint32_t low) {
+    const uint64_t top =
+        ((static_cast<uint64_t>(w2) << 32 | w1) << s) | (static_cast<uint64_t>(w0) << s >> 32);
+    return (top & ~static_cast<uint64_t>(0x7fffffff)) | (low & 0x7fffffffu);
+}
+
+// The approximations xa, xb of a and b (both below 2^382) that a batch of steps works on: with n
+// the bit length of the longer one, bits n - 33 .. n - 1 above the low 31 bits; a and b
+// themselves when both are below 2^64. The scan selects the window words instead of indexing
+// them (an array indexed by a run-time value would live in local memory on the device).
+CUZK_HD void fp_gcd_approx(const fp_t &a, const fp_t &b, uint64_t &xa, uint64_t &xb) {
+    uint32_t a2 = a.l[1], a1 = a.l[0], a0 = 0, b2 = b.l[1], b1 = b.l[0], b0 = 0, wide = 0;
+    CUZK_UNROLL
+    for (int i = 2; i < 12; i++) {
+        const uint32_t m = 0u - static_cast<uint32_t>((a.l[i] | b.l[i]) != 0);
+        a0 = (a.l[i - 2] & m) | (a0 & ~m);
+        a1 = (a.l[i - 1] & m) | (a1 & ~m);
+        a2 = (a.l[i] & m) | (a2 & ~m);
+        b0 = (b.l[i - 2] & m) | (b0 & ~m);
+        b1 = (b.l[i - 1] & m) | (b1 & ~m);
+        b2 = (b.l[i] & m) | (b2 & ~m);
+        wide |= m;
     }
+    // No shift when both fit 64 bits (their windows are a and b); the | 1 keeps clz's argument
+    // nonzero and changes no count of a nonzero a2 | b2.
+    const uint32_t s = fp_clz32(a2 | b2 | 1) & wide;
+    xa = fp_gcd_window(a2, a1, a0, s, a.l[0]);
+    xb = fp_gcd_window(b2, b1, b0, s, b.l[0]);
+}
+
+// A batch's update factor: its magnitude, and a mask of all ones when it is negative.
+struct fp_gcd_factor {
+    uint32_t mag, neg;
+};
+struct fp_gcd_factors {
+    fp_gcd_factor f0, g0, f1, g1;
+};
+
+// The factor whose value mod 2^32 is w, for a value in (-2^31, 2^31] (fp_gcd_steps): the words
+// above 2^31 are the negative ones, and 2^31 itself is +2^31.
+CUZK_HD fp_gcd_factor fp_gcd_factor_of(uint32_t w) {
+    const uint32_t neg = 0u - static_cast<uint32_t>(w > 0x80000000u);
+    return fp_gcd_factor{(w ^ neg) - neg, neg};
+}
+
+// 31 binary-GCD steps on the approximations xa, xb, with the factors kept mod 2^32; xb is odd (b
+// starts as p and only ever takes the place of an odd a). The conditions are selects (SEL on the
+// device, no branch: the lanes of a warp invert different values, and branches would split
+// them). After i steps, xa 2^i = f0 xa0 + g0 xb0 and xb 2^i = f1 xa0 + g1 xb0 for the entry
+// values xa0, xb0, with xa, xb >= 0, xb odd, |f0| + |g0| <= 2^i and |f1| + |g1| <= 2^i. So after
+// 31 steps a factor of magnitude 2^31 has a zero partner and is positive (xa0 = 0 never moves f0
+// off 1), and every factor lies in (-2^31, 2^31], where its word names it (fp_gcd_factor_of).
+CUZK_HD fp_gcd_factors fp_gcd_steps(uint64_t xa, uint64_t xb) {
+    uint32_t f0 = 1, g0 = 0, f1 = 0, g1 = 1;
+    CUZK_UNROLL_1
+    for (int i = 0; i < fp_detail::kGcdSteps; i++) {
+        const bool odd = (xa & 1) != 0, lt = xa < xb, swap = odd & lt;
+        const uint64_t d = lt ? xb - xa : xa - xb; // |a - b|
+        const uint32_t df = lt ? f1 - f0 : f0 - f1, dg = lt ? g1 - g0 : g0 - g1;
+        xb = swap ? xa : xb; // the swap leaves the smaller, odd a in b
+        xa = (odd ? d : xa) >> 1;
+        f1 = (swap ? f0 : f1) << 1;
+        g1 = (swap ? g0 : g1) << 1;
+        f0 = odd ? df : f0;
+        g0 = odd ? dg : g0;
+    }
+    return fp_gcd_factors{fp_gcd_factor_of(f0), fp_gcd_factor_of(g0), fp_gcd_factor_of(f1),
+                          fp_gcd_factor_of(g1)};
+}
+
+// (x f + y g + q p) / 2^31 for x, y < 2^382 and |f| + |g| <= 2^31, as a 12-word two's-complement
+// integer (|x f + y g + q p| < 2^414, so the quotient lies in (-2^383, 2^383)). With kModular, q
+// is the one below 2^31 that makes the sum a multiple of 2^31, and the result is congruent to
+// (x f + y g) / 2^31 mod p; without, q = 0 and the caller guarantees that the sum is a multiple
+// of 2^31 (a and b: the steps chose the factors so). A negative factor multiplies the complement
+// ~x = 2^384 - 1 - x: -x |f| = ~x |f| + |f| - 2^384 |f|, the last term taken off the 13th word.
+// Every word of the sum is one 64-bit accumulator with no separate carry chain: a carry below
+// 2^32 plus (2^32 - 1)(|f| + |g| + q) stays below 2^64.
+template <bool kModular>
+CUZK_HD fp_t fp_gcd_combine(const fp_t &x, const fp_t &y, fp_gcd_factor f, fp_gcd_factor g) {
+    const fp_t p = fp_modulus();
+    const uint32_t fc = f.mag & f.neg, gc = g.mag & g.neg;
+    uint64_t t = static_cast<uint64_t>(x.l[0] ^ f.neg) * f.mag +
+                 static_cast<uint64_t>(y.l[0] ^ g.neg) * g.mag + fc + gc;
+    uint32_t q = 0;
+    if (kModular) {
+        q = (static_cast<uint32_t>(t) * kFpM0inv) & 0x7fffffffu;
+        t += static_cast<uint64_t>(p.l[0]) * q;
+    }
+    uint32_t w[13];
+    w[0] = static_cast<uint32_t>(t);
+    CUZK_UNROLL
+    for (int i = 1; i < 12; i++) {
+        t = (t >> 32) + static_cast<uint64_t>(x.l[i] ^ f.neg) * f.mag +
+            static_cast<uint64_t>(y.l[i] ^ g.neg) * g.mag;
+        if (kModular) t += static_cast<uint64_t>(p.l[i]) * q;
+        w[i] = static_cast<uint32_t>(t);
+    }
+    w[12] = static_cast<uint32_t>(t >> 32) - fc - gc;
+    fp_t r;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) r.l[i] = (w[i] >> 31) | (w[i + 1] << 1);
     return r;
+}
+
+// |r| for a 12-word two's-complement r; when r < 0 the signs of f and g, the factors that made
+// it, flip with it.
+CUZK_HD fp_t fp_gcd_abs(fp_t r, fp_gcd_factor &f, fp_gcd_factor &g) {
+    const uint32_t neg = 0u - (r.l[11] >> 31);
+    uint64_t c = neg & 1;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) {
+        c += r.l[i] ^ neg;
+        r.l[i] = static_cast<uint32_t>(c);
+        c >>= 32;
+    }
+    f.neg ^= neg;
+    g.neg ^= neg;
+    return r;
+}
+
+// r mod p for a 12-word two's-complement r in (-p, 2p).
+CUZK_HD fp_t fp_gcd_mod(fp_t r) {
+    const fp_t p = fp_modulus();
+    const uint32_t neg = 0u - (r.l[11] >> 31);
+    fp_t q;
+    CUZK_UNROLL
+    for (int i = 0; i < 12; i++) q.l[i] = p.l[i] & neg;
+    fp_chain_add(r.l, q.l); // r + p in (0, p) when r < 0 (the carry out is the sign's)
+    return fp_reduce_once(r);
+}
+
+// 1/a, 1/0 = 0; variable time. The GCD runs on x = aR, the integer the Montgomery form holds,
+// from u = R^2 mod p instead of 1: the updates are linear in u and v, so a = x u / R^2 and
+// b = x v / R^2 (mod p) throughout, and b = 1 leaves v = R^2 / x = a^-1 R, the Montgomery form
+// of 1/a, with no multiplication after the loop. x = 0 leaves v = 0. The batches run while
+// a != 0: a batch on a = 0 would leave b and v as they are (its factors are f0 = 1, g0 = 0,
+// f1 = 0, g1 = 2^31, and q = 0), so stopping early changes no result, only the time: random
+// values take 17 to 19 batches of the 25, and the lanes of a warp that finish first wait for
+// the slowest. One out-of-line function, as mul, of about 770 machine instructions (sm_90) that
+// execute about 1 650 per batch: about 30 000 for a random value and 41 000 at most, against
+// 330 000 for the Fermat power it replaced, 384 squarings and 229 multiplications (docs/gpu.md).
+static __host__ __device__ __noinline__ fp_t inv(const fp_t x) {
+    fp_t a = x, b = fp_modulus(), v = fp_zero();
+    fp_t u = fp_from_u64(fp_detail::u64x6{CUZK_FP_R2}); /* R^2 mod p */
+    CUZK_UNROLL_1
+    for (int k = 0; k < fp_detail::kGcdBatches && !is_zero(a); k++) {
+        uint64_t xa, xb;
+        fp_gcd_approx(a, b, xa, xb);
+        fp_gcd_factors m = fp_gcd_steps(xa, xb);
+        const fp_t na = fp_gcd_abs(fp_gcd_combine<false>(a, b, m.f0, m.g0), m.f0, m.g0);
+        b = fp_gcd_abs(fp_gcd_combine<false>(a, b, m.f1, m.g1), m.f1, m.g1);
+        a = na;
+        const fp_t nu = fp_gcd_mod(fp_gcd_combine<true>(u, v, m.f0, m.g0));
+        v = fp_gcd_mod(fp_gcd_combine<true>(u, v, m.f1, m.g1));
+        u = nu;
+    }
+    return v;
 }
 
 // ---- Fp: square roots and encodings (point decompression) --------------------------------------

@@ -513,7 +513,9 @@ template <class F> struct fb_mul_body {
 
 // ---- the arithmetic checks' bodies (device eval and host twin alike) ----------------------------
 
-CUZK_HD bool fp_op_is_fp2(int op) { return op >= CUZK_GPU_FP2_ADD; }
+CUZK_HD bool fp_op_is_fp2(int op) {
+    return (op >= CUZK_GPU_FP2_ADD && op <= CUZK_GPU_FP2_SQR) || op == CUZK_GPU_FP2_INV;
+}
 
 struct fp_eval_body {
     int op;
@@ -528,6 +530,7 @@ struct fp_eval_body {
             case CUZK_GPU_FP2_ADD: r = add(x, y); break;
             case CUZK_GPU_FP2_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP2_MUL: r = mul(x, y); break;
+            case CUZK_GPU_FP2_INV: r = inv(x); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp2_mem *>(out) + i, r);
@@ -539,23 +542,11 @@ struct fp_eval_body {
             case CUZK_GPU_FP_ADD: r = add(x, y); break;
             case CUZK_GPU_FP_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP_MUL: r = mul(x, y); break;
+            case CUZK_GPU_FP_INV: r = inv(x); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp_mem *>(out) + i, r);
         }
-    }
-};
-
-// Inversion in Fp (degree 1) or Fp2 (2), for the twin (the device runs it inside to_affine).
-struct fp_inv_body {
-    int degree;
-    const void *a;
-    void *out;
-    CUZK_HD void operator()(size_t i) const {
-        if (degree == 2)
-            store(static_cast<fp2_mem *>(out) + i, inv(load(static_cast<const fp2_mem *>(a) + i)));
-        else
-            store(static_cast<fp_mem *>(out) + i, inv(load(static_cast<const fp_mem *>(a) + i)));
     }
 };
 
