@@ -1,14 +1,13 @@
 /* GPU MSM benchmark: G1 (or G2) MSMs with the bases resident in device memory.
  *
  *   bench_gpu_msm [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R]
- *                 [--window C] [--accum auto|xyzz|pairs] [--pinned] [--chunk N] [--csv FILE]
+ *                 [--window C] [--pinned] [--chunk N] [--csv FILE]
  *     --quick    2^16 and 2^18, 3 repetitions (the CI smoke test)
  *     --log-n    the sizes, as base-2 logarithms (default 20,22,24,26; G2: 18,20,22)
  *     --g2       G2 instead of G1
  *     --bits P   P% of the scalars are 0 or 1 (a Filecoin-like witness), the rest uniform
  *     --reps R   timed repetitions per size after one warm-up (default 7)
  *     --window C force the window width (cuzk_gpu_msm_tune; default automatic)
- *     --accum A  force the bucket accumulation: XYZZ additions or affine pairs (default auto)
  *     --pinned   the host scalars in page-locked memory (cuzk_gpu_pinned_alloc: transferred in
  *                place), not in pageable memory (through the context's staging buffers)
  *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
@@ -16,15 +15,14 @@
  *
  * For each size it prints one CSV line
  *   msm,<group>,<log_n>,<bits_pct>,<window>,<ms_min>,<ms_median>,<dev_ms_min>,<dev_ms_median>,
- *       <upload_ms>,<bits_ms>,<sort_ms>,<accum_ms>,<reduce_ms>,<accum>
+ *       <upload_ms>,<bits_ms>,<sort_ms>,<accum_ms>,<reduce_ms>
  * where ms is the wall-clock time of cuzk_gpu_g*_msm with the scalars in host memory (upload
  * included: the "wall" of an MSM from host memory, to compare with dev_ms: the upload overlaps
  * the classification of the scalars chunk by chunk), dev_ms the time with the scalars already
  * in device memory (G1: the scalars as
  * Montgomery Fr in an NTT context's buffer, cuzk_gpu_g1_msm_dev_fr; G2: the event time of the
  * host call less its upload), and the phase times (cuzk_gpu_msm_last_timing) are the medians of
- * the host-scalar calls, and accum the accumulation that ran (xyzz or pairs). Lines starting
- * with '#' are comments.
+ * the host-scalar calls. Lines starting with '#' are comments.
  *
  * Bases: 2^16 distinct random points repeated (bases[i] = pool[i mod 2^16]), which makes every
  * size exactly checkable: sum_i s_i P_(i mod T) = sum_j (sum of the s_i with i = j mod T) P_j,
@@ -99,7 +97,7 @@ static void make_scalars(cuzk_fr *fr, size_t n, int bits_pct, uint64_t seed) {
 /* ---- one size -------------------------------------------------------------------------------- */
 
 struct opts {
-    int g2, bits, reps, window, pinned, accum;
+    int g2, bits, reps, window, pinned;
     size_t chunk;
     FILE *csv;
 };
@@ -197,12 +195,9 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
         const int m = o->reps / 2;                                                                 \
         char line[256];                                                                            \
         snprintf(line, sizeof line,                                                                \
-                 "msm,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s", NAME, k,       \
-                 o->bits, o->window ? o->window : (int)t.window, wall[0], wall[m], dev[0], dev[m], \
-                 ph[0][m], ph[1][m], ph[2][m], ph[3][m], ph[4][m],                                 \
-                 t.accum == CUZK_GPU_MSM_ACCUM_PAIRS  ? "pairs"                                    \
-                 : t.accum == CUZK_GPU_MSM_ACCUM_XYZZ ? "xyzz"                                     \
-                                                      : "none");                                   \
+                 "msm,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", NAME, k, o->bits, \
+                 o->window, wall[0], wall[m], dev[0], dev[m], ph[0][m], ph[1][m], ph[2][m],        \
+                 ph[3][m], ph[4][m]);                                                              \
         printf("%s\n", line);                                                                      \
         if (o->csv) fprintf(o->csv, "%s\n", line);                                                 \
         fflush(stdout);                                                                            \
@@ -252,13 +247,13 @@ RUN_ALL(cuzk_g2, g2, "g2")
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R] "
-            "[--window C] [--accum auto|xyzz|pairs] [--pinned] [--chunk N] [--csv FILE]\n",
+            "[--window C] [--pinned] [--chunk N] [--csv FILE]\n",
             argv0);
     return 2;
 }
 
 int main(int argc, char **argv) {
-    struct opts o = {0, 0, 7, 0, 0, 0, 0, NULL};
+    struct opts o = {0, 0, 7, 0, 0, 0, NULL};
     int quick = 0, sizes[MAX_SIZES], nsizes = 0;
     const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
@@ -279,16 +274,6 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--window") && v) {
             o.window = atoi(argv[++i]);
             if (o.window < 8 || o.window > 20) return usage(argv[0]);
-        } else if (!strcmp(a, "--accum") && v) {
-            const char *m = argv[++i];
-            if (!strcmp(m, "auto"))
-                o.accum = CUZK_GPU_MSM_ACCUM_AUTO;
-            else if (!strcmp(m, "xyzz"))
-                o.accum = CUZK_GPU_MSM_ACCUM_XYZZ;
-            else if (!strcmp(m, "pairs"))
-                o.accum = CUZK_GPU_MSM_ACCUM_PAIRS;
-            else
-                return usage(argv[0]);
         } else if (!strcmp(a, "--pinned")) {
             o.pinned = 1;
         } else if (!strcmp(a, "--chunk") && v) {
@@ -326,8 +311,8 @@ int main(int argc, char **argv) {
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
     int err = cuzk_gpu_msm_ctx_create(0, (size_t)1 << max, &ctx);
     if (err != CUZK_OK) return !fail(err, "context creation", max);
-    if (o.window || o.chunk || o.accum) {
-        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk, o.accum};
+    if (o.window || o.chunk) {
+        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk};
         cuzk_gpu_msm_tune(ctx, &t);
     }
     if (!o.g2 && cuzk_gpu_ntt_ctx_create(0, max, &nctx) != CUZK_OK) {
@@ -342,7 +327,7 @@ int main(int argc, char **argv) {
            o.chunk ? o.chunk : cuzk_gpu_msm_ctx_pinned((size_t)1 << max) / 2 / sizeof(cuzk_scalar),
            o.chunk ? "forced, at most the staging size" : "the staging size");
     printf("op,group,log_n,bits_pct,window,ms_min,ms_median,dev_ms_min,dev_ms_median,upload_ms,"
-           "bits_ms,sort_ms,accum_ms,reduce_ms,accum\n");
+           "bits_ms,sort_ms,accum_ms,reduce_ms\n");
     const int ok = o.g2 ? cuzk_g2_all(&o, sizes, nsizes, max, ctx, nctx)
                         : cuzk_g1_all(&o, sizes, nsizes, max, ctx, nctx);
     cuzk_gpu_ntt_ctx_free(nctx);

@@ -210,9 +210,6 @@ ADD_TEST(cuzk_g2, g2, 5000)
 
 /* ---- MSM ------------------------------------------------------------------------------------- */
 
-/* enum cuzk_gpu_msm_accum in messages */
-static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
-
 #define MSM_TESTS(G, S)                                                                            \
     /* One GPU MSM against the CPU's, and against *known (NULL: none) when the case knows its      \
      * answer; returns 1 if all agree. */                                                          \
@@ -256,21 +253,15 @@ static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
         msm_scalars_make(k, n, sh);                                                                \
         return G##_check(label, db, hb, offset, k, n, NULL);                                       \
     }                                                                                              \
-    static int G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb,  \
-                         cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window, int bits, \
-                         int accum) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits, 0, accum};                                   \
+    static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
+                          cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
+                          int bits) {                                                              \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0};                                          \
         char label[160];                                                                           \
-        snprintf(label, sizeof label, "%.90s (window %u, bit path %d, %s)", what, window, bits,    \
-                 accum_name[accum]);                                                               \
+        snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
-        const int ok = G##_check_shape(label, db, hb, 0, k, n, sh);                                \
-        struct cuzk_gpu_msm_timing tm;                                                             \
-        cuzk_gpu_msm_last_timing(ctx, &tm);                                                        \
-        /* a forced accumulation is the one that ran (when a windowed pass ran at all) */          \
-        CHECK(!accum || !tm.window || tm.accum == accum);                                          \
+        G##_check_shape(label, db, hb, 0, k, n, sh);                                               \
         cuzk_gpu_msm_tune(ctx, NULL);                                                              \
-        return ok;                                                                                 \
     }                                                                                              \
     /* Every shared case (tests/msm_cases.h) at size n, each with its bases uploaded on their      \
      * own: against the CPU, and against the answer the case knows (the closed form, or the CPU's  \
@@ -311,7 +302,7 @@ static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
         static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
             if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
-            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0};                                   \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c]};                                      \
             cuzk_gpu_msm_tune(ctx, &t);                                                            \
             for (int pinned = 0; pinned <= 1; pinned++) {                                          \
                 const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
@@ -330,19 +321,11 @@ static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
         const size_t nb = ((size_t)1 << max_log) + OFFSET_ROOM;                                    \
         const size_t ns = (size_t)1 << special_log;                                                \
         size_t right = 0, runs = 0;                                                                \
-        /* the shared cases with the automatic accumulation, then each one forced */               \
-        for (int accum = 0; accum <= CUZK_GPU_MSM_ACCUM_PAIRS; accum++) {                          \
-            const struct cuzk_gpu_msm_tuning t = {0, 0, 0, accum};                                 \
-            cuzk_gpu_msm_tune(ctx, &t);                                                            \
-            right = runs = 0;                                                                      \
-            for (size_t s = 0; s < MSM_NCASE_SIZES; s++)                                           \
-                right += G##_cases(msm_case_sizes[s]), runs += MSM_NCASES;                         \
-            right += G##_cases(ns), runs += MSM_NCASES;                                            \
-            printf("test_gpu_msm: " #G " shared cases at %zu sizes up to %zu, %s accumulation: "   \
-                   "%zu of %zu right\n",                                                           \
-                   MSM_NCASE_SIZES + 1, ns, accum_name[accum], right, runs);                       \
-        }                                                                                          \
-        cuzk_gpu_msm_tune(ctx, NULL);                                                              \
+        for (size_t s = 0; s < MSM_NCASE_SIZES; s++)                                               \
+            right += G##_cases(msm_case_sizes[s]), runs += MSM_NCASES;                             \
+        right += G##_cases(ns), runs += MSM_NCASES;                                                \
+        printf("test_gpu_msm: " #G " shared cases at %zu sizes up to %zu: %zu of %zu right\n",     \
+               MSM_NCASE_SIZES + 1, ns, right, runs);                                              \
         G##_affine *hb = test_xmalloc(nb * sizeof *hb);                                            \
         cuzk_scalar *k = test_xmalloc(nb * sizeof *k);                                             \
         struct cuzk_gpu_bases *db = NULL;                                                          \
@@ -364,11 +347,8 @@ static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
             const size_t n = (size_t)1 << lg;                                                      \
             right += G##_check_shape("2^k", db, hb, 0, k, n, MSM_RANDOM), runs++;                  \
             right += G##_check_shape("2^k", db, hb, 0, k, n, MSM_BITS), runs++;                    \
-            for (int accum = CUZK_GPU_MSM_ACCUM_XYZZ; accum <= CUZK_GPU_MSM_ACCUM_PAIRS; accum++)  \
-                right += G##_tuned("2^k", db, hb, k, n, MSM_RANDOM, 0, 0, accum), runs++;          \
         }                                                                                          \
-        printf("test_gpu_msm: " #G " 2^4..2^%d, random and 90%% bits, random with each "           \
-               "accumulation: %zu of %zu right\n",                                                 \
+        printf("test_gpu_msm: " #G " 2^4..2^%d, random and 90%% bits: %zu of %zu right\n",         \
                max_log, right, runs);                                                              \
         G##_check_shape("odd size", db, hb, 0, k, (size_t)odd, MSM_RANDOM);                        \
         G##_check_shape("odd size, offset", db, hb, OFFSET_ROOM - 1, k, (size_t)odd,               \
@@ -382,18 +362,14 @@ static const char *const accum_name[] = {"automatic", "XYZZ", "affine-pair"};
         G##_check_shape("last bases", db, hb, nb - ns, k, ns, MSM_EDGE);                           \
         static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20};                              \
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {                          \
-            for (int accum = 0; accum <= CUZK_GPU_MSM_ACCUM_PAIRS; accum++) {                      \
-                G##_tuned("forced window", db, hb, k, ns, MSM_RANDOM, windows[w], 0, accum);       \
-                G##_tuned("forced window", db, hb, k, ns + 17, MSM_EDGE, windows[w], 0, accum);    \
-            }                                                                                      \
+            G##_tuned("forced window", db, hb, k, ns, MSM_RANDOM, windows[w], 0);                  \
+            G##_tuned("forced window", db, hb, k, ns + 17, MSM_EDGE, windows[w], 0);               \
         }                                                                                          \
         for (int bits = -1; bits <= 1; bits++) {                                                   \
-            for (int accum = 0; accum <= CUZK_GPU_MSM_ACCUM_PAIRS; accum++) {                      \
-                G##_tuned("bit path", db, hb, k, ns, MSM_BITS, 0, bits, accum);                    \
-                G##_tuned("bit path", db, hb, k, ns, MSM_ONE, 0, bits, accum);                     \
-                G##_tuned("bit path", db, hb, k, ns, MSM_RANDOM, 0, bits, accum);                  \
-            }                                                                                      \
-            G##_tuned("bit path", db, hb, k, (size_t)1 << max_log, MSM_BITS, 0, bits, 0);          \
+            G##_tuned("bit path", db, hb, k, ns, MSM_BITS, 0, bits);                               \
+            G##_tuned("bit path", db, hb, k, ns, MSM_ONE, 0, bits);                                \
+            G##_tuned("bit path", db, hb, k, ns, MSM_RANDOM, 0, bits);                             \
+            G##_tuned("bit path", db, hb, k, (size_t)1 << max_log, MSM_BITS, 0, bits);             \
         }                                                                                          \
     out:                                                                                           \
         cuzk_gpu_bases_free(db);                                                                   \

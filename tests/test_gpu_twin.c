@@ -259,16 +259,14 @@ static void test_digits(void) {
 /* ---- curve formulas, MSM and batch multiplication, written once for both groups -------------- */
 
 /* Contexts the MSM twins imitate: the library's defaults, several batches, long chunks, one
- * entry per chunk (every run crosses chunks); the affine pairs in segments of 2 and 5 pairs
- * (G2: 1 and 2) besides the default. */
+ * entry per chunk (every run crosses chunks). */
 static const struct cuzk_gpu_twin_shape shapes[] = {
-    {0, 0, 0, 0}, {0, 4000, 0, 2}, {0, 0, 7, 5}, {0, 2500, 3, 0}, {0, 0, 2, 2},
+    {0, 0, 0},
+    {0, 4000, 0},
+    {0, 0, 7},
+    {0, 2500, 3},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
-/* Per shape, the accumulation the automatic run of a check did not take (0: no windowed pass),
- * and how many right twin MSMs each accumulation summed (XYZZ, affine pairs). */
-static int pair_runs[NSHAPES];
-static size_t accum_runs[2];
 
 #define GROUP_TESTS(G, S, NPAIRS)                                                                  \
     /* n points P_i = P_0 + i Q from random P_0 and Q */                                           \
@@ -329,40 +327,25 @@ static size_t accum_runs[2];
         free(sum);                                                                                 \
         free(dbl);                                                                                 \
     }                                                                                              \
-    /* the twin MSM of every shape against the CPU MSM, with the tuning's accumulation and, when   \
-     * it is automatic, with the other one forced as well; returns the number of mismatches */     \
+    /* the twin MSM of every shape against the CPU MSM; returns the number of mismatches */        \
     static int G##_check_msm(const char *what, const G##_affine *pts, const cuzk_scalar *k,        \
                              size_t n, struct cuzk_gpu_msm_tuning tune, size_t nshapes) {          \
         G want, got;                                                                               \
         int bad = 0;                                                                               \
         CHECK(G##_msm(NULL, &want, pts, k, n) == CUZK_OK);                                         \
-        for (size_t s = 0; s < 2 * nshapes; s++) {                                                 \
+        for (size_t s = 0; s < nshapes; s++) {                                                     \
             struct cuzk_gpu_twin_report rep = {0};                                                 \
-            struct cuzk_gpu_msm_tuning tt = tune;                                                  \
-            if (s >= nshapes) { /* the accumulation the automatic choice left out */               \
-                if (tune.accum || !pair_runs[s - nshapes]) continue;                               \
-                tt.accum = pair_runs[s - nshapes];                                                 \
-            }                                                                                      \
-            int err = cuzk_gpu_twin_##S##_msm(&shapes[s % nshapes], pts, k, n, &tt, &got, &rep);   \
-            int ok = err == CUZK_OK && G##_eq(&got, &want) && G##_is_on_curve(&got) &&             \
-                     (!tt.accum || !rep.windowed || rep.accum == tt.accum);                        \
-            if (s < nshapes && rep.windowed) /* the other one, for the second round */             \
-                pair_runs[s] = rep.accum == CUZK_GPU_MSM_ACCUM_PAIRS ? CUZK_GPU_MSM_ACCUM_XYZZ     \
-                                                                     : CUZK_GPU_MSM_ACCUM_PAIRS;   \
-            else if (s < nshapes)                                                                  \
-                pair_runs[s] = 0;                                                                  \
-            if (ok && rep.windowed) accum_runs[rep.accum == CUZK_GPU_MSM_ACCUM_PAIRS]++;           \
+            int err = cuzk_gpu_twin_##S##_msm(&shapes[s], pts, k, n, &tune, &got, &rep);           \
+            int ok = err == CUZK_OK && G##_eq(&got, &want) && G##_is_on_curve(&got);               \
             CHECK(ok);                                                                             \
             if (!ok) {                                                                             \
                 bad++;                                                                             \
                 fprintf(stderr,                                                                    \
                         "test_gpu_twin: " #G                                                       \
                         " msm %s: n = %zu, shape %zu, window %u (%u windows, "                     \
-                        "%u per batch), bit path %d, accumulation %d, %zu windowed, %zu ones: "    \
-                        "%s\n",                                                                    \
-                        what, n, s % nshapes, rep.window, rep.windows, rep.windows_per_batch,      \
-                        tune.bit_path, rep.accum, rep.windowed, rep.ones,                          \
-                        err ? cuzk_strerror(err) : "wrong sum");                                   \
+                        "%u per batch), bit path %d, %zu windowed, %zu ones: %s\n",                \
+                        what, n, s, rep.window, rep.windows, rep.windows_per_batch, tune.bit_path, \
+                        rep.windowed, rep.ones, err ? cuzk_strerror(err) : "wrong sum");           \
             }                                                                                      \
             if (s || tune.upload_chunk) continue;                                                  \
             /* the scalars uploaded in several chunks (the last one shorter): the same bytes */    \
@@ -390,13 +373,13 @@ static size_t accum_runs[2];
         G##_points(pool, 8);                                                                       \
         for (size_t s = 0; s < nsizes; s++) {                                                      \
             const size_t n = sizes[s];                                                             \
-            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0}, bits_on = {0, 1, 0, 0},         \
-                                             bits_off = {0, -1, 0, 0};                             \
+            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0}, bits_on = {0, 1, 0},               \
+                                             bits_off = {0, -1, 0};                                \
             /* random scalars; then every forced window width */                                   \
             for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                   \
             G##_check_msm("random", pts, k, n, autot, NSHAPES), runs += NSHAPES;                   \
             for (size_t w = 0; w < nwindows; w++) {                                                \
-                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0};                              \
+                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0};                                 \
                 G##_check_msm("forced window", pts, k, n, t, 2), runs += 2;                        \
             }                                                                                      \
             /* edge scalars (zeros, ones, r - 1, 2^255 - 1, patterns) */                           \
@@ -443,25 +426,15 @@ static size_t accum_runs[2];
                 }                                                                                  \
             }                                                                                      \
             G##_check_msm("pairs that cancel", q, k, n, autot, NSHAPES), runs += NSHAPES;          \
-            /* P twice with equal random scalars, and identities twice: the affine pairs' tangent  \
-             * (their sorted neighbours are equal points) and their identity cases */              \
-            for (size_t i = 1; i < n; i += 2) {                                                    \
-                q[i] = q[i - 1] = pts[i / 2];                                                      \
-                if (i % 14 == 13) G##_affine_set_inf(&q[i]), G##_affine_set_inf(&q[i - 1]);        \
-                k[i] = k[i - 1];                                                                   \
-            }                                                                                      \
-            G##_check_msm("pairs that double", q, k, n, autot, NSHAPES), runs += NSHAPES;          \
             free(q);                                                                               \
         }                                                                                          \
         G zero;                                                                                    \
         CHECK(cuzk_gpu_twin_##S##_msm(&shapes[0], pts, k, 0, NULL, &zero, NULL) == CUZK_OK &&      \
               G##_is_inf(&zero));                                                                  \
-        const struct cuzk_gpu_twin_shape small = {4, 0, 0, 0};                                     \
+        const struct cuzk_gpu_twin_shape small = {4, 0, 0};                                        \
         CHECK(cuzk_gpu_twin_##S##_msm(&small, pts, k, 5, NULL, &zero, NULL) == CUZK_EINVAL);       \
-        printf("test_gpu_twin: " #G " MSM twin: %zu runs over %zu sizes up to %zu (%zu right "     \
-               "with XYZZ accumulation, %zu with affine pairs, so far)\n",                         \
-               runs, nsizes, max, accum_runs[0], accum_runs[1]);                                   \
-        CHECK(accum_runs[0] > 0 && accum_runs[1] > 0); /* both accumulations were checked */       \
+        printf("test_gpu_twin: " #G " MSM twin: %zu runs over %zu sizes up to %zu\n", runs,        \
+               nsizes, max);                                                                       \
         free(pts);                                                                                 \
         free(pool);                                                                                \
         free(k);                                                                                   \

@@ -15,8 +15,7 @@
  *
  * The algorithm (see docs/gpu.md): Pippenger with signed window digits of c bits; the
  * (digit, point) pairs are sorted by bucket on the GPU (CUB radix sort), buckets accumulated in
- * XYZZ coordinates (deep buckets two points at a time, each pair summed in affine coordinates
- * first), reduced per window by a parallel running sum and combined by doubling.
+ * XYZZ coordinates, reduced per window by a parallel running sum and combined by doubling.
  * When most scalars are 0 or 1 (a Filecoin witness), the bit-witness path sums the bases whose
  * scalar is 1 by a parallel tree of additions and sends only the other scalars through the
  * windowed MSM (a smaller tail). Callers do not choose: the split is made from the scalars.
@@ -100,25 +99,14 @@ int cuzk_gpu_g1_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
 int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
                            size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g2 *out);
 
-/* How the buckets of a window are accumulated (docs/gpu.md): by XYZZ mixed additions of every
- * point, or in affine pairs (two points of one bucket summed in affine coordinates with a
- * shared inversion per segment of a thread's pairs, Montgomery's trick, and the pair's sum
- * added to the bucket by one mixed addition: about 8 field products per point instead of 10). */
-enum cuzk_gpu_msm_accum {
-    CUZK_GPU_MSM_ACCUM_AUTO = 0, /* pairs when the buckets are deep enough to pay, else XYZZ */
-    CUZK_GPU_MSM_ACCUM_XYZZ = 1,
-    CUZK_GPU_MSM_ACCUM_PAIRS = 2
-};
-
 /* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
  * window: bits per window, 8..20. bit_path: 0 automatic, 1 force the bit-witness split,
  * -1 forbid it. upload_chunk: scalars per chunk of an upload from host memory, at most the
- * staging size (larger values are that size). accum: enum cuzk_gpu_msm_accum. */
+ * staging size (larger values are that size). */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
     size_t upload_chunk;
-    int accum;
 };
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
 
@@ -132,8 +120,6 @@ struct cuzk_gpu_msm_timing {
     float accum_ms;  /* bucket accumulation */
     float reduce_ms; /* bucket reduction and window combination */
     float total_ms;
-    unsigned window; /* the window width of the windowed pass (0: none ran) */
-    int accum;       /* its accumulation, CUZK_GPU_MSM_ACCUM_XYZZ or _PAIRS (0: none ran) */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

@@ -41,24 +41,19 @@ int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits)
 /* The window width the MSM picks by itself for n points. */
 unsigned cuzk_gpu_twin_auto_window(size_t n);
 
-/* The context an MSM twin imitates: its capacity, and three internal limits that decide how
- * the work is cut (0 = the library's value): the sorted pairs a batch of windows may use
- * (smaller: more batches), the number of accumulation chunks per batch (smaller: longer
- * chunks, fewer runs crossing chunk boundaries) and the G1 pairs of a chunk that share one
- * inversion in the affine-pair accumulation (smaller: more segments per chunk; G2 takes half
- * as many, at least one). */
+/* The context an MSM twin imitates: its capacity, and two internal limits that decide how the
+ * work is cut (0 = the library's value): the sorted pairs a batch of windows may use
+ * (smaller: more batches) and the number of accumulation chunks per batch (smaller: longer
+ * chunks, fewer runs crossing chunk boundaries). */
 struct cuzk_gpu_twin_shape {
     size_t max_n; /* 0: n */
     size_t sort_budget;
     size_t acc_threads;
-    size_t pair_seg;
 };
 /* What an MSM did: window width, number of windows and windows per batch of the windowed
- * part, its accumulation (enum cuzk_gpu_msm_accum: XYZZ or PAIRS), its number of scalars, and
- * the number of scalars 1 summed by the bit-witness path. */
+ * part, its number of scalars, and the number of scalars 1 summed by the bit-witness path. */
 struct cuzk_gpu_twin_report {
     unsigned window, windows, windows_per_batch;
-    int accum;
     size_t windowed, ones;
 };
 

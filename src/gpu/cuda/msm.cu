@@ -46,15 +46,6 @@
 //              every thread equally busy whatever the distribution of the digits (equal
 //              scalars make one huge bucket), and the tree keeps the fix-up of such a bucket
 //              from becoming one thread's long chain of additions.
-//              When the buckets are deep (MSM_PAIR_MIN_RUN points each on average, or forced by
-//              the tuning), a chunk is summed two entries at a time instead (accum_pairs_body):
-//              two points of one bucket are first added in affine coordinates, their
-//              denominators inverted together, one inversion per segment of a thread's pairs
-//              (Montgomery's trick: a product per pair on the way up, two on the way down),
-//              and the pair's affine sum goes into the bucket by one mixed addition: about 8
-//              field products per point instead of 10. The chunks, the runs they own, the
-//              heads and the fix-up are those of the XYZZ accumulation; the segments' running
-//              products live in the context's pair scratch (pair_seg elements per chunk).
 //   reduce   (once a group's buckets are full) each window's sum sum_b b S_b over its
 //              B = 2^(c-1) buckets, by levels over all the group's windows at once: each
 //              thread turns 32 consecutive buckets (8 items at the levels above) into one with
@@ -95,7 +86,6 @@ extern "C" const char *cuzk_gpu_msm_last_error(void) { return g_last_error; }
 // The plan of the last windowed pass, for the timing of benchmarks (window and batches).
 struct msm_report {
     unsigned c, nw, wb;
-    int accum;
     size_t m, ones;
 };
 
@@ -142,9 +132,8 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const ms
 // F's bucket size decides how many windows one reduction takes (msm_plan_for).
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
-                       const uint32_t *list, size_t m, const cuzk_gpu_msm_tuning &tune,
-                       msm_plan *out) {
-    const msm_plan p = msm_plan_for(m, tune.window, tune.accum, sz, sizeof(xyzz_mem<F>));
+                       const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
+    const msm_plan p = msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>));
     *out = p;
     auto *buckets = static_cast<xyzz_mem<F> *>(mm.buckets);
     auto *heads = static_cast<xyzz_mem<F> *>(mm.heads);
@@ -182,37 +171,19 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
         // accumulate into the buckets of windows w0 - g0 .. of the group
         xyzz_mem<F> *bk = buckets + static_cast<size_t>(w0 - g0) * p.B;
         TRY(x.zero(bk, static_cast<size_t>(k) * p.B * sizeof(xyzz_mem<F>)));
-        const size_t cpw = p.chunks_per_window(k);
-        if (p.accum == CUZK_GPU_MSM_ACCUM_PAIRS) {
-            accum_pairs_body<F> a;
-            a.bases = bases;
-            for (unsigned w = 0; w < k; w++) {
-                a.keys[w] = d.keys[w];
-                a.vals[w] = d.vals[w];
-            }
-            a.buckets = bk;
-            a.heads = heads;
-            a.scratch = static_cast<typename field_traits<F>::mem *>(mm.pairs);
-            a.m = m;
-            a.cpw = cpw;
-            a.T = static_cast<size_t>(k) * cpw; // <= head_cap: the scratch holds T seg elements
-            a.seg = p.seg_for(cpw);
-            a.B = p.B;
-            TRY(x.launch(a, a.T));
-        } else {
-            accum_body<F> a;
-            a.bases = bases;
-            for (unsigned w = 0; w < k; w++) {
-                a.keys[w] = d.keys[w];
-                a.vals[w] = d.vals[w];
-            }
-            a.buckets = bk;
-            a.heads = heads;
-            a.m = m;
-            a.cpw = cpw;
-            a.B = p.B;
-            TRY(x.launch(a, static_cast<size_t>(k) * cpw));
+        accum_body<F> a;
+        a.bases = bases;
+        for (unsigned w = 0; w < k; w++) {
+            a.keys[w] = d.keys[w];
+            a.vals[w] = d.vals[w];
         }
+        const size_t cpw = p.chunks_per_window(k);
+        a.buckets = bk;
+        a.heads = heads;
+        a.m = m;
+        a.cpw = cpw;
+        a.B = p.B;
+        TRY(x.launch(a, static_cast<size_t>(k) * cpw));
         // the fix-up tree's levels (after the heads' level 0), then the fix-up
         xyzz_mem<F> *tree = heads + sz.head_cap;
         fixtree_body<F> ft;
@@ -333,11 +304,10 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
     if (n_ones) TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones));
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
-    if (m) TRY(run_windows<F>(x, mm, sz, bases, list, m, tune, &p));
+    if (m) TRY(run_windows<F>(x, mm, sz, bases, list, m, tune.window, &p));
     rep->c = p.c;
     rep->nw = m ? p.nw : 0;
     rep->wb = p.wb;
-    rep->accum = m ? p.accum : 0;
     rep->m = m;
     rep->ones = n_ones;
 
@@ -434,7 +404,7 @@ extern "C" size_t cuzk_gpu_msm_ctx_vram(size_t max_n) {
     const size_t acc =
         cudaGetDevice(&dev) == cudaSuccess ? msm_acc_threads_for(dev) : MSM_ACC_THREADS;
     (void)cudaGetLastError();
-    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc, MSM_PAIR_SEG);
+    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc);
     size_t cub = 0;
     int count = 0;
     cuzk_gpu_count(&count);
@@ -453,10 +423,9 @@ extern "C" void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx) {
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
     if (ctx->copy_stream) (void)cudaStreamSynchronize(ctx->copy_stream);
-    void *bufs[] = {ctx->mm.scalars,  ctx->mm.idx,       ctx->mm.ones,   ctx->mm.rest,
-                    ctx->mm.flag_one, ctx->mm.flag_rest, ctx->mm.counts, ctx->mm.keys,
-                    ctx->mm.vals,     ctx->mm.buckets,   ctx->mm.items,  ctx->mm.heads,
-                    ctx->mm.win,      ctx->mm.pairs,     ctx->cub_tmp};
+    void *bufs[] = {ctx->mm.scalars,   ctx->mm.idx,    ctx->mm.ones, ctx->mm.rest, ctx->mm.flag_one,
+                    ctx->mm.flag_rest, ctx->mm.counts, ctx->mm.keys, ctx->mm.vals, ctx->mm.buckets,
+                    ctx->mm.items,     ctx->mm.heads,  ctx->mm.win,  ctx->cub_tmp};
     for (void *p : bufs) (void)cudaFree(p);
     for (int i = 0; i < ctx->nev_created; i++) (void)cudaEventDestroy(ctx->ev[i]);
     for (int i = 0; i < ctx->nev_copy; i++) (void)cudaEventDestroy(ctx->ev_copy[i]);
@@ -501,7 +470,6 @@ static int ctx_init(cuzk_gpu_msm_ctx *ctx) {
     TRY(dev_alloc(&m.items, b.items));
     TRY(dev_alloc(&m.heads, b.heads));
     TRY(dev_alloc(&m.win, b.win));
-    TRY(dev_alloc(&m.pairs, b.pairs));
     TRY(msm_cub_bytes_for(ctx->sz.max_n, &ctx->cub_bytes));
     TRY(dev_alloc(&ctx->cub_tmp, ctx->cub_bytes));
     return CUZK_OK;
@@ -519,7 +487,7 @@ extern "C" int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu
         std::free(ctx);
         return cuda_fail(cudaGetLastError(), "cudaSetDevice", __LINE__);
     }
-    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device), MSM_PAIR_SEG);
+    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device));
     ctx->stage_n = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
@@ -537,13 +505,11 @@ extern "C" int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx) {
 extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
                                   const struct cuzk_gpu_msm_tuning *t) {
     if (!ctx) return;
-    cuzk_gpu_msm_tuning v = {0, 0, 0, CUZK_GPU_MSM_ACCUM_AUTO};
+    cuzk_gpu_msm_tuning v = {0, 0, 0};
     if (t) {
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
         v.bit_path = v.bit_path > 0 ? 1 : (v.bit_path < 0 ? -1 : 0);
-        if (v.accum != CUZK_GPU_MSM_ACCUM_XYZZ && v.accum != CUZK_GPU_MSM_ACCUM_PAIRS)
-            v.accum = CUZK_GPU_MSM_ACCUM_AUTO;
     }
     ctx->tune = v;
 }
@@ -637,10 +603,7 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     msm_report rep;
     TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, n, ctx->tune, host_scalars, chunk, out, &rep));
     CU_TRY(cudaStreamSynchronize(ctx->stream));
-    TRY(collect_timing(ctx, x.nev));
-    ctx->timing.window = rep.nw ? rep.c : 0;
-    ctx->timing.accum = rep.accum;
-    return CUZK_OK;
+    return collect_timing(ctx, x.nev);
 }
 
 extern "C" int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,
@@ -699,7 +662,7 @@ struct host_mem {
                alloc(&mm.flag_one, b.flags) && alloc(&mm.flag_rest, b.flags) &&
                alloc(&mm.counts, b.counts) && alloc(&mm.keys, b.sort) && alloc(&mm.vals, b.sort) &&
                alloc(&mm.buckets, b.buckets) && alloc(&mm.items, b.items) &&
-               alloc(&mm.heads, b.heads) && alloc(&mm.win, b.win) && alloc(&mm.pairs, b.pairs);
+               alloc(&mm.heads, b.heads) && alloc(&mm.win, b.win);
     }
 };
 
@@ -716,9 +679,8 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
     }
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
-                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS,
-                      shape->pair_seg ? shape->pair_seg : MSM_PAIR_SEG);
-    cuzk_gpu_msm_tuning t = {0, 0, 0, CUZK_GPU_MSM_ACCUM_AUTO};
+                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS);
+    cuzk_gpu_msm_tuning t = {0, 0, 0};
     if (tune) t = *tune;
     host_mem h;
     if (!h.init(sz)) return CUZK_ENOMEM;
@@ -733,7 +695,6 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
         report->window = rep.c;
         report->windows = rep.nw;
         report->windows_per_batch = rep.wb;
-        report->accum = rep.accum;
         report->windowed = rep.m;
         report->ones = rep.ones;
     }

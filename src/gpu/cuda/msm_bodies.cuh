@@ -112,24 +112,10 @@ template <class F> CUZK_HD void msm_prefetch(const aff_mem<F> *bases, uint32_t v
 
 #define MSM_PREFETCH_AHEAD 2 // entries ahead of the accumulation that msm_prefetch fetches
 
-// The first entry in [b, e) of a sorted window whose key is not zero, or e. Zero keys come
-// first in a sorted window, so a binary search finds it.
-CUZK_HD size_t first_nonzero(const uint32_t *K, size_t b, size_t e) {
-    if (K[b] != 0) return b;
-    size_t lo = b, hi = e; // K[lo] == 0; K[hi] != 0 or hi == e
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (K[mid] == 0)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
-}
-
-// Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). The loop does
-// one mixed addition per entry for every thread alike, and a thread whose run ends stores its
-// sum (a short branch): threads of a warp never wait for the longest run among them.
+// Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). Zero keys come
+// first in a sorted window, so a binary search skips them. The loop does one mixed addition per
+// entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
+// threads of a warp never wait for the longest run among them.
 template <class F> struct accum_body {
     const aff_mem<F> *bases;
     const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
@@ -140,7 +126,18 @@ template <class F> struct accum_body {
         const size_t j = tid / cpw, t = tid % cpw;
         const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
         const uint32_t *K = pick(keys, j), *V = pick(vals, j);
-        size_t i = first_nonzero(K, b, e);
+        size_t i = b;
+        if (K[b] == 0) {           // the first non-zero key in (b, e), or e
+            size_t lo = b, hi = e; // K[lo] == 0; K[hi] != 0 or hi == e
+            while (hi - lo > 1) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (K[mid] == 0)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            i = hi;
+        }
         if (i == e) return;
         uint32_t cur = K[i];
         bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
@@ -159,179 +156,6 @@ template <class F> struct accum_body {
             acc = madd(acc, msm_base(bases, V[i]));
         }
         store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1), acc);
-    }
-};
-
-// ---- the affine-pair accumulation ---------------------------------------------------------------
-// Two points P, Q of one bucket sum in affine coordinates as (x3, y3) = (l^2 - xP - xQ,
-// l (xP - x3) - yP) with l = num / den: the chord (den = xQ - xP, num = yQ - yP) or, for P = Q,
-// the tangent (den = 2 yP, num = 3 xP^2). A thread inverts the product of a segment's
-// denominators once and recovers each one's inverse with two products (Montgomery's trick), so
-// a pair costs 1 product in the first pass, 5 in the second and one XYZZ mixed addition of its
-// sum (10 products) into the bucket: 8 per point against 10 for a mixed addition of every point.
-// The other cases (an identity among P and Q, P = -Q, 2P for a point of order two) have den = 1
-// and a sum that is picked rather than computed, so that no denominator is ever zero.
-enum { PAIR_CHORD = 0, PAIR_TANGENT = 1, PAIR_P = 2, PAIR_Q = 3, PAIR_INF = 4 };
-template <class F> struct pair_terms {
-    F den, num;
-    int kind;
-};
-
-template <class F> CUZK_HD pair_terms<F> pair_terms_of(const affine<F> &p, const affine<F> &q) {
-    pair_terms<F> t;
-    t.den = field_traits<F>::one();
-    t.num = field_traits<F>::zero();
-    if (is_inf(p)) {
-        t.kind = PAIR_Q; // Q, the identity included
-    } else if (is_inf(q)) {
-        t.kind = PAIR_P;
-    } else if (!eq(p.x, q.x)) {
-        t.kind = PAIR_CHORD;
-        t.den = sub(q.x, p.x);
-        t.num = sub(q.y, p.y);
-    } else if (eq(p.y, q.y) && !is_zero(p.y)) {
-        t.kind = PAIR_TANGENT;
-        t.den = dbl(p.y);
-        const F x2 = sqr(p.x);
-        t.num = add(dbl(x2), x2);
-    } else {
-        t.kind = PAIR_INF;
-    }
-    return t;
-}
-
-// The x coordinate of the base of a sorted value (its sign does not change x).
-template <class F> CUZK_HD F msm_base_x(const aff_mem<F> *bases, uint32_t v) {
-    return load_ro(&bases[v & 0x7fffffffu].x);
-}
-
-// The denominator pair_terms_of gives the bases of sorted values vp, vq, from their x
-// coordinates alone in the usual case (two finite points with different x: the identity is
-// stored with x = 0, so a non-zero x is a finite point).
-template <class F> CUZK_HD F pair_den(const aff_mem<F> *bases, uint32_t vp, uint32_t vq) {
-    const F xp = msm_base_x(bases, vp), xq = msm_base_x(bases, vq);
-    if (!is_zero(xp) && !is_zero(xq) && !eq(xp, xq)) return sub(xq, xp);
-    return pair_terms_of(msm_base(bases, vp), msm_base(bases, vq)).den;
-}
-
-// P + Q from pair_terms_of(P, Q) and the inverse of its denominator.
-template <class F>
-CUZK_HD affine<F> pair_sum(const affine<F> &p, const affine<F> &q, const pair_terms<F> &t,
-                           const F &inv_den) {
-    const F l = mul(t.num, inv_den);
-    affine<F> r;
-    r.x = sub(sub(sqr(l), p.x), q.x);
-    r.y = sub(mul(l, sub(p.x, r.x)), p.y);
-    if (t.kind == PAIR_P) r = p;
-    if (t.kind == PAIR_Q) r = q;
-    if (t.kind == PAIR_INF) r = affine<F>{field_traits<F>::zero(), field_traits<F>::zero()};
-    return r;
-}
-
-// r0 = a0 b0, r1 = a1 b1: one call for both on G1 (mul_pair, interleaved carry chains), two
-// products on G2 (whose register pressure prefers them sequential, see ec.cuh's madd).
-CUZK_HD void mul_both(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const fp_t &a1,
-                      const fp_t &b1) {
-    mul_pair(r0, r1, a0, b0, a1, b1);
-}
-CUZK_HD void mul_both(fp2_t &r0, fp2_t &r1, const fp2_t &a0, const fp2_t &b0, const fp2_t &a1,
-                      const fp2_t &b1) {
-    const fp2_t t0 = mul(a0, b0), t1 = mul(a1, b1);
-    r0 = t0;
-    r1 = t1;
-}
-
-// Starts moving the x coordinate of the base of a sorted value towards the multiprocessor (the
-// first pass reads nothing else of it); nothing on the host.
-template <class F> CUZK_HD void msm_prefetch_x(const aff_mem<F> *bases, uint32_t v) {
-#ifdef __CUDA_ARCH__
-    const char *p = reinterpret_cast<const char *>(bases + (v & 0x7fffffffu));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p + sizeof(F) - 1));
-#else
-    (void)bases;
-    (void)v;
-#endif
-}
-
-// Chunk t of window j, as accum_body computes it (the same buckets and heads written, the
-// same runs owned), with its entries taken two at a time: the slots (i0 + 2s, i0 + 2s + 1)
-// from the first non-zero key i0 (the last slot may hold one entry). A slot whose two keys are
-// equal is a pair: its sum is added to the run by one mixed addition; a slot of two keys ends
-// a run between its entries, and the lower entry starts the next run for free. Every slot thus
-// costs every thread one mixed addition, in step. The slots are taken in segments of seg
-// (the last segment first, so the runs are summed from the chunk's end down): pass 1 goes up
-// the segment and stores the running product of its pairs' denominators in the thread's
-// scratch, one inversion inverts the product, and pass 2 goes down, recovering each
-// denominator's inverse from the stored product below it, and sums. Scratch element s of
-// thread tid is scratch[s T + tid] (T threads in the launch: a warp's stores are adjacent).
-template <class F> struct accum_pairs_body {
-    using M = typename field_traits<F>::mem;
-    const aff_mem<F> *bases;
-    const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
-    xyzz_mem<F> *buckets, *heads;
-    M *scratch;
-    size_t m, cpw, T, seg;
-    unsigned B;
-    CUZK_HD void operator()(size_t tid) const {
-        const size_t j = tid / cpw, t = tid % cpw;
-        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
-        const uint32_t *K = pick(keys, j), *V = pick(vals, j);
-        const size_t i0 = first_nonzero(K, b, e);
-        if (i0 == e) return;
-        const bool head = i0 == b && b > 0 && K[b - 1] == K[b]; // the first run began earlier
-        xyzz_mem<F> *const own = buckets + static_cast<size_t>(j) * B; // key k: own[k - 1]
-        M *const sc = scratch + tid;
-        const F one = field_traits<F>::one();
-        xyzz<F> acc = xyzz_inf<F>();
-        uint32_t cur = K[e - 1]; // the key of the run acc sums
-        for (size_t s1 = (e - i0 + 1) / 2; s1 > 0;) {
-            const size_t s0 = (s1 - 1) / seg * seg; // the segment [s0, s1)
-            F prefix = one;
-            for (size_t s = s0; s < s1; s++) {
-                const size_t i = i0 + 2 * s;
-                if (i + 5 < e) { // the next slot but one
-                    msm_prefetch_x(bases, V[i + 4]);
-                    msm_prefetch_x(bases, V[i + 5]);
-                }
-                if (i + 1 < e && K[i + 1] == K[i])
-                    prefix = mul(prefix, pair_den(bases, V[i], V[i + 1]));
-                store(sc + (s - s0) * T, prefix);
-            }
-            F inv_run = inv(prefix); // 1 / (the product of the denominators below slot s + 1)
-            for (size_t s = s1; s-- > s0;) {
-                const size_t i = i0 + 2 * s;
-                if (s >= s0 + 2) {
-                    msm_prefetch(bases, V[i - 4]);
-                    msm_prefetch(bases, V[i - 3]);
-                }
-                const bool two = i + 1 < e;
-                const uint32_t ki = K[i], kj = two ? K[i + 1] : ki;
-                affine<F> x = msm_base(bases, V[two ? i + 1 : i]); // added to the run of kj
-                if (two && kj == ki) {
-                    const affine<F> p = msm_base(bases, V[i]);
-                    const pair_terms<F> pt = pair_terms_of(p, x);
-                    const F below = s > s0 ? load(sc + (s - 1 - s0) * T) : one;
-                    F inv_den, next;
-                    mul_both(inv_den, next, inv_run, below, inv_run, pt.den);
-                    inv_run = next;
-                    x = pair_sum(p, x, pt, inv_den);
-                }
-                if (kj != cur) { // the run of cur begins above this slot, in this chunk
-                    store(own + (cur - 1), acc);
-                    cur = kj;
-                    acc = xyzz_inf<F>();
-                }
-                acc = madd(acc, x);
-                if (kj != ki) { // the run of kj begins at i + 1; entry i begins the run of ki
-                    store(own + (cur - 1), acc);
-                    cur = ki;
-                    acc = xyzz_from_affine(msm_base(bases, V[i])); // (read again: fewer registers)
-                }
-            }
-            s1 = s0;
-        }
-        store(head ? heads + j * cpw + t : own + (cur - 1), acc);
     }
 };
 

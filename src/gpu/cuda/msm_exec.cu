@@ -21,12 +21,6 @@ template <> struct msm_min_blocks<accum_body<fp_t>> {
 template <> struct msm_min_blocks<accum_body<fp2_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
 };
-template <> struct msm_min_blocks<accum_pairs_body<fp_t>> {
-    static constexpr int v = MSM_PAIR_MIN_BLOCKS_G1;
-};
-template <> struct msm_min_blocks<accum_pairs_body<fp2_t>> {
-    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
-};
 
 template <class B>
 __global__ void __launch_bounds__(MSM_THREADS, msm_min_blocks<B>::v)
@@ -48,8 +42,6 @@ template int dev_exec::launch(const classify_body &, size_t);
 template int dev_exec::launch(const digits_body &, size_t);
 template int dev_exec::launch(const accum_body<fp_t> &, size_t);
 template int dev_exec::launch(const accum_body<fp2_t> &, size_t);
-template int dev_exec::launch(const accum_pairs_body<fp_t> &, size_t);
-template int dev_exec::launch(const accum_pairs_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fixtree_body<fp_t> &, size_t);
 template int dev_exec::launch(const fixtree_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fixup_body<fp_t> &, size_t);

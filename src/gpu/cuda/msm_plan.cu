@@ -34,7 +34,7 @@ static unsigned msm_auto_window(size_t m) {
     return best;
 }
 
-msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, size_t pair_seg) {
+msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads) {
     msm_sizes s;
     const unsigned c = msm_auto_window(max_n);
     const size_t nw = msm_window_count(c);
@@ -48,10 +48,6 @@ msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, si
     s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, s.bucket_cap >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
-    // a thread's segment holds at most half its chunk (rounded up), so a batch's threads need
-    // at most (its entries + 2 threads) G1 elements, G2 included (msm_plan::seg_for)
-    s.pair_seg = pair_seg;
-    s.pair_slots = std::min(s.head_cap * pair_seg, s.sort_entries + 2 * s.head_cap);
     return s;
 }
 
@@ -66,12 +62,10 @@ msm_bytes msm_bytes_for(const msm_sizes &s) {
     b.items = 4 * s.item_cap * sizeof(xyzz_big);
     b.heads = 2 * s.head_cap * sizeof(xyzz_big); // heads, then the fix-up tree
     b.win = (MSM_MAX_WINDOWS + 1) * sizeof(xyzz_big);
-    b.pairs = s.pair_slots * sizeof(fp_mem);
     return b;
 }
 
-msm_plan msm_plan_for(size_t m, unsigned forced_window, int forced_accum, const msm_sizes &s,
-                      size_t bucket_bytes) {
+msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes) {
     msm_plan p;
     const size_t cap = s.bucket_cap * sizeof(xyzz_mem<fp_t>) / bucket_bytes; // buckets of F
     unsigned c = forced_window ? forced_window : msm_auto_window(m);
@@ -88,14 +82,6 @@ msm_plan msm_plan_for(size_t m, unsigned forced_window, int forced_accum, const 
     p.wb = static_cast<unsigned>(wb);
     p.wr = static_cast<unsigned>(wr / wb * wb);
     p.acc_threads = s.acc_threads;
-    // the pairs' scratch holds pair_seg G1 elements per chunk: segments of G2 pairs are half as
-    // long (the point's size over a G1 point's, as for the buckets)
-    p.seg = std::max<size_t>(1, s.pair_seg * sizeof(xyzz_mem<fp_t>) / bucket_bytes);
-    if (forced_accum == CUZK_GPU_MSM_ACCUM_XYZZ || forced_accum == CUZK_GPU_MSM_ACCUM_PAIRS)
-        p.accum = forced_accum;
-    else
-        p.accum = m >= static_cast<size_t>(MSM_PAIR_MIN_RUN) * p.B ? CUZK_GPU_MSM_ACCUM_PAIRS
-                                                                   : CUZK_GPU_MSM_ACCUM_XYZZ;
     return p;
 }
 

@@ -35,9 +35,6 @@
 #ifndef MSM_ACC_MIN_BLOCKS_G2
 #define MSM_ACC_MIN_BLOCKS_G2 1
 #endif
-#ifndef MSM_PAIR_MIN_BLOCKS_G1 // the same for the G1 affine-pair accumulation
-#define MSM_PAIR_MIN_BLOCKS_G1 2
-#endif
 // The cost model of the automatic window width, in mixed additions: each point costs one per
 // window, each bucket about MSM_COST_BUCKET / 10 (two general additions in the reduction),
 // each window a fixed MSM_COST_WINDOW (its sort call and launches).
@@ -47,12 +44,6 @@
 // this many scalars (8 MiB each), so that the host copies a chunk into one while the other's
 // transfer runs (see msm.cu's DESIGN).
 #define MSM_UPLOAD_CHUNK (1u << 18)
-// The affine-pair accumulation (accum_pairs_body): the G1 pairs of a chunk that share one
-// inversion (G2: half as many, so that a context's scratch holds either), and the fewest points
-// per bucket, on average, for which the automatic choice takes it (shallow buckets have few
-// pairs to sum, and the pairs' extra products would be spent on singletons).
-#define MSM_PAIR_SEG 128
-#define MSM_PAIR_MIN_RUN 8
 #define MSM_FB_WINDOW 10              // batch multiplication: fixed-base table window
 #define MSM_FB_CHUNK (1u << 22)       // scalars per batch-multiplication chunk
 #define MSM_ONES_SLOT MSM_MAX_WINDOWS // the window-sum slot holding the sum of the ones
@@ -99,22 +90,18 @@ CUZK_HD int msm_digit(const uint64_t t[5], unsigned c, unsigned w) {
 // run_windows); bucket_cap G1 buckets (half as many G2 buckets) hold the buckets of every window
 // of an MSM of max_n G1 points at its automatic width, so that one reduction serves them all;
 // item_cap items each of the four reduction arrays (acc and run, two levels); head_cap chunk
-// heads, and as many again for the fix-up tree's block sums (see fixtree_body); pair_slots G1
-// field elements of the affine-pair accumulation's scratch: pair_seg for each of up to head_cap
-// chunks (a batch has at most head_cap of them: see msm_plan::chunks_per_window), or fewer
-// when the chunks are short (msm_plan::seg_for).
+// heads, and as many again for the fix-up tree's block sums (see fixtree_body).
 struct msm_sizes {
-    size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads, pair_seg, pair_slots;
+    size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads;
 };
 
-msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, size_t pair_seg);
+msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads);
 
 // Bytes of every scratch array (device or twin host memory alike).
 struct msm_bytes {
-    size_t scalars, lists, flags, counts, sort, buckets, items, heads, win, pairs;
+    size_t scalars, lists, flags, counts, sort, buckets, items, heads, win;
     size_t total() const {
-        return scalars + 3 * lists + 2 * flags + counts + 2 * sort + buckets + items + heads + win +
-               pairs;
+        return scalars + 3 * lists + 2 * flags + counts + 2 * sort + buckets + items + heads + win;
     }
 };
 
@@ -127,32 +114,22 @@ struct msm_mem {
     uint8_t *flag_one, *flag_rest; // max_n each
     int64_t *counts;               // the two list lengths
     uint32_t *keys, *vals;         // sort_entries each
-    void *buckets, *items, *heads, *win, *pairs;
+    void *buckets, *items, *heads, *win;
 };
 
 // One windowed pass over m entries: width c, nw windows in batches of wb (sorted and
 // accumulated together), reduced in groups of wr windows (a multiple of wb: as many windows as
 // the bucket space holds), B buckets per window. A batch of k windows is accumulated by
-// chunks_per_window(k) chunks per window, by XYZZ additions or in affine pairs (accum, enum
-// cuzk_gpu_msm_accum), the pairs of a chunk in segments of seg pairs.
+// chunks_per_window(k) chunks per window.
 struct msm_plan {
     unsigned c, nw, wb, wr, B;
-    int accum;
-    size_t m, acc_threads, seg;
+    size_t m, acc_threads;
     size_t chunks_per_window(unsigned k) const {
         return std::max<size_t>(1, std::min(acc_threads / k, m)); // k cpw <= max(acc_threads, k)
     }
-    // The pairs of a segment for chunks of a window of m entries cut into cpw: seg, or fewer
-    // when a chunk's slots are fewer (a small MSM's threads use no more scratch than they fill).
-    size_t seg_for(size_t cpw) const {
-        const size_t slots = ((m + cpw - 1) / cpw + 1) / 2;
-        return std::max<size_t>(1, std::min(seg, slots));
-    }
 };
 
-// The plan for points whose bucket is bucket_bytes bytes (G1 or G2) under the tuning's forced
-// window and accumulation (0: automatic).
-msm_plan msm_plan_for(size_t m, unsigned forced_window, int forced_accum, const msm_sizes &s,
-                      size_t bucket_bytes);
+// The plan for points whose bucket is bucket_bytes bytes (G1 or G2).
+msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes);
 
 #endif

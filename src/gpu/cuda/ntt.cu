@@ -108,7 +108,9 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define NTT_THREADS 128      // threads per block
 #define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
 #define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
-#define NTT_MIN_BLOCKS 2     // resident blocks of NTT_MAX_THREADS it is compiled for: 128 registers
+#ifndef NTT_MIN_BLOCKS // (a build may set it, -D, for comparisons)
+#define NTT_MIN_BLOCKS 2 // resident blocks of NTT_MAX_THREADS it is compiled for: 128 registers
+#endif
 #define SHIFT_LO_LOG 12      // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
 #define SHIFT_LO_N (1u << SHIFT_LO_LOG)
 #define TABLE_THREADS 256 // threads per block of the table and elementwise kernels
