@@ -360,7 +360,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
         G##_chunks(db, hb, k, 3001, MSM_BITS);                                                     \
         G##_chunks(db, hb, k, (size_t)odd, MSM_RANDOM);                                            \
         G##_check_shape("last bases", db, hb, nb - ns, k, ns, MSM_EDGE);                           \
-        static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20};                              \
+        static const unsigned windows[] = {8, 9, 12, 13, 16, 17, 20, 22};                          \
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {                          \
             G##_tuned("forced window", db, hb, k, ns, MSM_RANDOM, windows[w], 0);                  \
             G##_tuned("forced window", db, hb, k, ns + 17, MSM_EDGE, windows[w], 0);               \
@@ -490,6 +490,43 @@ out:
 BATCH_TEST(cuzk_g1, g1)
 BATCH_TEST(cuzk_g2, g2)
 
+/* ---- wide windows ---------------------------------------------------------------------------- */
+
+/* Windows of 21 and 22 bits (the automatic width takes 22 for the 2^27 H query of porep-c18;
+ * bench_gpu_msm checks that size) on 2^22 + 3 points in a context for 2^24, whose bucket space
+ * (13 windows of 20 bits) holds such a window (a context for 2^22 picks 16 bits and would
+ * narrow them): GPU == CPU, the width the MSM reports the one forced. */
+static void test_wide_windows(void) {
+    const size_t n = ((size_t)1 << 22) + 3;
+    struct cuzk_gpu_msm_ctx *wide = NULL;
+    struct cuzk_gpu_bases *db = NULL;
+    cuzk_g1_affine *hb = test_xmalloc(n * sizeof *hb);
+    cuzk_scalar *k = test_xmalloc(n * sizeof *k);
+    if (!gpu_ok(cuzk_gpu_msm_ctx_create(0, (size_t)1 << 24, &wide), "2^24 context")) goto out;
+    test_g1_points(pool, hb, n);
+    msm_scalars_make(k, n, MSM_RANDOM);
+    if (!gpu_ok(cuzk_gpu_g1_bases_upload(0, hb, n, &db), "bases upload")) goto out;
+    cuzk_g1 want, got;
+    CHECK(cuzk_g1_msm(pool, &want, hb, k, n) == CUZK_OK);
+    for (unsigned w = 20; w <= 22; w++) {
+        const struct cuzk_gpu_msm_tuning t = {w, -1, 0};
+        struct cuzk_gpu_msm_timing tm;
+        cuzk_gpu_msm_tune(wide, &t);
+        const int ran = gpu_ok(cuzk_gpu_g1_msm(wide, db, 0, k, n, &got), "wide-window msm");
+        cuzk_gpu_msm_last_timing(wide, &tm);
+        const int ok = ran && cuzk_g1_eq(&got, &want) && tm.window == w;
+        CHECK(ok);
+        printf(
+            "test_gpu_msm: cuzk_g1 n=%zu, window %u (ran %u): %s; accum %.2f ms, reduce %.2f ms\n",
+            n, w, tm.window, ok ? "ok" : "WRONG", (double)tm.accum_ms, (double)tm.reduce_ms);
+    }
+out:
+    cuzk_gpu_bases_free(db);
+    cuzk_gpu_msm_ctx_free(wide);
+    free(hb);
+    free(k);
+}
+
 /* ---- arguments ------------------------------------------------------------------------------- */
 
 static void test_args(void) {
@@ -569,6 +606,7 @@ int main(void) {
     cuzk_g2_test_add();
     cuzk_g1_test_msm(G1_MAX_LOG, 12, 1000003);
     cuzk_g2_test_msm(G2_MAX_LOG, 10, 5003);
+    test_wide_windows();
     test_dev_fr();
     cuzk_g1_test_batch(3000, 1);
     cuzk_g2_test_batch(500, 1);

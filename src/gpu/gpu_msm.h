@@ -100,7 +100,7 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
                            size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g2 *out);
 
 /* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
- * window: bits per window, 8..20. bit_path: 0 automatic, 1 force the bit-witness split,
+ * window: bits per window, 8..22. bit_path: 0 automatic, 1 force the bit-witness split,
  * -1 forbid it. upload_chunk: scalars per chunk of an upload from host memory, at most the
  * staging size (larger values are that size). */
 struct cuzk_gpu_msm_tuning {
@@ -120,6 +120,7 @@ struct cuzk_gpu_msm_timing {
     float accum_ms;  /* bucket accumulation */
     float reduce_ms; /* bucket reduction and window combination */
     float total_ms;
+    unsigned window; /* the window width of the windowed pass (0: none ran, all scalars 0/1) */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

@@ -33,7 +33,7 @@ int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_
 int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_g2 *sum_out,
                          cuzk_g2 *dbl_out, size_t n);
 
-/* The MSM's signed digits of s (below 2^255) for a window of `window` bits (8..20):
+/* The MSM's signed digits of s (below 2^255) for a window of `window` bits (8..22):
  * digits[w] for w < ceil(256 / window), with s = sum_w digits[w] 2^(window w) and
  * -(2^(window-1) - 1) <= digits[w] <= 2^(window-1). digits must hold 32 entries. Returns the
  * number of digits, or CUZK_EINVAL. */

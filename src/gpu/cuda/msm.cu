@@ -603,7 +603,9 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     msm_report rep;
     TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, n, ctx->tune, host_scalars, chunk, out, &rep));
     CU_TRY(cudaStreamSynchronize(ctx->stream));
-    return collect_timing(ctx, x.nev);
+    TRY(collect_timing(ctx, x.nev));
+    ctx->timing.window = rep.nw ? rep.c : 0;
+    return CUZK_OK;
 }
 
 extern "C" int cuzk_gpu_g1_msm(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_bases *bases,

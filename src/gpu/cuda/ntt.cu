@@ -38,13 +38,14 @@
 // write (coset inverse). Everything runs on the context's one stream, which orders the passes;
 // the host waits only where the contract says it returns after the work.
 //
-// Speed. Measured on the H200 with the radix-2 kernel that preceded this one (one stage per
-// barrier; data in device memory, forward natural -> natural): 2^20 0.27 ms, 2^22 1.07 ms, 2^24
-// 4.35 ms, 2^26 18.9 ms, 2^27 39.1 ms; the coset inverse about 12 % more. The kernel is bound by
-// the multiplier pipe, not by memory (a pass over 2^24 elements moves 1 GiB, 0.25 ms): on sm_90
-// an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE, IMAD.HI) 4, an ALU
-// instruction its own pipe 2 cycles, and ptxas moves plain adds and moves between the two to
-// balance them. Per butterfly (SASS of the step loops, ptxas for sm_90):
+// Speed, on the H200 (data in device memory, forward natural -> natural, kernels alone;
+// docs/performance.md 2026-12-02): 2^20 0.251 ms, 2^22 1.019, 2^24 4.165, 2^26 18.24, 2^27 38.00;
+// the coset inverse about 13 % more. The radix-2 kernel that preceded this one took 0.273,
+// 1.069, 4.361, 18.95 and 39.10 ms. The kernel is bound by the multiplier pipe, not by memory (a
+// pass over 2^24 elements moves 1 GiB, 0.25 ms): on sm_90 an IMAD occupies it 2 cycles per warp
+// and a wide one (IMAD.WIDE, IMAD.HI) 4, an ALU instruction its own pipe 2 cycles, and ptxas
+// moves plain adds and moves between the two to balance them. Per butterfly (SASS of the step
+// loops, ptxas for sm_90):
 //                   instructions  wide IMAD  other IMAD  ALU   multiplier-pipe cycles/warp
 //   radix 2 (old)       340          120         21       185        522
 //   radix 4             338          112         18.8     200        485.5
@@ -52,15 +53,15 @@
 // The multiplication's m r_1 product is made on the ALU (r_1 = 2^32 - 1: ff_fr.cuh), 8 wide
 // products fewer. Per element at 2^24 that is 5411 multiplier cycles per warp against 6264 (-14
 // %), 3821 instructions against 4080; at 2^27 (passes of 7, 6, 6 and 8 stages) 6142 against
-// 7047 (-13 %). Registers: 128 (the kernel is compiled for 2 blocks of 256 threads: the
-// default 128-thread blocks run 4 per multiprocessor), no spills in the step loops. Predicted,
-// not measured: with the radix-2 kernel's ratio of measured to modelled time (1.38 at both
-// sizes), 2^24 in about 3.75 ms and 2^27 in about 34 ms; fewer barriers and more independent
-// multiplications per thread may lower that ratio, the lower occupancy may raise it.
+// 7047 (-13 %): the measured gain (-4.5 % and -2.8 %) is a third of that. Registers: 128 (the
+// kernel is compiled for 2 blocks of 256 threads: the default 128-thread blocks run 4 per
+// multiprocessor), no spills in the step loops; unbounded (154 registers) it ran 5 % slower at
+// 2^24, and every other block shape measured was slower than 2^10 elements as 4 columns of 128
+// threads.
 // Next steps: fewer ALU instructions in the multiplication (a parity-alternating accumulator
 // layout that drops the per-word x + y merge, 64 of its additions: with less ALU pressure
-// ptxas stops moving work onto the multiplier pipe), and blocks of 2^11 elements (passes of 9
-// stages: 2^27 in three passes instead of four).
+// ptxas stops moving work onto the multiplier pipe). Blocks of 2^11 elements (2^27 in three
+// passes instead of four) measured slower (38.9 ms).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -98,20 +99,22 @@ static_assert(sizeof(cuzk_fr) == sizeof(fr_mem), "host and device Fr must have o
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the 8 x 32-bit device limbs equal the 4 x 64-bit host limbs on little-endian hosts");
 
-// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 with the radix-2 kernel (forward,
-// kernels alone): blocks of 2^10 elements as 4 columns, 128 threads: 4.35-4.40 ms; 2^11 x 8
-// columns x 256 threads: 4.62 ms; 2^12 elements (one block per multiprocessor): 6-7.7 ms; two
-// butterflies per thread at a time (more registers, fewer resident warps): no gain. Not yet
-// measured with the radix-4 steps (see DESIGN).
+// Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 and 2^27 (forward, kernels alone,
+// docs/performance.md): blocks of 2^10 elements as 4 columns, 128 threads, compiled for 2
+// blocks of 256 threads (128 registers): 4.16 / 38.0 ms; 2^10 x 256 threads 4.49; 2^11 x 4 or 8
+// columns x 256 threads 4.42 / 38.9 and 4.41 / 40.3; 2^9 x 128 threads 4.59; 2^12 x 256 threads
+// 6.15; with no register bound (154 registers) 4.35 / 40.2 ms.
 #define NTT_LOG_BLOCK 10     // elements per block: 2^10 x 32 B = 32 KiB of shared memory
 #define NTT_LOG_COLS 2       // columns per tile: 4 elements = 128-byte runs
 #define NTT_THREADS 128      // threads per block
 #define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
 #define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
-#ifndef NTT_MIN_BLOCKS // (a build may set it, -D, for comparisons)
-#define NTT_MIN_BLOCKS 2 // resident blocks of NTT_MAX_THREADS it is compiled for: 128 registers
+// Resident blocks of NTT_MAX_THREADS the kernel is compiled for (128 registers); a build may
+// set it (-D) for comparisons.
+#ifndef NTT_MIN_BLOCKS
+#define NTT_MIN_BLOCKS 2
 #endif
-#define SHIFT_LO_LOG 12      // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
+#define SHIFT_LO_LOG 12 // coset powers: s^i = s_hi[i >> 12] * s_lo[i & 4095]
 #define SHIFT_LO_N (1u << SHIFT_LO_LOG)
 #define TABLE_THREADS 256 // threads per block of the table and elementwise kernels
 
