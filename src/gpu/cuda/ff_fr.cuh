@@ -47,8 +47,6 @@ struct u64x4 {
     uint64_t w[4];
 };
 constexpr u64x4 kModulus = {CUZK_FR_MODULUS}; /* r (plain) */
-constexpr u64x4 kOne = {CUZK_FR_R1};          /* R mod r: one in Montgomery form */
-constexpr u64x4 kR2 = {CUZK_FR_R2};           /* R^2 mod r: converts into Montgomery form */
 constexpr uint64_t kM0inv64 = CUZK_FR_M0INV;  /* -r^-1 mod 2^64 */
 
 constexpr uint32_t word(const u64x4 &v, int i) {
@@ -56,15 +54,9 @@ constexpr uint32_t word(const u64x4 &v, int i) {
 }
 } // namespace fr_detail
 
-// Word I of r, of one and of R^2 as scalar compile-time constants (usable in device code).
+// Word I of r as a scalar compile-time constant (usable in device code and asm operands).
 template <int I> struct fr_p {
     static constexpr uint32_t v = fr_detail::word(fr_detail::kModulus, I);
-};
-template <int I> struct fr_one_w {
-    static constexpr uint32_t v = fr_detail::word(fr_detail::kOne, I);
-};
-template <int I> struct fr_r2_w {
-    static constexpr uint32_t v = fr_detail::word(fr_detail::kR2, I);
 };
 /* -r^-1 mod 2^32: the low word of -r^-1 mod 2^64 */
 constexpr uint32_t kFrM0inv = static_cast<uint32_t>(fr_detail::kM0inv64);
@@ -91,46 +83,21 @@ CUZK_HD fr_t fr_zero() {
     return r;
 }
 
-CUZK_HD fr_t fr_one() {
-    fr_t r;
-    r.l[0] = fr_one_w<0>::v;
-    r.l[1] = fr_one_w<1>::v;
-    r.l[2] = fr_one_w<2>::v;
-    r.l[3] = fr_one_w<3>::v;
-    r.l[4] = fr_one_w<4>::v;
-    r.l[5] = fr_one_w<5>::v;
-    r.l[6] = fr_one_w<6>::v;
-    r.l[7] = fr_one_w<7>::v;
+// An element from four 64-bit limbs (the layout of ff_constants.h and of cuzk_fr).
+CUZK_HD constexpr fr_t fr_from_u64(const fr_detail::u64x4 &v) {
+    fr_t r{};
+    for (int i = 0; i < 8; i++) r.l[i] = static_cast<uint32_t>(v.w[i / 2] >> (32 * (i % 2)));
     return r;
 }
+
+/* R mod r: one in Montgomery form */
+CUZK_HD constexpr fr_t fr_one() { return fr_from_u64(fr_detail::u64x4{CUZK_FR_R1}); }
 
 // R^2 mod r: fr_mul(x, fr_r2()) turns a plain integer x < r into Montgomery form.
-CUZK_HD fr_t fr_r2() {
-    fr_t r;
-    r.l[0] = fr_r2_w<0>::v;
-    r.l[1] = fr_r2_w<1>::v;
-    r.l[2] = fr_r2_w<2>::v;
-    r.l[3] = fr_r2_w<3>::v;
-    r.l[4] = fr_r2_w<4>::v;
-    r.l[5] = fr_r2_w<5>::v;
-    r.l[6] = fr_r2_w<6>::v;
-    r.l[7] = fr_r2_w<7>::v;
-    return r;
-}
+CUZK_HD constexpr fr_t fr_r2() { return fr_from_u64(fr_detail::u64x4{CUZK_FR_R2}); }
 
 // r as eight words.
-CUZK_HD fr_t fr_modulus() {
-    fr_t r;
-    r.l[0] = fr_p<0>::v;
-    r.l[1] = fr_p<1>::v;
-    r.l[2] = fr_p<2>::v;
-    r.l[3] = fr_p<3>::v;
-    r.l[4] = fr_p<4>::v;
-    r.l[5] = fr_p<5>::v;
-    r.l[6] = fr_p<6>::v;
-    r.l[7] = fr_p<7>::v;
-    return r;
-}
+CUZK_HD constexpr fr_t fr_modulus() { return fr_from_u64(fr_detail::u64x4{CUZK_FR_MODULUS}); }
 
 // ---- storage <-> registers ------------------------------------------------------------------
 
