@@ -211,7 +211,7 @@ template <class F> CUZK_HD jac<F> to_jac(const xyzz<F> &p) {
 // I = 1/(ZZ ZZZ). The identity becomes (0, 0).
 template <class F> CUZK_HD affine<F> to_affine(const xyzz<F> &p) {
     if (is_inf(p)) return affine<F>{field_traits<F>::zero(), field_traits<F>::zero()};
-    const F i = inv(mul(p.zz, p.zzz));
+    const F i = inv_var(mul(p.zz, p.zzz));
     return affine<F>{mul(p.x, mul(p.zzz, i)), mul(p.y, mul(p.zz, i))};
 }
 

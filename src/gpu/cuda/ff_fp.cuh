@@ -19,7 +19,7 @@
 // 128-bit accesses), fp_t the compute form. Every function takes fully reduced inputs and
 // returns a fully reduced result by value (a result may overwrite an input). Nothing branches
 // on element values but is_zero / eq, which the curve formulas use for their exceptional
-// cases; inv, a binary GCD that stops when it is done, so its time depends on the value (the
+// cases; inv_var, a binary GCD that stops when it is done, so its time depends on the value (the
 // curve formulas' branches and the MSM's buckets, chosen by the scalars, are variable time
 // already); and the square roots and encodings of point decompression (sqrt_var,
 // is_lexlarger, fp_from_be_words: public key material only). The exponents of fp_pow are
@@ -371,7 +371,7 @@ CUZK_HD void mul_pair(fp_t &r0, fp_t &r1, const fp_t &a0, const fp_t &b0, const 
 CUZK_HD fp_t sqr(const fp_t &a) { return mul(a, a); }
 
 // ---- Fp inversion: the binary GCD --------------------------------------------------------------
-// inv computes 1/a by T. Pornin's optimized binary GCD ("Optimized Binary GCD for Modular
+// inv_var computes 1/a by T. Pornin's optimized binary GCD ("Optimized Binary GCD for Modular
 // Inversion", IACR ePrint 2020/972). The classic binary GCD of x and p keeps a, b with
 // gcd(a, b) = gcd(x, p) and u, v with a = x u, b = x v (mod p), from a = x, b = p, u = 1, v = 0:
 // when a is odd it swaps (a, u) with (b, v) if a < b and subtracts (a -= b, u -= v), then it
@@ -547,7 +547,7 @@ CUZK_HD fp_t fp_gcd_mod(fp_t r) {
 // the slowest. One out-of-line function, as mul, of about 770 machine instructions (sm_90) that
 // execute about 1 650 per batch: about 30 000 for a random value and 41 000 at most, against
 // 330 000 for the Fermat power it replaced, 384 squarings and 229 multiplications (docs/gpu.md).
-static __host__ __device__ __noinline__ fp_t inv(const fp_t x) {
+static __host__ __device__ __noinline__ fp_t inv_var(const fp_t x) {
     fp_t a = x, b = fp_modulus(), v = fp_zero();
     fp_t u = fp_from_u64(fp_detail::u64x6{CUZK_FP_R2}); /* R^2 mod p */
     CUZK_UNROLL_1
@@ -696,8 +696,8 @@ CUZK_HD fp2_t sqr(const fp2_t &a) {
 }
 
 // 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2); 1/0 = 0.
-CUZK_HD fp2_t inv(const fp2_t &a) {
-    const fp_t t = inv(add(sqr(a.c0), sqr(a.c1)));
+CUZK_HD fp2_t inv_var(const fp2_t &a) {
+    const fp_t t = inv_var(add(sqr(a.c0), sqr(a.c1)));
     return fp2_t{mul(a.c0, t), neg(mul(a.c1, t))};
 }
 

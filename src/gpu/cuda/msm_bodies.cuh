@@ -354,7 +354,7 @@ struct fp_eval_body {
             case CUZK_GPU_FP2_ADD: r = add(x, y); break;
             case CUZK_GPU_FP2_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP2_MUL: r = mul(x, y); break;
-            case CUZK_GPU_FP2_INV: r = inv(x); break;
+            case CUZK_GPU_FP2_INV: r = inv_var(x); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp2_mem *>(out) + i, r);
@@ -366,7 +366,7 @@ struct fp_eval_body {
             case CUZK_GPU_FP_ADD: r = add(x, y); break;
             case CUZK_GPU_FP_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP_MUL: r = mul(x, y); break;
-            case CUZK_GPU_FP_INV: r = inv(x); break;
+            case CUZK_GPU_FP_INV: r = inv_var(x); break;
             default: r = sqr(x); break;
             }
             store(static_cast<fp_mem *>(out) + i, r);
