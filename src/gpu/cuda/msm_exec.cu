@@ -61,7 +61,7 @@ int dev_exec::sort(uint32_t *keys, uint32_t *keys_alt, uint32_t *vals, uint32_t 
                    int end_bit, int *in_alt) {
     cub::DoubleBuffer<uint32_t> dk(keys, keys_alt), dv(vals, vals_alt);
     size_t bytes = tmp_bytes;
-    // A 32-bit item count (m <= MSM_MAX_N) makes CUB sort with 32-bit offsets: 9 % faster than
+    // A 32-bit item count (m <= MSM_MAX_N) makes CUB sort with 32-bit offsets: 7-9 % faster than
     // with 64-bit ones on the H200 test machine (docs/performance.md, 2026-12-02 third session)
     CU_TRY(cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, static_cast<uint32_t>(m), 0, end_bit,
                                            stream));
