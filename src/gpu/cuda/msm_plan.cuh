@@ -37,11 +37,13 @@
 #endif
 // The cost model of the automatic window width, in mixed additions: each point costs one per
 // window, each bucket about MSM_COST_BUCKET / 10 (two general additions in the reduction and
-// the bucket's traffic: on the H200 test machine the reduction took about 1.7 ns a bucket
-// against 0.44 ns a mixed addition of the accumulation), each window a fixed MSM_COST_WINDOW
-// (its sort call and launches). It picks 11 bits at 2^10, 13 at 2^16, 16 at 2^20, 20 from 2^24
-// to 2^26 and 22 at 2^27 (12 windows instead of 13).
-#define MSM_COST_BUCKET 40
+// the bucket's traffic), each window a fixed MSM_COST_WINDOW (its sort call and launches). On
+// the H200 test machine a mixed addition of the accumulation takes 0.44 ns and a bucket of the
+// reduction 1.8 ns with 13 x 2^19 buckets, 1.25 ns with 12 x 2^21 (a larger reduction fills the
+// GPU better): 3.5 sits between them. It picks 11 bits at 2^10, 13 at 2^16, 16 at 2^20, 20 at
+// 2^24 and 2^25, and 22 at 2^26 and 2^27 (12 windows instead of 13): the widths measured fastest
+// at 2^24, 2^26 (411.1 ms against 420.8 with 20 bits) and 2^27.
+#define MSM_COST_BUCKET 35
 #define MSM_COST_WINDOW 30000
 // Scalars per chunk of an upload from host memory: a context has two pinned staging buffers of
 // this many scalars (8 MiB each), so that the host copies a chunk into one while the other's
