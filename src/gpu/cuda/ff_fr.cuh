@@ -251,6 +251,21 @@ CUZK_HD void fr_chain_mul_odd(uint32_t y[8], const uint32_t a[8], uint32_t w) {
 #endif
 }
 
+// The host paths of the two reductions below: words 2k and 2k + 1 of x (k = 1..3) += m r[k - 1],
+// with carry c into word 2; returns the carry out of word 7.
+CUZK_HD uint64_t fr_host_add_mr(uint32_t *x, uint32_t m, const uint32_t r[3], uint64_t c) {
+    for (int k = 1; k < 4; k++) {
+        const uint64_t p = static_cast<uint64_t>(m) * r[k - 1];
+        uint64_t s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
+        x[2 * k] = static_cast<uint32_t>(s);
+        c = s >> 32;
+        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
+        x[2 * k + 1] = static_cast<uint32_t>(s);
+        c = s >> 32;
+    }
+    return c;
+}
+
 // m = -x[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1) and hi1 = m - [m != 0] (the
 // high word of m r_1, for fr_chain_redc_odd: the subtraction's borrow), then x (9 words) +=
 // m r_even at words 2k, 2k + 1 (m r_0 = m); returns m. No carry out of x[8]. (m is computed
@@ -281,17 +296,7 @@ CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9], uint32_t *hi1) {
     x[0] = static_cast<uint32_t>(s);
     s = static_cast<uint64_t>(x[1]) + (s >> 32);
     x[1] = static_cast<uint32_t>(s);
-    uint64_t c = s >> 32;
-    for (int k = 1; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(m) * r[k - 1];
-        s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
-        x[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
-        x[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-    x[8] += static_cast<uint32_t>(c);
+    x[8] += static_cast<uint32_t>(fr_host_add_mr(x, m, r, s >> 32));
 #endif
     *hi1 = h;
     return m;
@@ -322,16 +327,7 @@ CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m, uint32_t x0, uint32_t 
     y[0] = static_cast<uint32_t>(s);
     s = static_cast<uint64_t>(y[1]) + hi1 + (s >> 32);
     y[1] = static_cast<uint32_t>(s);
-    uint64_t c = s >> 32;
-    for (int k = 1; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(m) * r[k - 1];
-        s = static_cast<uint64_t>(y[2 * k]) + static_cast<uint32_t>(p) + c;
-        y[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(y[2 * k + 1]) + (p >> 32) + c;
-        y[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
+    (void)fr_host_add_mr(y, m, r, s >> 32); // no carry out of y[7]
 #endif
 }
 
