@@ -6,7 +6,8 @@
  * where kernel_ms is the device time of the transform's kernels with the data already in device
  * memory (CUDA events; min and median of the samples after a warm-up) and total_ms the
  * wall-clock time of the whole call from host memory (copy in, transform, copy out; pageable
- * host memory). Lines starting with '#' are comments (device, kernel shape, checks).
+ * host memory). Lines starting with '#' are comments (device, kernel shape, checks, and after
+ * each CSV line the median device time of each of the transform's passes, top pass first).
  *
  * Every size is checked before it is timed: the GPU roundtrips inverse(forward(a)) and
  * coset_inverse(coset_forward(a)) must give a back, and at 2^16 and 2^20 both timed kinds must
@@ -100,8 +101,9 @@ static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr 
                    const cuzk_fr *shift, int samples) {
     static const char *name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
     const size_t n = (size_t)1 << k;
-    double kt[64], tt[64];
-    float ms = 0;
+    double kt[64], tt[64], pt[CUZK_GPU_NTT_MAX_LOG + 1][64];
+    float ms = 0, pms[CUZK_GPU_NTT_MAX_LOG + 1];
+    int np = 0;
     /* kernels alone: the data stays in device memory; each run transforms the previous
      * result, which is as random as the input */
     TRY(cuzk_gpu_ntt_load(ctx, in, n), "load");
@@ -109,6 +111,8 @@ static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr 
     for (int s = 0; s < samples; s++) {
         TRY(cuzk_gpu_ntt_run(ctx, k, (enum cuzk_gpu_ntt_kind)kind, shift, &ms), "timed run");
         kt[s] = ms;
+        np = cuzk_gpu_ntt_pass_ms(ctx, pms, CUZK_GPU_NTT_MAX_LOG + 1);
+        for (int p = 0; p < np; p++) pt[p][s] = pms[p];
     }
     /* the whole call from host memory */
     const int tsamples = samples < 5 ? samples : 5;
@@ -121,6 +125,12 @@ static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr 
     bench_sort(kt, (size_t)samples);
     bench_sort(tt, (size_t)tsamples);
     printf("ntt,%s,%d,%.3f,%.3f,%.3f\n", name[kind], k, kt[0], kt[samples / 2], tt[tsamples / 2]);
+    printf("# %s 2^%d, median ms of each pass, top first:", name[kind], k);
+    for (int p = 0; p < np; p++) {
+        bench_sort(pt[p], (size_t)samples);
+        printf(" %.3f", pt[p][samples / 2]);
+    }
+    printf("\n");
     fflush(stdout);
     return 1;
 }

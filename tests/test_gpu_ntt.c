@@ -231,6 +231,20 @@ static void test_size(int k) {
         gpu_ok(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_FORWARD, NULL, &kms), "run", k) &&
         gpu_ok(cuzk_gpu_ntt_store(ctx, x, n), "store", k))
         compare("device-resident run", k, "forward", x, fwd_cpu, n);
+    {
+        /* the timed run's passes: 2^10-element blocks as 4 columns (the default shape) do 8
+         * stages a pass, and one pass holds a transform of up to 2^10; the passes' times are
+         * within the transform's (the events around them lie inside its two) */
+        float pms[CUZK_GPU_NTT_MAX_LOG + 1], sum = 0;
+        const int np = cuzk_gpu_ntt_pass_ms(ctx, pms, CUZK_GPU_NTT_MAX_LOG + 1);
+        CHECK(np == (k <= 10 ? 1 : 1 + (k - 8 + 7) / 8));
+        for (int p = 0; p < np && p <= CUZK_GPU_NTT_MAX_LOG; p++) {
+            CHECK(pms[p] >= 0);
+            sum += pms[p];
+        }
+        CHECK(sum <= kms + 0.01f);
+        CHECK(cuzk_gpu_ntt_pass_ms(ctx, pms, 0) == np); /* cap 0: the count alone */
+    }
     memset(x, 0, n * sizeof *x);
     if (gpu_ok(cuzk_gpu_ntt_load(ctx, fwd_in, n), "load", k) &&
         gpu_ok(
@@ -239,6 +253,9 @@ static void test_size(int k) {
         gpu_ok(cuzk_gpu_ntt_sync(ctx), "sync", k) &&
         gpu_ok(cuzk_gpu_ntt_store(ctx, x, n), "store", k))
         compare("device pointer entry", k, "forward", x, fwd_cpu, n);
+    /* a run that is not timed leaves no pass times */
+    CHECK(cuzk_gpu_ntt_run(ctx, k, CUZK_GPU_NTT_FORWARD, NULL, NULL) == CUZK_OK &&
+          cuzk_gpu_ntt_pass_ms(ctx, NULL, 0) == 0);
     /* roundtrips on the GPU alone */
     memcpy(x, fwd_in, n * sizeof *x);
     if (gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_FORWARD, NULL), "forward", k) &&

@@ -462,6 +462,11 @@ struct cuzk_gpu_ntt_ctx {
     int max_log;
     cudaStream_t stream;
     cudaEvent_t ev_start, ev_stop;
+    // ev_pass[p] before pass p, ev_pass[np] after the last: recorded by timed runs, whose
+    // per-pass times (pass_ms[0 .. timed_passes)) cuzk_gpu_ntt_pass_ms reports
+    cudaEvent_t ev_pass[CUZK_GPU_NTT_MAX_LOG + 2];
+    float pass_ms[CUZK_GPU_NTT_MAX_LOG + 1];
+    int timed_passes;
     fr_mem *tw;      // 2^max_log: entry m + j = omega_(2m)^j
     fr_mem *buf;     // 2^max_log: the context's vector
     fr_mem *scratch; // 2^max_log: the passes' other vector
@@ -517,6 +522,8 @@ extern "C" void cuzk_gpu_ntt_ctx_free(struct cuzk_gpu_ntt_ctx *ctx) {
     (void)cudaFree(ctx->s_hi);
     if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
     if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);
+    for (cudaEvent_t e : ctx->ev_pass)
+        if (e) (void)cudaEventDestroy(e);
     if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
     (void)cudaGetLastError();
     std::free(ctx);
@@ -563,6 +570,7 @@ static int ctx_init(cuzk_gpu_ntt_ctx *ctx) {
     CU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
     CU_TRY(cudaEventCreate(&ctx->ev_start));
     CU_TRY(cudaEventCreate(&ctx->ev_stop));
+    for (cudaEvent_t &e : ctx->ev_pass) CU_TRY(cudaEventCreate(&e));
     CU_TRY(cudaMalloc(&ctx->tw, n * sizeof(fr_mem)));
     CU_TRY(cudaMalloc(&ctx->buf, n * sizeof(fr_mem)));
     CU_TRY(cudaMalloc(&ctx->scratch, n * sizeof(fr_mem)));
@@ -719,8 +727,10 @@ static int plan_transform(fr_mem *data, fr_mem *scratch, const fr_mem *tw, const
     return np;
 }
 
-// Queues the transform of data[0 .. 2^log_n) on the context's stream (arguments checked).
-static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift) {
+// Queues the transform of data[0 .. 2^log_n) on the context's stream (arguments checked);
+// with `timed`, records the pass events around its passes and returns their number in *np_out.
+static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift,
+                   bool timed = false, int *np_out = nullptr) {
     if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
         int err = prepare_shift(ctx, log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE);
         if (err != CUZK_OK) return err;
@@ -728,10 +738,13 @@ static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, con
     pass_launch l[CUZK_GPU_NTT_MAX_LOG + 1];
     const int np = plan_transform(data, ctx->scratch, ctx->tw, ctx->s_lo, ctx->s_hi, log_n, kind,
                                   ctx->log_block, ctx->log_cols, ctx->threads, l);
+    if (timed) CU_TRY(cudaEventRecord(ctx->ev_pass[0], ctx->stream));
     for (int p = 0; p < np; p++) {
         ntt_pass_kernel<<<l[p].blocks, l[p].threads, l[p].smem, ctx->stream>>>(l[p].a);
         CU_LAUNCHED(ntt_pass_kernel);
+        if (timed) CU_TRY(cudaEventRecord(ctx->ev_pass[p + 1], ctx->stream));
     }
+    if (np_out) *np_out = np;
     return CUZK_OK;
 }
 
@@ -781,12 +794,26 @@ extern "C" int cuzk_gpu_ntt_run(struct cuzk_gpu_ntt_ctx *ctx, int log_n,
     int err = check_args(ctx, log_n, kind, shift);
     if (err != CUZK_OK) return err;
     if ((err = use_device(ctx)) != CUZK_OK) return err;
+    ctx->timed_passes = 0;
+    int np = 0;
     if (kernel_ms) CU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-    if ((err = enqueue(ctx, ctx->buf, log_n, kind, shift)) != CUZK_OK) return err;
+    if ((err = enqueue(ctx, ctx->buf, log_n, kind, shift, kernel_ms != nullptr, &np)) != CUZK_OK)
+        return err;
     if (kernel_ms) CU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     CU_TRY(cudaStreamSynchronize(ctx->stream));
-    if (kernel_ms) CU_TRY(cudaEventElapsedTime(kernel_ms, ctx->ev_start, ctx->ev_stop));
+    if (kernel_ms) {
+        CU_TRY(cudaEventElapsedTime(kernel_ms, ctx->ev_start, ctx->ev_stop));
+        for (int p = 0; p < np; p++)
+            CU_TRY(cudaEventElapsedTime(&ctx->pass_ms[p], ctx->ev_pass[p], ctx->ev_pass[p + 1]));
+        ctx->timed_passes = np;
+    }
     return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_pass_ms(const struct cuzk_gpu_ntt_ctx *ctx, float *ms, int cap) {
+    if (!ctx) return 0;
+    for (int p = 0; p < ctx->timed_passes && p < cap; p++) ms[p] = ctx->pass_ms[p];
+    return ctx->timed_passes;
 }
 
 extern "C" int cuzk_gpu_ntt(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host_data, int log_n,
