@@ -5,8 +5,8 @@
  * constraint], constraint i: w_prev * w_j = w_new with w_prev the wire made by constraint
  * i - 1 and j a random earlier wire, so every wire is a random field element (a product of
  * random ones), the worst case for every MSM. The key comes from the GPU dev setup (cached as a
- * .zkey in --key-cache DIR when given: the circuit and witness depend only on log_n and the
- * seed). Then one warm-up proof (the work contexts and pinned buffers are allocated there; the
+ * .zkey in --key-cache DIR when given, DIR made if missing: the circuit and witness depend only
+ * on log_n and the seed). Then one warm-up proof (the work contexts and pinned buffers are allocated there; the
  * key's points are uploaded before it, timed separately), then --reps timed proofs, each
  * verified.
  *
@@ -20,6 +20,7 @@
  *
  *   bench_gpu_prove [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] [--seed S]
  * Exit status: 0, 1 for a wrong result or a failure, 2 usage, 77 without a GPU (skipped). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,9 @@ static int make_key(int log_n, uint64_t seed, const char *cache, struct cuzk_zke
     printf("# key: circuit in %.0f ms, GPU dev setup in %.0f ms\n", t1 - t0, bench_now_ms() - t1);
     if (cache) {
         t0 = bench_now_ms();
+        /* the folder itself is made when missing (its parent must exist) */
+        if (mkdir(cache, 0755) != 0 && errno != EEXIST)
+            fprintf(stderr, "bench_gpu_prove: cannot make %s: %s\n", cache, strerror(errno));
         if (cuzk_zkey_save(path, z, err, sizeof err) == CUZK_OK)
             printf("# key: saved %s in %.0f ms\n", path, bench_now_ms() - t0);
         else
