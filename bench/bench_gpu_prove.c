@@ -6,9 +6,9 @@
  * i - 1 and j a random earlier wire, so every wire is a random field element (a product of
  * random ones), the worst case for every MSM. The key comes from the GPU dev setup (cached as a
  * .zkey in --key-cache DIR when given, DIR made if missing: the circuit and witness depend only
- * on log_n and the seed). Then one warm-up proof (the work contexts and pinned buffers are allocated there; the
- * key's points are uploaded before it, timed separately), then --reps timed proofs, each
- * verified.
+ * on log_n and the seed). Then one warm-up proof (the work contexts and pinned buffers are
+ * allocated there; the key's points are uploaded before it, timed separately), then --reps timed
+ * proofs, each verified.
  *
  * Per rep it prints the backend's stage times (SpMV, upload, NTT, H MSM, A/B1/C MSMs, B2 MSM),
  * the prove time (prove_start to prove_finish returning), the verification and their sum, then
