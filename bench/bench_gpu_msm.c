@@ -7,7 +7,7 @@
  *     --g2       G2 instead of G1
  *     --bits P   P% of the scalars are 0 or 1 (a Filecoin-like witness), the rest uniform
  *     --reps R   timed repetitions per size after one warm-up (default 7)
- *     --window C force the window width (cuzk_gpu_msm_tune; default automatic)
+ *     --window C bound the widest window (cuzk_gpu_msm_tune, 8..24; default automatic)
  *     --pinned   the host scalars in page-locked memory (cuzk_gpu_pinned_alloc: transferred in
  *                place), not in pageable memory (through the context's staging buffers)
  *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
@@ -16,13 +16,13 @@
  * For each size it prints one CSV line
  *   msm,<group>,<log_n>,<bits_pct>,<window>,<ms_min>,<ms_median>,<dev_ms_min>,<dev_ms_median>,
  *       <upload_ms>,<bits_ms>,<sort_ms>,<accum_ms>,<reduce_ms>
- * where window is the width the MSM used (forced or automatic), ms is the wall-clock time of
- * cuzk_gpu_g*_msm with the scalars in host memory (upload included: the "wall" of an MSM from host
- * memory, to compare with dev_ms: the upload overlaps the classification of the scalars chunk by
- * chunk), dev_ms the time with the scalars already in device memory (G1: the scalars as Montgomery
- * Fr in an NTT context's buffer, cuzk_gpu_g1_msm_dev_fr; G2: the event time of the host call less
- * its upload), and the phase times (cuzk_gpu_msm_last_timing) are the medians of the host-scalar
- * calls. Lines starting with '#' are comments.
+ * where window is the widest window the MSM used (forced or automatic), ms is the wall-clock time
+ * of cuzk_gpu_g*_msm with the scalars in host memory (upload included: the "wall" of an MSM from
+ * host memory, to compare with dev_ms: the upload overlaps the classification of the scalars chunk
+ * by chunk), dev_ms the time with the scalars already in device memory (G1: the scalars as
+ * Montgomery Fr in an NTT context's buffer, cuzk_gpu_g1_msm_dev_fr; G2: the event time of the host
+ * call less its upload), and the phase times (cuzk_gpu_msm_last_timing) are the medians of the
+ * host-scalar calls. Lines starting with '#' are comments.
  *
  * Bases: 2^16 distinct random points repeated (bases[i] = pool[i mod 2^16]), which makes every
  * size exactly checkable: sum_i s_i P_(i mod T) = sum_j (sum of the s_i with i = j mod T) P_j,
@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
             if (o.reps < 1 || o.reps > MAX_REPS) return usage(argv[0]);
         } else if (!strcmp(a, "--window") && v) {
             o.window = atoi(argv[++i]);
-            if (o.window < 8 || o.window > 22) return usage(argv[0]);
+            if (o.window < 8 || o.window > 24) return usage(argv[0]);
         } else if (!strcmp(a, "--pinned")) {
             o.pinned = 1;
         } else if (!strcmp(a, "--chunk") && v) {

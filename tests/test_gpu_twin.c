@@ -226,34 +226,47 @@ static void add_shifted(uint64_t acc[6], int64_t d, unsigned shift) {
     }
 }
 
+/* The layout and the digits of every widest-window bound: nw = ceil(256 / W) windows whose
+ * widths are two adjacent values summing to 256, the wider on top, none wider than W; the
+ * digits in range and recombining to the scalar (400 edge and random scalars per bound). */
 static void test_digits(void) {
     int32_t d[32];
+    unsigned wd[32];
     size_t count = 0;
-    for (unsigned c = 8; c <= 22; c++) {
+    for (unsigned c = 8; c <= 24; c++) {
         for (unsigned t = 0; t < 400; t++) {
             cuzk_scalar k;
             edge_scalar(&k, t);
-            int nw = cuzk_gpu_twin_digits(&k, c, d);
+            int nw = cuzk_gpu_twin_digits(&k, c, d, wd);
             CHECK(nw == (int)((256 + c - 1) / c));
             if (nw <= 0) return;
             uint64_t acc[6] = {0};
+            unsigned pos = 0;
             int ok = 1;
             for (int w = 0; w < nw; w++) {
-                ok &= d[w] >= -((1 << (c - 1)) - 1) && d[w] <= (1 << (c - 1));
-                add_shifted(acc, d[w], c * (unsigned)w);
+                ok &= wd[w] <= c && wd[w] >= wd[0] && wd[w] <= wd[0] + 1;
+                ok &= w == 0 || wd[w] >= wd[w - 1];
+                ok &= d[w] >= -((1 << (wd[w] - 1)) - 1) && d[w] <= (1 << (wd[w] - 1));
+                add_shifted(acc, d[w], pos);
+                pos += wd[w];
             }
-            ok &= !memcmp(acc, k.l, sizeof k.l) && acc[4] == 0 && acc[5] == 0;
+            ok &= pos == 256 && !memcmp(acc, k.l, sizeof k.l) && acc[4] == 0 && acc[5] == 0;
             CHECK(ok);
             if (!ok)
-                fprintf(stderr, "test_gpu_twin: digits of scalar %u (window %u) do not recombine\n",
+                fprintf(stderr,
+                        "test_gpu_twin: digits of scalar %u (widest window %u) do not recombine\n",
                         t, c);
             count++;
         }
     }
-    CHECK(cuzk_gpu_twin_digits(NULL, 12, d) == CUZK_EINVAL);
-    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 7, d) == CUZK_EINVAL);
-    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 23, d) == CUZK_EINVAL);
-    printf("test_gpu_twin: signed digits of %zu scalars recombine (windows 8..22)\n", count);
+    /* the documented example: a bound of 20 bits is 4 windows of 19 bits and 9 of 20 */
+    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 20, d, wd) == 13 && wd[0] == 19 &&
+          wd[3] == 19 && wd[4] == 20 && wd[12] == 20);
+    CHECK(cuzk_gpu_twin_digits(NULL, 12, d, wd) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 12, d, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 7, d, wd) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 25, d, wd) == CUZK_EINVAL);
+    printf("test_gpu_twin: signed digits of %zu scalars recombine (widest windows 8..24)\n", count);
 }
 
 /* ---- curve formulas, MSM and batch multiplication, written once for both groups -------------- */
@@ -781,12 +794,13 @@ int main(void) {
            cuzk_gpu_twin_auto_window(1 << 10), cuzk_gpu_twin_auto_window(1 << 16),
            cuzk_gpu_twin_auto_window(1 << 20), cuzk_gpu_twin_auto_window(1 << 24),
            cuzk_gpu_twin_auto_window(1 << 26), cuzk_gpu_twin_auto_window(1 << 27));
-    /* the widths measured fastest on the H200 test machine (docs/performance.md): 20 bits at
-     * 2^24, 22 at 2^26 and 2^27 (the porep-c18 H query: 12 windows instead of 13); the smaller
-     * sizes keep the widths they had */
+    /* the window counts measured fastest on the H200 test machine (docs/performance.md): 13
+     * windows at 2^24 and 2^25 (widest 20 bits), 12 at 2^26 and 2^27 (widest 22: the
+     * porep-c18 H query); 2^16 and 2^20 keep their counts, 2^10 takes 22 windows of 11 and 12
+     * bits where it took 24 of 11 */
     CHECK(cuzk_gpu_twin_auto_window(1 << 24) == 20 && cuzk_gpu_twin_auto_window(1 << 25) == 20);
     CHECK(cuzk_gpu_twin_auto_window(1 << 26) == 22 && cuzk_gpu_twin_auto_window(1 << 27) == 22);
-    CHECK(cuzk_gpu_twin_auto_window(1 << 10) == 11 && cuzk_gpu_twin_auto_window(1 << 16) == 13 &&
+    CHECK(cuzk_gpu_twin_auto_window(1 << 10) == 12 && cuzk_gpu_twin_auto_window(1 << 16) == 13 &&
           cuzk_gpu_twin_auto_window(1 << 20) == 16);
     static const size_t g1_sizes[] = {1, 2, 3, 7, 16, 100, 257, 1000};
     static const unsigned g1_windows[] = {8, 9, 11, 13};

@@ -13,9 +13,10 @@
  * cuzk_scalar) or from device memory as Montgomery-form Fr values (cuzk_fr bytes: what the GPU
  * NTT leaves in its buffer), so the H-polynomial never travels back to the host.
  *
- * The algorithm (see docs/gpu.md): Pippenger with signed window digits of c bits; the
- * (digit, point) pairs are sorted by bucket on the GPU (CUB radix sort), buckets accumulated in
- * XYZZ coordinates, reduced per window by a parallel running sum and combined by doubling.
+ * The algorithm (see docs/gpu.md): Pippenger with signed digits over windows of two adjacent
+ * widths that sum to 256 bits; the (digit, point) pairs are sorted by bucket on the GPU (CUB
+ * radix sort), buckets accumulated in XYZZ coordinates, reduced per window by a parallel running
+ * sum and combined by doubling.
  * When most scalars are 0 or 1 (a Filecoin witness), the bit-witness path sums the bases whose
  * scalar is 1 by a parallel tree of additions and sends only the other scalars through the
  * windowed MSM (a smaller tail). Callers do not choose: the split is made from the scalars.
@@ -100,9 +101,10 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
                            size_t offset, const void *dev_scalars_fr, size_t n, cuzk_g2 *out);
 
 /* Overrides for tests and tuning (0 = automatic). The result does not depend on them.
- * window: bits per window, 8..22. bit_path: 0 automatic, 1 force the bit-witness split,
- * -1 forbid it. upload_chunk: scalars per chunk of an upload from host memory, at most the
- * staging size (larger values are that size). */
+ * window: the widest window in bits, 8..24: the MSM takes nw = ceil(256 / window) windows of
+ * two adjacent widths that sum to 256 bits (20: 4 of 19 bits and 9 of 20). bit_path: 0
+ * automatic, 1 force the bit-witness split, -1 forbid it. upload_chunk: scalars per chunk of an
+ * upload from host memory, at most the staging size (larger values are that size). */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
@@ -120,7 +122,7 @@ struct cuzk_gpu_msm_timing {
     float accum_ms;  /* bucket accumulation */
     float reduce_ms; /* bucket reduction and window combination */
     float total_ms;
-    unsigned window; /* the window width of the windowed pass (0: none ran, all scalars 0/1) */
+    unsigned window; /* the widest window of the windowed pass (0: none ran, all scalars 0/1) */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

@@ -33,12 +33,13 @@ int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_
 int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_g2 *sum_out,
                          cuzk_g2 *dbl_out, size_t n);
 
-/* The MSM's signed digits of s (below 2^255) for a window of `window` bits (8..22):
- * digits[w] for w < ceil(256 / window), with s = sum_w digits[w] 2^(window w) and
- * -(2^(window-1) - 1) <= digits[w] <= 2^(window-1). digits must hold 32 entries. Returns the
- * number of digits, or CUZK_EINVAL. */
-int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits);
-/* The window width the MSM picks by itself for n points. */
+/* The MSM's signed digits of s (below 2^255) for windows at most `window` bits wide (8..24):
+ * nw = ceil(256 / window) windows whose widths (widths[w], bits) are two adjacent values that
+ * sum to 256, the wider on top; s = sum_w digits[w] 2^(widths[0] + ... + widths[w-1]) with
+ * -(2^(widths[w]-1) - 1) <= digits[w] <= 2^(widths[w]-1). digits and widths must hold 32
+ * entries. Returns nw, or CUZK_EINVAL. */
+int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits, unsigned *widths);
+/* The widest window the MSM picks by itself for n points (its layout as above). */
 unsigned cuzk_gpu_twin_auto_window(size_t n);
 
 /* The context an MSM twin imitates: its capacity, and two internal limits that decide how the

@@ -22,11 +22,13 @@
 //            tree of additions (first level: each thread sums a run of them by mixed
 //            additions; then levels of 32-to-1 sums) and only the others go through the
 //            windows. Otherwise all n scalars do.
-//   windows  Pippenger with signed c-bit digits, nw = ceil(256 / c) windows (see msm_digit),
-//            sorted and accumulated in batches of wb windows (as many as the context's sort
-//            space holds) and reduced in groups of wr windows (as many as its bucket space
-//            holds: every window of a G1 MSM of the context's size, half of them for G2). For
-//            a batch:
+//   windows  Pippenger with signed digits over nw windows of two adjacent widths c and c + 1
+//            that sum to 256 bits (see msm_layout, msm_digit), the narrow windows first and
+//            then the wide ones, sorted and accumulated in batches of wb windows of one width
+//            (as many as the context's sort space holds), whose buckets fill the context's
+//            bucket space one after another; the windows in it are reduced together when the
+//            next batch does not fit, and at the end (the space holds every window of a G1 MSM
+//            of the context's size, about half of them for G2). For a batch:
 //     sort     one thread per scalar writes, for each window of the batch, the key |digit|
 //              (0 for a zero digit) and the value point index | sign << 31; CUB's radix sort
 //              orders each window's pairs by key (c bits only) into the batch's buffers.
@@ -46,14 +48,16 @@
 //              every thread equally busy whatever the distribution of the digits (equal
 //              scalars make one huge bucket), and the tree keeps the fix-up of such a bucket
 //              from becoming one thread's long chain of additions.
-//   reduce   (once a group's buckets are full) each window's sum sum_b b S_b over its
-//              B = 2^(c-1) buckets, by levels over all the group's windows at once: each
+//   reduce   (once the bucket space is full) each window's sum sum_b b S_b over its
+//              2^(c_w - 1) buckets, by levels over all the windows in the space at once: each
 //              thread turns 32 consecutive buckets (8 items at the levels above) into one with
-//              a running sum (see reduce_body), until one item per window remains: the window
-//              sum. Reducing many windows per launch keeps the GPU full at the upper levels,
-//              whose few long chains of additions would otherwise run one window at a time.
+//              a running sum (see reduce_body; a narrow window's items past its buckets are the
+//              identity), until one item per window remains: the window sum. Reducing many
+//              windows per launch keeps the GPU full at the upper levels, whose few long chains
+//              of additions would otherwise run one window at a time; each reduction also costs
+//              a fixed few ms of such levels, which is why the widths share one.
 //   combine  the host reads the window sums (and the sum of the ones) and combines them by
-//            doubling with the CPU group code: sum_w 2^(c w) W_w.
+//            doubling with the CPU group code: sum_w 2^pos(w) W_w.
 // All scratch memory belongs to the context and is allocated at its creation (sized from
 // max_n, see msm_sizes_for), the pinned staging buffers too (through cuzk_gpu_pinned_alloc,
 // which counts them); the MSM path never calls cudaMalloc or cudaHostAlloc. Phases are timed by
@@ -85,21 +89,25 @@ extern "C" const char *cuzk_gpu_msm_last_error(void) { return g_last_error; }
 
 // The plan of the last windowed pass, for the timing of benchmarks (window and batches).
 struct msm_report {
-    unsigned c, nw, wb;
+    unsigned c, nw, wb; // c: the widest window
     size_t m, ones;
 };
 
-// The reduction of k windows' buckets (B each, from `buckets`) into the window sums win[0, k):
+// The reduction of k windows' buckets (from `buckets`: B = 2^(c-1) each, but for the first
+// `narrow` windows, which have B / 2, packed before the others) into the window sums win[0, k):
 // a first level of 2^MSM_RED_LOG buckets per thread, then levels of 2^MSM_RED_LOG_UP items, all
 // k windows in each launch (see reduce_body).
 template <class F, class X>
-static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const msm_plan &p,
+static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, unsigned B, unsigned narrow,
                           const xyzz_mem<F> *buckets, unsigned k, xyzz_mem<F> *win) {
     auto *items = static_cast<xyzz_mem<F> *>(mm.items);
+    if ((static_cast<size_t>(k) * B >> MSM_RED_LOG) > sz.item_cap) // the plan's promise
+        return set_error(CUZK_ERANGE, "MSM reduction items exceed the context's item space");
     reduce_body<F> r;
     r.in_acc = buckets;
     r.in_run = buckets;
-    r.cnt_in = p.B;
+    r.cnt_in = B;
+    r.narrow = narrow;
     r.mlog = 0;
     r.mode = REDUCE_BUCKETS;
     int ping = 0;
@@ -121,6 +129,7 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const ms
         r.in_run = r.out_run;
         r.cnt_in = r.cnt_out;
         r.mlog += lg;
+        r.narrow = 0; // every window has cnt_out items from here on
         r.mode = REDUCE_WEIGHTED;
         ping ^= 1;
         lg_step = MSM_RED_LOG_UP;
@@ -128,8 +137,11 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const ms
     return CUZK_OK;
 }
 
-// The windows of m entries (scalars[list[j]] or scalars[j]) into the window sums win[0, nw).
-// F's bucket size decides how many windows one reduction takes (msm_plan_for).
+// The windows of m entries (scalars[list[j]] or scalars[j]) into the window sums win[0, nw):
+// the narrow windows of the layout, then the wide ones (see msm_plan), in batches of one width;
+// consecutive batches share the bucket space (narrow windows' buckets packed before the wide
+// ones') until the next batch does not fit, when that group is reduced. F's bucket size decides
+// how many windows a group holds (msm_plan_for): every window of a G1 MSM of the context's size.
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
                        const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
@@ -139,88 +151,104 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
     auto *heads = static_cast<xyzz_mem<F> *>(mm.heads);
     auto *win = static_cast<xyzz_mem<F> *>(mm.win);
     uint64_t kofs[5];
-    msm_digit_offset(kofs, p.c);
+    msm_digit_offset(kofs, p.L);
 
-    unsigned g0 = 0; // the first window of the reduction group being filled
-    for (unsigned w0 = 0; w0 < p.nw; w0 += p.wb) {
-        const unsigned k = std::min(p.wb, p.nw - w0);
-        // sort: window w of the batch into buffer w; buffer k is the spare the sorts swap with
-        digits_body d;
-        d.scalars = mm.scalars;
-        d.list = list;
-        std::memcpy(d.kofs, kofs, sizeof kofs);
-        d.c = p.c;
-        d.w0 = w0;
-        d.k = k;
-        uint32_t *spare_k = mm.keys + k * m, *spare_v = mm.vals + k * m;
-        for (unsigned w = 0; w < k; w++) {
-            d.keys[w] = mm.keys + w * m;
-            d.vals[w] = mm.vals + w * m;
-        }
-        TRY(x.launch(d, m));
-        for (unsigned w = 0; w < k; w++) {
-            int in_alt = 0;
-            TRY(x.sort(d.keys[w], spare_k, d.vals[w], spare_v, m, static_cast<int>(p.c), &in_alt));
-            if (in_alt) {
-                std::swap(d.keys[w], spare_k);
-                std::swap(d.vals[w], spare_v);
+    unsigned g0 = 0;  // the first window of the reduction group being filled
+    size_t gfill = 0; // the buckets its windows use
+    // reduces windows [g0, g1): narrow ones first (B / 2 buckets each), then wide ones
+    auto reduce_group = [&](unsigned g1) -> int {
+        const unsigned fw = p.L.first_wide();
+        const bool any_wide = g1 > fw;
+        const unsigned narrow = any_wide ? (g0 < fw ? fw - g0 : 0) : 0;
+        const unsigned B = 1u << (p.L.c - (any_wide ? 0 : 1));
+        TRY(reduce_windows<F>(x, mm, sz, B, narrow, buckets, g1 - g0, win + g0));
+        TRY(x.mark(PH_REDUCE));
+        g0 = g1;
+        gfill = 0;
+        return CUZK_OK;
+    };
+    for (int h = 0; h < 2; h++) {
+        const unsigned first = h ? p.L.first_wide() : 0, end = h ? p.L.nw : p.L.first_wide();
+        const unsigned c = p.L.c + h, B = 1u << (c - 1);
+        for (unsigned w0 = first; w0 < end; w0 += p.wb) {
+            const unsigned k = std::min(p.wb, end - w0);
+            const size_t items = (static_cast<size_t>(w0 + k - g0) * B) >> MSM_RED_LOG;
+            if (gfill + static_cast<size_t>(k) * B > p.cap || items > p.item_cap)
+                TRY(reduce_group(w0));
+            // sort: window w of the batch into buffer w; buffer k is the spare the sorts swap
+            // with
+            digits_body d;
+            d.scalars = mm.scalars;
+            d.list = list;
+            std::memcpy(d.kofs, kofs, sizeof kofs);
+            d.L = p.L;
+            d.w0 = w0;
+            d.k = k;
+            uint32_t *spare_k = mm.keys + k * m, *spare_v = mm.vals + k * m;
+            for (unsigned w = 0; w < k; w++) {
+                d.keys[w] = mm.keys + w * m;
+                d.vals[w] = mm.vals + w * m;
             }
-        }
-        TRY(x.mark(PH_SORT));
+            TRY(x.launch(d, m));
+            for (unsigned w = 0; w < k; w++) {
+                int in_alt = 0;
+                TRY(x.sort(d.keys[w], spare_k, d.vals[w], spare_v, m, static_cast<int>(c),
+                           &in_alt));
+                if (in_alt) {
+                    std::swap(d.keys[w], spare_k);
+                    std::swap(d.vals[w], spare_v);
+                }
+            }
+            TRY(x.mark(PH_SORT));
 
-        // accumulate into the buckets of windows w0 - g0 .. of the group
-        xyzz_mem<F> *bk = buckets + static_cast<size_t>(w0 - g0) * p.B;
-        TRY(x.zero(bk, static_cast<size_t>(k) * p.B * sizeof(xyzz_mem<F>)));
-        accum_body<F> a;
-        a.bases = bases;
-        for (unsigned w = 0; w < k; w++) {
-            a.keys[w] = d.keys[w];
-            a.vals[w] = d.vals[w];
-        }
-        const size_t cpw = p.chunks_per_window(k);
-        a.buckets = bk;
-        a.heads = heads;
-        a.m = m;
-        a.cpw = cpw;
-        a.B = p.B;
-        TRY(x.launch(a, static_cast<size_t>(k) * cpw));
-        // the fix-up tree's levels (after the heads' level 0), then the fix-up
-        xyzz_mem<F> *tree = heads + sz.head_cap;
-        fixtree_body<F> ft;
-        for (unsigned w = 0; w < k; w++) ft.keys[w] = d.keys[w];
-        ft.in = heads;
-        ft.n_in = cpw;
-        ft.m = m;
-        ft.cpw = cpw;
-        for (unsigned l = 1; l <= MSM_FIX_LEVELS; l++) {
-            ft.lg = l * MSM_FIX_LOG;
-            ft.n_out = cpw >> ft.lg;
-            if (ft.n_out == 0) break;
-            ft.out = tree + fix_level_offset(l, k, cpw);
-            TRY(x.launch(ft, static_cast<size_t>(k) * ft.n_out));
-            ft.in = ft.out;
-            ft.n_in = ft.n_out;
-        }
-        fixup_body<F> f;
-        for (unsigned w = 0; w < k; w++) f.keys[w] = d.keys[w];
-        f.buckets = bk;
-        f.heads = heads;
-        f.tree = tree;
-        f.m = m;
-        f.cpw = cpw;
-        f.B = p.B;
-        f.k = k;
-        TRY(x.launch(f, static_cast<size_t>(k) * cpw));
-        TRY(x.mark(PH_ACCUM));
-
-        // reduce: when the group is full or the windows are done, B buckets per window -> 1
-        if (w0 + k - g0 == p.wr || w0 + k == p.nw) {
-            TRY(reduce_windows<F>(x, mm, sz, p, buckets, w0 + k - g0, win + g0));
-            TRY(x.mark(PH_REDUCE));
-            g0 = w0 + k;
+            // accumulate into the group's next k B buckets
+            xyzz_mem<F> *bk = buckets + gfill;
+            gfill += static_cast<size_t>(k) * B;
+            TRY(x.zero(bk, static_cast<size_t>(k) * B * sizeof(xyzz_mem<F>)));
+            accum_body<F> a;
+            a.bases = bases;
+            for (unsigned w = 0; w < k; w++) {
+                a.keys[w] = d.keys[w];
+                a.vals[w] = d.vals[w];
+            }
+            const size_t cpw = p.chunks_per_window(k);
+            a.buckets = bk;
+            a.heads = heads;
+            a.m = m;
+            a.cpw = cpw;
+            a.B = B;
+            TRY(x.launch(a, static_cast<size_t>(k) * cpw));
+            // the fix-up tree's levels (after the heads' level 0), then the fix-up
+            xyzz_mem<F> *tree = heads + sz.head_cap;
+            fixtree_body<F> ft;
+            for (unsigned w = 0; w < k; w++) ft.keys[w] = d.keys[w];
+            ft.in = heads;
+            ft.n_in = cpw;
+            ft.m = m;
+            ft.cpw = cpw;
+            for (unsigned l = 1; l <= MSM_FIX_LEVELS; l++) {
+                ft.lg = l * MSM_FIX_LOG;
+                ft.n_out = cpw >> ft.lg;
+                if (ft.n_out == 0) break;
+                ft.out = tree + fix_level_offset(l, k, cpw);
+                TRY(x.launch(ft, static_cast<size_t>(k) * ft.n_out));
+                ft.in = ft.out;
+                ft.n_in = ft.n_out;
+            }
+            fixup_body<F> f;
+            for (unsigned w = 0; w < k; w++) f.keys[w] = d.keys[w];
+            f.buckets = bk;
+            f.heads = heads;
+            f.tree = tree;
+            f.m = m;
+            f.cpw = cpw;
+            f.B = B;
+            f.k = k;
+            TRY(x.launch(f, static_cast<size_t>(k) * cpw));
+            TRY(x.mark(PH_ACCUM));
         }
     }
-    return CUZK_OK;
+    return reduce_group(p.L.nw);
 }
 
 // The sum of the bases of the cnt list entries into win[MSM_ONES_SLOT].
@@ -243,6 +271,7 @@ static int run_ones(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<
     r.in_run = nullptr;
     r.out_run = nullptr;
     r.mlog = 0;
+    r.narrow = 0;
     r.mode = REDUCE_PLAIN;
     int ping = 1;
     while (n_out > 1) {
@@ -305,8 +334,8 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
     if (m) TRY(run_windows<F>(x, mm, sz, bases, list, m, tune.window, &p));
-    rep->c = p.c;
-    rep->nw = m ? p.nw : 0;
+    rep->c = p.L.widest();
+    rep->nw = m ? p.L.nw : 0;
     rep->wb = p.wb;
     rep->m = m;
     rep->ones = n_ones;
@@ -316,8 +345,8 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
     TRY(x.to_host(w.data(), mm.win, w.size() * sizeof(xyzz_mem<F>)));
     typename G::host_jac acc, t;
     G::set_inf(&acc);
-    for (unsigned i = rep->nw; i-- > 0;) {
-        for (unsigned b = 0; b < p.c && i + 1 < rep->nw; b++) G::dbl(&acc, &acc);
+    for (unsigned i = rep->nw; i-- > 0;) { // window i + 1 starts width(i) bits above window i
+        for (unsigned b = 0; b < p.L.width(i) && i + 1 < rep->nw; b++) G::dbl(&acc, &acc);
         xyzz_to_host<G>(&t, &w[i]);
         G::add(&acc, &acc, &t);
     }

@@ -54,12 +54,14 @@ struct classify_body {
     }
 };
 
-// The keys and values of k windows (from w0) for entry j: the scalar of index list[j] (or j).
+// The keys and values of k windows (from w0) of layout L for entry j: the scalar of index
+// list[j] (or j).
 struct digits_body {
     const uint64_t *scalars;
     const uint32_t *list;
     uint64_t kofs[5];
-    unsigned c, w0, k;
+    msm_layout L;
+    unsigned w0, k;
     uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
     CUZK_HD void operator()(size_t j) const {
         const uint32_t idx = list ? list[j] : static_cast<uint32_t>(j);
@@ -69,7 +71,7 @@ struct digits_body {
         CUZK_UNROLL
         for (unsigned w = 0; w < MSM_MAX_WINDOWS; w++) { // constant indices (see pick)
             if (w >= k) break;
-            const int d = msm_digit(t, c, w0 + w);
+            const int d = msm_digit(t, L.pos(w0 + w), L.width(w0 + w));
             keys[w][j] = static_cast<uint32_t>(d < 0 ? -d : d);
             vals[w][j] = idx | (d < 0 ? 0x80000000u : 0u);
         }
@@ -254,18 +256,22 @@ template <class F> struct fixup_body {
 // The window's total is then sum_K out_acc_K + 2^(mlog + log2 sz) sum_K K out_run_K, the same
 // form one level up; with one item left it is out_acc. The weighted sum uses the running sum
 // from the top: w += run (the items above), then run += item, so item k is counted
-// (k - K sz) times.
+// (k - K sz) times. In REDUCE_BUCKETS the first `narrow` windows have cnt_in / 2 buckets (a
+// group of both widths of a layout: the narrow windows' buckets first, packed, then the wide
+// ones'): their inputs past cnt_in / 2 are empty buckets, which nothing reads (items of none
+// are the identity).
 enum { REDUCE_BUCKETS = 0, REDUCE_WEIGHTED = 1, REDUCE_PLAIN = 2 };
 template <class F> struct reduce_body {
     const xyzz_mem<F> *in_acc, *in_run;
     xyzz_mem<F> *out_acc, *out_run; // out_run is NULL at the last level and in REDUCE_PLAIN
     size_t cnt_in, sz, cnt_out;
-    unsigned mlog;
+    unsigned mlog, narrow;
     int mode;
     CUZK_HD void operator()(size_t tid) const {
         const size_t j = tid / cnt_out, kk = tid % cnt_out, lo = kk * sz;
-        const size_t hi = lo + sz < cnt_in ? lo + sz : cnt_in;
-        const size_t base = j * cnt_in;
+        const size_t half = cnt_in / 2, cnt = j < narrow ? half : cnt_in;
+        const size_t hi = lo + sz < cnt ? lo + sz : cnt;
+        const size_t base = j < narrow ? j * half : narrow * half + (j - narrow) * cnt_in;
         xyzz<F> a = xyzz_inf<F>(), run = xyzz_inf<F>(), w = xyzz_inf<F>();
         for (size_t k = hi; k-- > lo;) {
             if (mode == REDUCE_PLAIN) {

@@ -4,30 +4,37 @@
 #define CUZK_CUDA_MODULE "msm_plan.cu"
 #include "gpu/cuda/msm_plan.cuh"
 
-static unsigned msm_window_count(unsigned c) { return (256 + c - 1) / c; }
-
-void msm_digit_offset(uint64_t k[5], unsigned c) {
+void msm_digit_offset(uint64_t k[5], const msm_layout &l) {
     for (int i = 0; i < 5; i++) k[i] = 0;
-    const unsigned nw = msm_window_count(c);
-    const uint64_t v = (static_cast<uint64_t>(1) << (c - 1)) - 1;
-    for (unsigned w = 0; w < nw; w++) {
-        const unsigned pos = c * w, limb = pos / 64, off = pos % 64;
+    for (unsigned w = 0; w < l.nw; w++) {
+        const unsigned c = l.width(w), pos = l.pos(w), limb = pos / 64, off = pos % 64;
+        const uint64_t v = (static_cast<uint64_t>(1) << (c - 1)) - 1;
         k[limb] |= v << off;
         if (off + c > 64) k[limb + 1] |= v >> (64 - off); // the windows do not overlap
     }
 }
 
-// The automatic window width for m points: the cost model's minimum over the allowed widths.
+// The buckets of windows [a, b) of a layout (2^(c_w - 1) each).
+static size_t layout_buckets(const msm_layout &l, unsigned a, unsigned b) {
+    size_t n = 0;
+    for (unsigned w = a; w < b; w++) n += static_cast<size_t>(1) << (l.width(w) - 1);
+    return n;
+}
+
+// The automatic widest window for m points: the cost model's minimum over the layouts of
+// ceil(256 / MSM_MAX_WINDOW) .. ceil(256 / MSM_MIN_WINDOW) windows (the fewer windows first:
+// ties keep the wider).
 static unsigned msm_auto_window(size_t m) {
-    unsigned best = MSM_MIN_WINDOW;
+    unsigned best = MSM_MAX_WINDOW;
     double best_cost = 0;
-    for (unsigned c = MSM_MIN_WINDOW; c <= MSM_MAX_WINDOW; c++) {
+    for (unsigned w = MSM_MAX_WINDOW; w >= MSM_MIN_WINDOW; w--) {
+        const msm_layout l = msm_layout_for(w);
+        if (l.widest() != w) continue; // the same layout as a wider bound's
         const double cost =
-            msm_window_count(c) *
-            (static_cast<double>(m) + MSM_COST_BUCKET / 10.0 * static_cast<double>(1u << (c - 1)) +
-             MSM_COST_WINDOW);
-        if (c == MSM_MIN_WINDOW || cost < best_cost) {
-            best = c;
+            l.nw * (static_cast<double>(m) + MSM_COST_WINDOW) +
+            MSM_COST_BUCKET / 10.0 * static_cast<double>(layout_buckets(l, 0, l.nw));
+        if (w == MSM_MAX_WINDOW || cost < best_cost) {
+            best = w;
             best_cost = cost;
         }
     }
@@ -36,16 +43,17 @@ static unsigned msm_auto_window(size_t m) {
 
 msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads) {
     msm_sizes s;
-    const unsigned c = msm_auto_window(max_n);
-    const size_t nw = msm_window_count(c);
+    const msm_layout l = msm_layout_for(msm_auto_window(max_n));
     size_t wb = sort_budget / max_n;
-    wb = wb < 1 ? 1 : (wb > nw ? nw : wb);
+    wb = wb < 1 ? 1 : (wb > l.nw ? l.nw : wb);
     s.max_n = max_n;
     s.sort_entries = (wb + 1) * max_n;
-    // an even number of windows' worth, so that G2 (half as many buckets) takes two groups
     s.bucket_cap =
-        std::max<size_t>(2 * static_cast<size_t>(MSM_MIN_BUCKETS), (nw + (nw & 1)) << (c - 1));
-    s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, s.bucket_cap >> MSM_RED_LOG);
+        std::max<size_t>(2 * static_cast<size_t>(MSM_MIN_BUCKETS), layout_buckets(l, 0, l.nw));
+    // the first level's items of a reduction: a narrow window's are as many as a wide one's
+    // (its upper half the identity), so every window of the layout counts as a wide one
+    const size_t padded = static_cast<size_t>(l.nw) << (l.widest() - 1);
+    s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, std::max(s.bucket_cap, padded) >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
     return s;
@@ -68,33 +76,41 @@ msm_bytes msm_bytes_for(const msm_sizes &s) {
 msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes) {
     msm_plan p;
     const size_t cap = s.bucket_cap * sizeof(xyzz_mem<fp_t>) / bucket_bytes; // buckets of F
-    unsigned c = forced_window ? forced_window : msm_auto_window(m);
-    c = c < MSM_MIN_WINDOW ? MSM_MIN_WINDOW : (c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c);
-    // a window whose buckets do not fit the context is narrowed (the result is the same)
-    while (c > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (c - 1)) > cap) c--;
-    p.c = c;
-    p.nw = msm_window_count(c);
-    p.B = 1u << (c - 1);
+    unsigned w = forced_window ? forced_window : msm_auto_window(m);
+    w = w < MSM_MIN_WINDOW ? MSM_MIN_WINDOW : (w > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : w);
+    msm_layout l = msm_layout_for(w);
+    // a layout whose widest window's buckets do not fit the context is narrowed (the result is
+    // the same)
+    while (l.widest() > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (l.widest() - 1)) > cap)
+        l = msm_layout_for(l.widest() - 1);
+    p.L = l;
     p.m = m;
-    size_t wb = s.sort_entries / m - 1; // m <= max_n, so at least one window and a spare
-    const size_t wr = std::min<size_t>(cap / p.B, p.nw);
-    wb = std::min<size_t>(wb, wr);
+    p.cap = cap;
+    p.item_cap = s.item_cap;
+    // a batch: as many windows as the sort space holds (m <= max_n: at least one and a spare),
+    // and as the bucket space holds of the widest (at least one)
+    size_t wb = s.sort_entries / m - 1;
+    wb = std::min<size_t>(wb, std::min<size_t>(cap >> (l.widest() - 1), l.nw));
     p.wb = static_cast<unsigned>(wb);
-    p.wr = static_cast<unsigned>(wr / wb * wb);
     p.acc_threads = s.acc_threads;
     return p;
 }
 
 // ---- host twins (gpu_twin.h) --------------------------------------------------------------------
 
-extern "C" int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits) {
-    if (!s || !digits || window < MSM_MIN_WINDOW || window > MSM_MAX_WINDOW) return CUZK_EINVAL;
+extern "C" int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits,
+                                    unsigned *widths) {
+    if (!s || !digits || !widths || window < MSM_MIN_WINDOW || window > MSM_MAX_WINDOW)
+        return CUZK_EINVAL;
+    const msm_layout l = msm_layout_for(window);
     uint64_t k[5], t[5];
-    msm_digit_offset(k, window);
+    msm_digit_offset(k, l);
     msm_offset_scalar(t, s->l, k);
-    const unsigned nw = msm_window_count(window);
-    for (unsigned w = 0; w < nw; w++) digits[w] = msm_digit(t, window, w);
-    return static_cast<int>(nw);
+    for (unsigned w = 0; w < l.nw; w++) {
+        widths[w] = l.width(w);
+        digits[w] = msm_digit(t, l.pos(w), l.width(w));
+    }
+    return static_cast<int>(l.nw);
 }
 
 extern "C" unsigned cuzk_gpu_twin_auto_window(size_t n) { return msm_auto_window(n); }
