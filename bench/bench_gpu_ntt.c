@@ -1,5 +1,6 @@
-/* GPU NTT benchmark: the forward transform (natural order in and out) and the coset inverse
- * (shift 7, the bellperson h-polynomial step) at 2^20, 2^22, 2^24, 2^26 and 2^27.
+/* GPU NTT benchmark: every transform kind (forward, inverse, coset forward, coset inverse,
+ * inverse to the coset; natural order in and out; shift 7, the bellperson h-polynomial's) at
+ * 2^20, 2^22, 2^24, 2^26 and 2^27.
  *
  * For each size and kind it prints one CSV line
  *   ntt,<kind>,<log_n>,<kernel_ms_min>,<kernel_ms_median>,<total_ms_median>
@@ -10,8 +11,9 @@
  * each CSV line the median device time of each of the transform's passes, top pass first).
  *
  * Every size is checked before it is timed: the GPU roundtrips inverse(forward(a)) and
- * coset_inverse(coset_forward(a)) must give a back, and at 2^16 and 2^20 both timed kinds must
- * equal the CPU NTT's result. A wrong result prints the first differing index and exits 1.
+ * coset_inverse(coset_forward(a)) must give a back, and at 2^16 and 2^20 the forward and the
+ * coset inverse must equal the CPU NTT's result (test_gpu_ntt checks every kind). A wrong result
+ * prints the first differing index and exits 1.
  *
  *   bench_gpu_ntt [--quick] [--log K] [--shape LOG_BLOCK,LOG_COLS,THREADS]
  *     --quick  2^16 and 2^20 only, fewer samples
@@ -99,7 +101,8 @@ static int check_size(struct cuzk_gpu_ntt_ctx *ctx, int k, const cuzk_fr *in, cu
 /* Times one kind at one size and prints its CSV line. Returns 1 on success. */
 static int measure(struct cuzk_gpu_ntt_ctx *ctx, int k, int kind, const cuzk_fr *in, cuzk_fr *x,
                    const cuzk_fr *shift, int samples) {
-    static const char *name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+    static const char *name[] = {"forward", "inverse", "coset_forward", "coset_inverse",
+                                 "inverse_to_coset"};
     const size_t n = (size_t)1 << k;
     double kt[64], tt[64], pt[CUZK_GPU_NTT_MAX_LOG + 1][64];
     float ms = 0, pms[CUZK_GPU_NTT_MAX_LOG + 1];
@@ -204,8 +207,8 @@ int main(int argc, char **argv) {
         } else {
             printf("# 2^%d: roundtrips%s ok\n", k,
                    k == 16 || k == 20 ? " and the CPU comparison" : "");
-            failed |= !measure(ctx, k, CUZK_GPU_NTT_FORWARD, in, x, &shift, samples);
-            failed |= !measure(ctx, k, CUZK_GPU_NTT_COSET_INVERSE, in, x, &shift, samples);
+            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_INVERSE_TO_COSET; kind++)
+                failed |= !measure(ctx, k, kind, in, x, &shift, samples);
         }
         free(in);
         free(x);

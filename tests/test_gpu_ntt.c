@@ -32,7 +32,8 @@
 static struct cuzk_pool *pool;
 static struct cuzk_gpu_ntt_ctx *ctx;
 
-static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse",
+                                  "inverse_to_coset"};
 
 static double now_ms(void) {
     struct timespec ts;
@@ -104,7 +105,11 @@ static void cpu_ntt(const struct cuzk_ntt_domain *d, cuzk_fr *a, int kind, const
     case CUZK_GPU_NTT_FORWARD: cuzk_ntt_forward(pool, d, a); break;
     case CUZK_GPU_NTT_INVERSE: cuzk_ntt_inverse(pool, d, a); break;
     case CUZK_GPU_NTT_COSET_FORWARD: cuzk_ntt_coset_forward(pool, d, a, shift); break;
-    default: cuzk_ntt_coset_inverse(pool, d, a, shift); break;
+    case CUZK_GPU_NTT_COSET_INVERSE: cuzk_ntt_coset_inverse(pool, d, a, shift); break;
+    default: /* CUZK_GPU_NTT_INVERSE_TO_COSET */
+        cuzk_ntt_inverse(pool, d, a);
+        cuzk_ntt_scale_powers(pool, a, d->n, shift);
+        break;
     }
 }
 
@@ -204,10 +209,10 @@ static void test_size(int k) {
     CHECK(cuzk_ntt_domain_create(pool, k, &d) == CUZK_OK);
     cuzk_fr shift;
     pick_shift(&shift, d);
-    double ms[4] = {0};
+    double ms[5] = {0};
     float kms = 0;
     cuzk_fr *fwd_in = NULL, *fwd_cpu = NULL; /* kept for the device-resident checks */
-    for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind++) {
+    for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_INVERSE_TO_COSET; kind++) {
         cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *gpu = copy_vec(in, n);
         cpu_ntt(d, cpu, kind, &shift);
         double t0 = now_ms();
@@ -264,9 +269,19 @@ static void test_size(int k) {
     if (gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_COSET_FORWARD, &shift), "coset_forward", k) &&
         gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_COSET_INVERSE, &shift), "coset_inverse", k))
         compare("roundtrip coset_inverse(coset_forward(a))", k, "coset_inverse", x, fwd_in, n);
+    /* the inverse to the coset, then forward, is the coset forward of the inverse (the h
+     * polynomial's step), after the coset inverse's tables were in place */
+    cuzk_fr *y = copy_vec(fwd_in, n);
+    memcpy(x, fwd_in, n * sizeof *x);
+    if (gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift), "to_coset", k) &&
+        gpu_ok(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_FORWARD, NULL), "forward", k) &&
+        gpu_ok(cuzk_gpu_ntt(ctx, y, k, CUZK_GPU_NTT_INVERSE, NULL), "inverse", k) &&
+        gpu_ok(cuzk_gpu_ntt(ctx, y, k, CUZK_GPU_NTT_COSET_FORWARD, &shift), "coset_forward", k))
+        compare("forward(inverse_to_coset(a))", k, "coset_forward(inverse(a))", x, y, n);
+    free(y);
     printf("test_gpu_ntt: 2^%-2d gpu ms with transfers: forward %.3f inverse %.3f coset_forward "
-           "%.3f coset_inverse %.3f; forward kernels alone %.3f\n",
-           k, ms[0], ms[1], ms[2], ms[3], (double)kms);
+           "%.3f coset_inverse %.3f inverse_to_coset %.3f; forward kernels alone %.3f\n",
+           k, ms[0], ms[1], ms[2], ms[3], ms[4], (double)kms);
     free(x);
     free(fwd_in);
     free(fwd_cpu);
@@ -293,7 +308,8 @@ static void test_shapes(void) {
             pick_shift(&shift, d);
             char what[64];
             snprintf(what, sizeof what, "shape (%d,%d,%d)", lb, lc, th);
-            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind += 3) {
+            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_INVERSE_TO_COSET;
+                 kind += kind ? 1 : 3) { /* forward, coset inverse, inverse to the coset */
                 cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n);
                 cpu_ntt(d, cpu, kind, &shift);
                 if (gpu_ok(cuzk_gpu_ntt(ctx, in, k, (enum cuzk_gpu_ntt_kind)kind, &shift),
@@ -367,7 +383,10 @@ static void test_args(void) {
     for (int i = 0; i < 4; i++) cuzk_fr_random(&v[i], &test_rng);
     CHECK(cuzk_gpu_ntt(ctx, v, 0, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, max + 1, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
-    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind)4, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind)5, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind) - 1, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_INVERSE_TO_COSET, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_INVERSE_TO_COSET, &zero) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_COSET_FORWARD, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_COSET_INVERSE, &zero) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, NULL, 2, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);

@@ -685,7 +685,8 @@ static const int ntt_shapes[][3] = {
 #define NTT_SHAPE_LOG 12 /* and up to this one with the others */
 
 static void test_ntt(void) {
-    static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+    static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse",
+                                      "inverse_to_coset"};
     const size_t nmax = (size_t)1 << NTT_MAX_LOG;
     cuzk_fr *a = malloc(nmax * sizeof *a), *got = malloc(nmax * sizeof *got),
             *want = malloc(nmax * sizeof *want);
@@ -697,7 +698,7 @@ static void test_ntt(void) {
             const size_t n = (size_t)1 << log_n;
             const struct cuzk_ntt_domain *d;
             CHECK(cuzk_ntt_domain_get(log_n, &d) == CUZK_OK);
-            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_COSET_INVERSE; kind++) {
+            for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_INVERSE_TO_COSET; kind++) {
                 cuzk_fr shift; /* random, the generator 7 and snarkjs's omega_2n in turn */
                 switch (runs % 3) {
                 case 0: cuzk_fr_random(&shift, &test_rng); break;
@@ -713,7 +714,13 @@ static void test_ntt(void) {
                 case CUZK_GPU_NTT_COSET_FORWARD:
                     cuzk_ntt_coset_forward(NULL, d, want, &shift);
                     break;
-                default: cuzk_ntt_coset_inverse(NULL, d, want, &shift); break;
+                case CUZK_GPU_NTT_COSET_INVERSE:
+                    cuzk_ntt_coset_inverse(NULL, d, want, &shift);
+                    break;
+                default: /* CUZK_GPU_NTT_INVERSE_TO_COSET */
+                    cuzk_ntt_inverse(NULL, d, want);
+                    cuzk_ntt_scale_powers(NULL, want, n, &shift);
+                    break;
                 }
                 struct cuzk_gpu_twin_ntt_report rep;
                 CHECK(cuzk_gpu_twin_ntt(got, log_n, (enum cuzk_gpu_ntt_kind)kind, &shift, shape[0],
@@ -766,7 +773,7 @@ static void test_ntt(void) {
     CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_COSET_FORWARD, &zero, 0, 0, 0, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_FORWARD, NULL, 5, 5, 32, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_twin_ntt(a, 4, CUZK_GPU_NTT_FORWARD, NULL, 5, 2, 48, NULL) == CUZK_EINVAL);
-    printf("test_gpu_twin: NTT: %zu transforms (4 kinds, 2^1..2^%d, %zu kernel shapes) equal the "
+    printf("test_gpu_twin: NTT: %zu transforms (5 kinds, 2^1..2^%d, %zu kernel shapes) equal the "
            "CPU's, %llu races; default shape 2^10..2^%d: %llu tile accesses, %llu bank-group "
            "collisions\n",
            runs, NTT_MAX_LOG, NTT_NSHAPES, (unsigned long long)races, NTT_MAX_LOG,

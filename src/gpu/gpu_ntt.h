@@ -7,6 +7,9 @@
  *   CUZK_GPU_NTT_INVERSE        the inverse of forward, 1/n included
  *   CUZK_GPU_NTT_COSET_FORWARD  a_i <- a_i s^i, then forward          (evaluations at s omega^j)
  *   CUZK_GPU_NTT_COSET_INVERSE  inverse, then a_i <- a_i s^-i          (the exact inverse)
+ *   CUZK_GPU_NTT_INVERSE_TO_COSET  inverse, then a_i <- a_i s^i (as cuzk_ntt_scale_powers): a
+ *                               forward transform after it gives the coset forward of the
+ *                               inverse, with one multiplication per element fewer
  * Elements are cuzk_fr values, fully reduced Montgomery form; the device holds the same bytes,
  * so vectors move between host and device without conversion. Inputs that are not reduced
  * give unspecified (but memory-safe) results, as on the CPU.
@@ -16,8 +19,8 @@
  * size up to 2^max_log_n (one table of 2^max_log_n elements: entry m + j is omega_(2m)^j, the
  * layout of the CPU domain's table, so every smaller size reads a prefix of it), a vector
  * buffer and a scratch vector of 2^max_log_n elements each, and small tables of coset-shift
- * powers (rebuilt when the shift, direction or size changes). cuzk_gpu_ntt_ctx_vram says how
- * many bytes of device memory that is (about 96 * 2^max_log_n).
+ * powers (rebuilt when the shift, the shifted kind or the size changes). cuzk_gpu_ntt_ctx_vram says
+ * how many bytes of device memory that is (about 96 * 2^max_log_n).
  *
  * Errors: every function returns CUZK_OK or a negative cuzk error code: CUZK_ENODEV when the
  * machine has no usable GPU, CUZK_EINVAL for an argument outside its documented domain,
@@ -48,6 +51,7 @@ enum cuzk_gpu_ntt_kind {
     CUZK_GPU_NTT_INVERSE = 1,
     CUZK_GPU_NTT_COSET_FORWARD = 2,
     CUZK_GPU_NTT_COSET_INVERSE = 3,
+    CUZK_GPU_NTT_INVERSE_TO_COSET = 4,
 };
 
 struct cuzk_gpu_ntt_ctx;

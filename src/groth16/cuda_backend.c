@@ -565,11 +565,14 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
     } else {
         cuzk_fr_root_of_unity(&shift, k->log_n + 1);
     }
+    /* each of a, b, c: to coefficients scaled by the coset's powers and 1/n (two
+     * multiplications per element, where the inverse's 1/n and the coset forward's powers took
+     * three), then a plain forward transform: the coset evaluations */
     for (int i = 0; i < 3; i++) {
         STEP("inverse NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE, NULL));
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift));
         STEP("coset NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift));
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_FORWARD, NULL));
     }
     STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
     if (coeff) {

@@ -33,10 +33,13 @@
 // reads entries [m, 2m), adjacent columns read adjacent entries, and every size shares the
 // table; a radix-4 step reads 3 entries for its 4 butterflies. The inverse is the forward
 // transform followed by a_j <- a_(n-j) / n (as on the CPU), which the last pass applies while
-// it writes; the coset shift's powers s^i (or s^-i / n) are products of two small tables,
-// s^(4096 a) and s^b, applied in the first pass's load (coset forward) or the last pass's
-// write (coset inverse). Everything runs on the context's one stream, which orders the passes;
-// the host waits only where the contract says it returns after the work.
+// it writes; the coset shift's powers s^i (or s^-i / n, or s^i / n) are products of two small
+// tables, s^(4096 a) and s^b, applied in the first pass's load (coset forward) or the last
+// pass's write (coset inverse, and the inverse to the coset: two multiplications per element,
+// the power and the product, instead of the inverse's one for 1/n and the coset forward's two,
+// when a forward transform follows in place of the coset forward). Everything runs on the context's
+// one stream, which orders the passes; the host waits only where the contract says it returns after
+// the work.
 //
 // Speed, on the H200 (data in device memory, forward natural -> natural, kernels alone;
 // docs/performance.md 2026-12-02): 2^20 0.251 ms, 2^22 1.019, 2^24 4.165, 2^26 18.24, 2^27 38.00;
@@ -202,7 +205,8 @@ __global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem 
 enum out_mode {
     OUT_BITREV = 0,        // a[bitrev(p)] <- x_p: natural order (forward)
     OUT_REVERSE_SCALE = 1, // then a_j <- a_(n-j) * scale (inverse)
-    OUT_REVERSE_POWERS = 2 // then a_j <- a_(n-j) * s_hi[j >> 12] * s_lo[j & 4095] (coset inverse)
+    OUT_REVERSE_POWERS = 2 // then a_j <- a_(n-j) * s_hi[j >> 12] * s_lo[j & 4095] (coset
+                           // inverse, inverse to the coset)
 };
 
 struct pass_args {
@@ -473,9 +477,9 @@ struct cuzk_gpu_ntt_ctx {
     fr_mem *s_lo;    // SHIFT_LO_N entries
     fr_mem *s_hi;    // max(1, 2^max_log >> SHIFT_LO_LOG) entries
     size_t s_hi_len;
-    // what s_lo / s_hi hold: the powers of shift_key (of its inverse, times 1/n, for the coset
-    // inverse) for size 2^shift_log_n; shift_valid = 0 when they hold nothing usable
-    int shift_valid, shift_inverse, shift_log_n;
+    // what s_lo / s_hi hold: the powers of shift_key for size 2^shift_log_n, as shift_mode says
+    // (see shift_params); shift_valid = 0 when they hold nothing usable
+    int shift_valid, shift_mode, shift_log_n;
     cuzk_fr shift_key;
     int log_block, log_cols, threads;
 };
@@ -628,40 +632,47 @@ extern "C" void *cuzk_gpu_ntt_ctx_buffer(struct cuzk_gpu_ntt_ctx *ctx) {
 
 // ---- transforms -----------------------------------------------------------------------------
 
+// Whether a kind multiplies by powers of a shift (and so needs one).
+static bool kind_shifted(int kind) {
+    return kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE ||
+           kind == CUZK_GPU_NTT_INVERSE_TO_COSET;
+}
+
 static int check_args(const cuzk_gpu_ntt_ctx *ctx, int log_n, int kind, const cuzk_fr *shift) {
     if (!ctx) return set_error(CUZK_EINVAL, "ctx is NULL");
     if (log_n < 1 || log_n > ctx->max_log) return set_error(CUZK_EINVAL, "log_n out of range");
-    if (kind < CUZK_GPU_NTT_FORWARD || kind > CUZK_GPU_NTT_COSET_INVERSE)
+    if (kind < CUZK_GPU_NTT_FORWARD || kind > CUZK_GPU_NTT_INVERSE_TO_COSET)
         return set_error(CUZK_EINVAL, "unknown transform kind");
-    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
+    if (kind_shifted(kind)) {
         if (!shift) return set_error(CUZK_EINVAL, "coset transform without a shift");
         if (cuzk_fr_is_zero(shift)) return set_error(CUZK_EINVAL, "coset shift is zero");
     }
     return CUZK_OK;
 }
 
-// The coset tables' parameters: s_lo[b] = t^b, s_hi[a] = c t^(4096 a); for the coset forward
-// t = s and c = 1, for the coset inverse t = 1/s and c = 1/n.
-static void shift_params(int log_n, const cuzk_fr *shift, int inverse, fr_t *t_out, fr_t *c_out) {
+// The coset tables' parameters for a shifted kind: s_lo[b] = t^b, s_hi[a] = c t^(4096 a); for
+// the coset forward t = s and c = 1, for the coset inverse t = 1/s and c = 1/n, for the inverse
+// to the coset t = s and c = 1/n (the inverse's 1/n and the coset forward's powers in one).
+static void shift_params(int log_n, const cuzk_fr *shift, int kind, fr_t *t_out, fr_t *c_out) {
     cuzk_fr t = *shift, c;
     cuzk_fr_set_one(&c);
-    if (inverse) {
-        cuzk_fr_inv(&t, shift);
+    if (kind != CUZK_GPU_NTT_COSET_FORWARD) {
         cuzk_fr_from_u64(&c, static_cast<uint64_t>(1) << log_n);
         cuzk_fr_inv(&c, &c);
     }
+    if (kind == CUZK_GPU_NTT_COSET_INVERSE) cuzk_fr_inv(&t, shift);
     *t_out = to_dev(t);
     *c_out = to_dev(c);
 }
 
-// Fills the coset tables for shift, direction and size, unless they already hold them.
-static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift, int inverse) {
-    if (ctx->shift_valid && ctx->shift_inverse == inverse && ctx->shift_log_n == log_n &&
+// Fills the coset tables for shift, kind and size, unless they already hold them.
+static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift, int kind) {
+    if (ctx->shift_valid && ctx->shift_mode == kind && ctx->shift_log_n == log_n &&
         cuzk_fr_eq(&ctx->shift_key, shift))
         return CUZK_OK;
     const size_t n = static_cast<size_t>(1) << log_n;
     fr_t t, c;
-    shift_params(log_n, shift, inverse, &t, &c);
+    shift_params(log_n, shift, kind, &t, &c);
     const size_t hi_len = (n + SHIFT_LO_N - 1) / SHIFT_LO_N;
     ctx->shift_valid = 0;
     pow_table_kernel<<<blocks_for(SHIFT_LO_N, TABLE_THREADS), TABLE_THREADS, 0, ctx->stream>>>(
@@ -671,7 +682,7 @@ static int prepare_shift(cuzk_gpu_ntt_ctx *ctx, int log_n, const cuzk_fr *shift,
         ctx->s_hi, t, SHIFT_LO_N, hi_len, c);
     CU_LAUNCHED(pow_table_kernel);
     ctx->shift_valid = 1;
-    ctx->shift_inverse = inverse;
+    ctx->shift_mode = kind;
     ctx->shift_log_n = log_n;
     ctx->shift_key = *shift;
     return CUZK_OK;
@@ -699,7 +710,7 @@ static int plan_transform(fr_mem *data, fr_mem *scratch, const fr_mem *tw, const
         out_mode = OUT_REVERSE_SCALE;
         cuzk_fr_from_u64(&scale, static_cast<uint64_t>(1) << log_n);
         cuzk_fr_inv(&scale, &scale);
-    } else if (kind == CUZK_GPU_NTT_COSET_INVERSE) {
+    } else if (kind == CUZK_GPU_NTT_COSET_INVERSE || kind == CUZK_GPU_NTT_INVERSE_TO_COSET) {
         out_mode = OUT_REVERSE_POWERS;
     }
     for (int p = 0; p < np; p++) {
@@ -731,8 +742,8 @@ static int plan_transform(fr_mem *data, fr_mem *scratch, const fr_mem *tw, const
 // with `timed`, records the pass events around its passes and returns their number in *np_out.
 static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift,
                    bool timed = false, int *np_out = nullptr) {
-    if (kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE) {
-        int err = prepare_shift(ctx, log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE);
+    if (kind_shifted(kind)) {
+        int err = prepare_shift(ctx, log_n, shift, kind);
         if (err != CUZK_OK) return err;
     }
     pass_launch l[CUZK_GPU_NTT_MAX_LOG + 1];
@@ -942,9 +953,9 @@ extern "C" int cuzk_gpu_twin_ntt(cuzk_fr *data, int log_n, enum cuzk_gpu_ntt_kin
         log_cols = NTT_LOG_COLS;
         threads = NTT_THREADS;
     }
-    const bool coset = kind == CUZK_GPU_NTT_COSET_FORWARD || kind == CUZK_GPU_NTT_COSET_INVERSE;
+    const bool coset = kind_shifted(kind);
     if (!data || log_n < 1 || log_n > CUZK_GPU_TWIN_NTT_MAX_LOG || kind < CUZK_GPU_NTT_FORWARD ||
-        kind > CUZK_GPU_NTT_COSET_INVERSE || (coset && (!shift || cuzk_fr_is_zero(shift))) ||
+        kind > CUZK_GPU_NTT_INVERSE_TO_COSET || (coset && (!shift || cuzk_fr_is_zero(shift))) ||
         !shape_ok(log_block, log_cols, threads))
         return CUZK_EINVAL;
     // the context's tables for max_log = log_n, built by the kernels' bodies
@@ -962,7 +973,7 @@ extern "C" int cuzk_gpu_twin_ntt(cuzk_fr *data, int log_n, enum cuzk_gpu_ntt_kin
     for (size_t e = 0; e < half; e++) twiddle_lower_at(tw.data(), half, e);
     if (coset) {
         fr_t t, c;
-        shift_params(log_n, shift, kind == CUZK_GPU_NTT_COSET_INVERSE, &t, &c);
+        shift_params(log_n, shift, kind, &t, &c);
         for (size_t j = 0; j < SHIFT_LO_N; j++) pow_table_at(s_lo.data(), t, 1, one, j);
         for (size_t j = 0; j < (n + SHIFT_LO_N - 1) / SHIFT_LO_N; j++)
             pow_table_at(s_hi.data(), t, SHIFT_LO_N, c, j);
