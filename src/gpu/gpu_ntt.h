@@ -96,10 +96,11 @@ int cuzk_gpu_ntt_store(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host, size_t n);
 int cuzk_gpu_ntt_run(struct cuzk_gpu_ntt_ctx *ctx, int log_n, enum cuzk_gpu_ntt_kind kind,
                      const cuzk_fr *shift, float *kernel_ms);
 
-/* The device time of each pass of the last transform that cuzk_gpu_ntt_run timed (kernel_ms
- * not NULL) on this context, top pass first, in ms: writes min(passes, cap) of them to ms and
- * returns the number of passes (0 when no transform was timed). The passes' times add up to
- * kernel_ms less the coset-shift tables' time. */
+/* The device time of each pass of the last cuzk_gpu_ntt_run on this context, top pass first, in
+ * ms, when that run was timed (kernel_ms not NULL): writes min(passes, cap) of them to ms and
+ * returns the number of passes (0 when that run was not timed, or none ran; the other entry
+ * points leave the figures as they are). The passes' times add up to kernel_ms less the
+ * coset-shift tables' time. */
 int cuzk_gpu_ntt_pass_ms(const struct cuzk_gpu_ntt_ctx *ctx, float *ms, int cap);
 
 /* ---- tuning and diagnostics --------------------------------------------------------------- */
