@@ -16,7 +16,9 @@
 #define MSM_MIN_WINDOW 8           // widest-window bounds the tuning accepts (contract: 8..24)
 #define MSM_MAX_WINDOW 24          //   and the widest window the cost model picks
 #define MSM_MAX_WINDOWS 32         // ceil(256 / MSM_MIN_WINDOW)
+#ifndef MSM_SORT_BUDGET               // a build may set it (-D) for comparisons
 #define MSM_SORT_BUDGET (1u << 25) // sorted (key, value) pairs a context holds for a batch
+#endif
 #define MSM_MIN_BUCKETS (1u << 15) // bucket space of the smallest context
 #define MSM_ACC_THREADS (1u << 17) // accumulation chunks per batch (about: whole waves on a GPU)
 #define MSM_RED_LOG 5              // the reduction's first level: 2^5 buckets per thread
