@@ -16,7 +16,7 @@
 #define MSM_MIN_WINDOW 8           // widest-window bounds the tuning accepts (contract: 8..24)
 #define MSM_MAX_WINDOW 24          //   and the widest window the cost model picks
 #define MSM_MAX_WINDOWS 32         // ceil(256 / MSM_MIN_WINDOW)
-#ifndef MSM_SORT_BUDGET               // a build may set it (-D) for comparisons
+#ifndef MSM_SORT_BUDGET            // a build may set it (-D) for comparisons
 #define MSM_SORT_BUDGET (1u << 25) // sorted (key, value) pairs a context holds for a batch
 #endif
 #define MSM_MIN_BUCKETS (1u << 15) // bucket space of the smallest context
