@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "ff/ff_constants.h"
+#include "gpu/cuda/ff_host_chain.cuh"
 
 #ifndef CUZK_HD
 #define CUZK_HD __host__ __device__ __forceinline__
@@ -169,17 +170,7 @@ CUZK_HD void fp_chain_madd_even(uint32_t x[13], const uint32_t a[12], uint32_t w
           "+r"(x[7]), "+r"(x[8]), "+r"(x[9]), "+r"(x[10]), "+r"(x[11]), "+r"(x[12])
         : "r"(a[0]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]), "r"(w));
 #else
-    uint64_t c = 0;
-    for (int k = 0; k < 6; k++) {
-        const uint64_t p = static_cast<uint64_t>(a[2 * k]) * w;
-        uint64_t s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
-        x[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
-        x[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-    x[12] += static_cast<uint32_t>(c);
+    x[12] += static_cast<uint32_t>(host_mac_pairs(x, a, 2, w, 0, 6, 0));
 #endif
 }
 
@@ -203,16 +194,7 @@ CUZK_HD void fp_chain_madd_odd(uint32_t y[12], const uint32_t a[12], uint32_t w)
           "+r"(y[7]), "+r"(y[8]), "+r"(y[9]), "+r"(y[10]), "+r"(y[11])
         : "r"(a[1]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]), "r"(w));
 #else
-    uint64_t c = 0;
-    for (int k = 0; k < 6; k++) {
-        const uint64_t p = static_cast<uint64_t>(a[2 * k + 1]) * w;
-        uint64_t s = static_cast<uint64_t>(y[2 * k]) + static_cast<uint32_t>(p) + c;
-        y[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(y[2 * k + 1]) + (p >> 32) + c;
-        y[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
+    (void)host_mac_pairs(y, a + 1, 2, w, 0, 6, 0); // no carry out of y[11]
 #endif
 }
 

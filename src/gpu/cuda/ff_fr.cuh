@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "ff/ff_constants.h"
+#include "gpu/cuda/ff_host_chain.cuh"
 
 #ifndef CUZK_HD
 #define CUZK_HD __host__ __device__ __forceinline__
@@ -210,17 +211,7 @@ CUZK_HD void fr_chain_madd_even(uint32_t x[9], const uint32_t a[8], uint32_t w) 
           "+r"(x[7]), "+r"(x[8])
         : "r"(a[0]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(w));
 #else
-    uint64_t c = 0;
-    for (int k = 0; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(a[2 * k]) * w;
-        uint64_t s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
-        x[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
-        x[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-    x[8] += static_cast<uint32_t>(c);
+    x[8] += static_cast<uint32_t>(host_mac_pairs(x, a, 2, w, 0, 4, 0));
 #endif
 }
 
@@ -249,21 +240,6 @@ CUZK_HD void fr_chain_mul_odd(uint32_t y[8], const uint32_t a[8], uint32_t w) {
         y[2 * k + 1] = static_cast<uint32_t>(p >> 32);
     }
 #endif
-}
-
-// The host paths of the two reductions below: words 2k and 2k + 1 of x (k = 1..3) += m r[k - 1],
-// with carry c into word 2; returns the carry out of word 7.
-CUZK_HD uint64_t fr_host_add_mr(uint32_t *x, uint32_t m, const uint32_t r[3], uint64_t c) {
-    for (int k = 1; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(m) * r[k - 1];
-        uint64_t s = static_cast<uint64_t>(x[2 * k]) + static_cast<uint32_t>(p) + c;
-        x[2 * k] = static_cast<uint32_t>(s);
-        c = s >> 32;
-        s = static_cast<uint64_t>(x[2 * k + 1]) + (p >> 32) + c;
-        x[2 * k + 1] = static_cast<uint32_t>(s);
-        c = s >> 32;
-    }
-    return c;
 }
 
 // m = -x[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1) and hi1 = m - [m != 0] (the
@@ -296,7 +272,7 @@ CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9], uint32_t *hi1) {
     x[0] = static_cast<uint32_t>(s);
     s = static_cast<uint64_t>(x[1]) + (s >> 32);
     x[1] = static_cast<uint32_t>(s);
-    x[8] += static_cast<uint32_t>(fr_host_add_mr(x, m, r, s >> 32));
+    x[8] += static_cast<uint32_t>(host_mac_pairs(x, r, 1, m, 1, 4, s >> 32)); // m r[k - 1]
 #endif
     *hi1 = h;
     return m;
@@ -327,7 +303,7 @@ CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m, uint32_t x0, uint32_t 
     y[0] = static_cast<uint32_t>(s);
     s = static_cast<uint64_t>(y[1]) + hi1 + (s >> 32);
     y[1] = static_cast<uint32_t>(s);
-    (void)fr_host_add_mr(y, m, r, s >> 32); // no carry out of y[7]
+    (void)host_mac_pairs(y, r, 1, m, 1, 4, s >> 32); // m r[k - 1]; no carry out of y[7]
 #endif
 }
 
