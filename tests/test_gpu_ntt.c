@@ -384,7 +384,7 @@ static void test_args(void) {
     CHECK(cuzk_gpu_ntt(ctx, v, 0, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, max + 1, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind)5, NULL) == CUZK_EINVAL);
-    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind) - 1, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, v, 2, (enum cuzk_gpu_ntt_kind)(-1), NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_INVERSE_TO_COSET, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_INVERSE_TO_COSET, &zero) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt(ctx, v, 2, CUZK_GPU_NTT_COSET_FORWARD, NULL) == CUZK_EINVAL);
