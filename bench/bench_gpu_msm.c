@@ -1,13 +1,17 @@
 /* GPU MSM benchmark: G1 (or G2) MSMs with the bases resident in device memory.
  *
  *   bench_gpu_msm [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R]
- *                 [--window C] [--pinned] [--chunk N] [--csv FILE]
+ *                 [--window C] [--fold W] [--pinned] [--chunk N] [--csv FILE]
  *     --quick    2^16 and 2^18, 3 repetitions (the CI smoke test)
  *     --log-n    the sizes, as base-2 logarithms (default 20,22,24,26; G2: 18,20,22)
  *     --g2       G2 instead of G1
  *     --bits P   P% of the scalars are 0 or 1 (a Filecoin-like witness), the rest uniform
  *     --reps R   timed repetitions per size after one warm-up (default 7)
  *     --window C bound the widest window (cuzk_gpu_msm_tune, 8..24; default automatic)
+ *     --fold W   fold the bases for the folded layout of W bits (cuzk_gpu_bases_fold; 0: its
+ *                automatic choice for the bases' count) in a context sized for folded MSMs
+ *                (CUZK_GPU_MSM_FOLD); the time the fold took and each size's windows and sets
+ *                are printed as comments
  *     --pinned   the host scalars in page-locked memory (cuzk_gpu_pinned_alloc: transferred in
  *                place), not in pageable memory (through the context's staging buffers)
  *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
@@ -97,7 +101,7 @@ static void make_scalars(cuzk_fr *fr, size_t n, int bits_pct, uint64_t seed) {
 /* ---- one size -------------------------------------------------------------------------------- */
 
 struct opts {
-    int g2, bits, reps, window, pinned;
+    int g2, bits, reps, window, pinned, fold;
     size_t chunk;
     FILE *csv;
 };
@@ -200,6 +204,8 @@ static int cuzk_g2_dev_times(const struct opts *o, struct cuzk_gpu_msm_ctx *ctx,
                  ph[3][m], ph[4][m]);                                                              \
         printf("%s\n", line);                                                                      \
         if (o->csv) fprintf(o->csv, "%s\n", line);                                                 \
+        printf("# 2^%d: %u windows in %u sets (%s)\n", k, t.windows, t.sets,                       \
+               t.folded ? "folded" : "plain");                                                     \
         fflush(stdout);                                                                            \
     out:                                                                                           \
         free(fr);                                                                                  \
@@ -235,6 +241,15 @@ RUN_SIZE(cuzk_g2, g2, "g2")
             printf("# " NAME " bases: 2^%d (%.2f GiB of device memory), made and uploaded in "     \
                    "%.0f ms\n",                                                                    \
                    max, (double)cuzk_gpu_bases_vram(db) / (1 << 30), bench_now_ms() - t0);         \
+            if (o->fold >= 0) {                                                                    \
+                t0 = bench_now_ms();                                                               \
+                if ((err = cuzk_gpu_bases_fold(db, (unsigned)o->fold)) != CUZK_OK)                 \
+                    ok = fail(err, "fold of the bases", max);                                      \
+                else                                                                               \
+                    printf("# folded for %u bits in %.0f ms (%.2f GiB with the multiples)\n",      \
+                           cuzk_gpu_bases_fold_window(db), bench_now_ms() - t0,                    \
+                           (double)cuzk_gpu_bases_vram(db) / (1 << 30));                           \
+            }                                                                                      \
             for (int s = 0; s < nsizes && ok; s++) ok = G##_run(o, ctx, nctx, db, pts, sizes[s]);  \
         }                                                                                          \
         cuzk_gpu_bases_free(db);                                                                   \
@@ -247,13 +262,13 @@ RUN_ALL(cuzk_g2, g2, "g2")
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R] "
-            "[--window C] [--pinned] [--chunk N] [--csv FILE]\n",
+            "[--window C] [--fold W] [--pinned] [--chunk N] [--csv FILE]\n",
             argv0);
     return 2;
 }
 
 int main(int argc, char **argv) {
-    struct opts o = {0, 0, 7, 0, 0, 0, NULL};
+    struct opts o = {0, 0, 7, 0, 0, -1, 0, NULL};
     int quick = 0, sizes[MAX_SIZES], nsizes = 0;
     const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
@@ -271,6 +286,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--reps") && v) {
             o.reps = atoi(argv[++i]);
             if (o.reps < 1 || o.reps > MAX_REPS) return usage(argv[0]);
+        } else if (!strcmp(a, "--fold") && v) {
+            o.fold = atoi(argv[++i]);
+            if (o.fold != 0 && (o.fold < 8 || o.fold > 24)) return usage(argv[0]);
         } else if (!strcmp(a, "--window") && v) {
             o.window = atoi(argv[++i]);
             if (o.window < 8 || o.window > 24) return usage(argv[0]);
@@ -309,10 +327,11 @@ int main(int argc, char **argv) {
     }
     struct cuzk_gpu_msm_ctx *ctx = NULL;
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
-    int err = cuzk_gpu_msm_ctx_create(0, (size_t)1 << max, &ctx);
+    const unsigned flags = o.fold >= 0 ? CUZK_GPU_MSM_FOLD : 0;
+    int err = cuzk_gpu_msm_ctx_create2(0, (size_t)1 << max, flags, &ctx);
     if (err != CUZK_OK) return !fail(err, "context creation", max);
     if (o.window || o.chunk) {
-        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk};
+        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk, 0};
         cuzk_gpu_msm_tune(ctx, &t);
     }
     if (!o.g2 && cuzk_gpu_ntt_ctx_create(0, max, &nctx) != CUZK_OK) {
@@ -320,7 +339,7 @@ int main(int argc, char **argv) {
         nctx = NULL;
     }
     printf("# MSM context for 2^%d: %.2f GiB; %d timed repetitions after a warm-up; window %s\n",
-           max, (double)cuzk_gpu_msm_ctx_vram((size_t)1 << max) / (1 << 30), o.reps,
+           max, (double)cuzk_gpu_msm_ctx_vram2((size_t)1 << max, flags) / (1 << 30), o.reps,
            o.window ? "forced" : "automatic");
     printf("# host scalars in %s memory, upload chunks of %zu scalars (%s)\n",
            o.pinned ? "page-locked" : "pageable",

@@ -256,7 +256,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
                           cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
                           int bits) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits, 0};                                          \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0, 0};                                       \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
@@ -302,7 +302,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
         static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
             if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
-            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c]};                                      \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0};                                   \
             cuzk_gpu_msm_tune(ctx, &t);                                                            \
             for (int pinned = 0; pinned <= 1; pinned++) {                                          \
                 const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
@@ -510,7 +510,7 @@ static void test_wide_windows(void) {
     cuzk_g1 want, got;
     CHECK(cuzk_g1_msm(pool, &want, hb, k, n) == CUZK_OK);
     for (unsigned w = 20; w <= 24; w += 2) {
-        const struct cuzk_gpu_msm_tuning t = {w, -1, 0};
+        const struct cuzk_gpu_msm_tuning t = {w, -1, 0, 0};
         struct cuzk_gpu_msm_timing tm;
         cuzk_gpu_msm_tune(wide, &t);
         const int ran = gpu_ok(cuzk_gpu_g1_msm(wide, db, 0, k, n, &got), "wide-window msm");
@@ -525,6 +525,112 @@ out:
     cuzk_gpu_msm_ctx_free(wide);
     free(hb);
     free(k);
+}
+
+/* ---- folded bases ---------------------------------------------------------------------------- */
+
+/* Bases folded for the automatic folded layout and for 16 and 24 bits (cuzk_gpu_bases_fold: the
+ * multiples 2^T P made on the device), in a context sized for folded MSMs of 2^26 points: GPU ==
+ * CPU on 2^22 + 3 points with random, bit-witness, edge and equal scalars, over a range at an
+ * offset,
+ * and with folding forbidden by the tuning (the plain layout, the same point); the timing says
+ * which layout ran. G2: 2^14 + 5 points folded for 12 bits. */
+static void test_folded(void) {
+    const size_t n = ((size_t)1 << 22) + 3, off = 1000;
+    static const unsigned windows[] = {0, 16, 24};
+    static const enum msm_scalars kinds[] = {MSM_RANDOM, MSM_BITS, MSM_EDGE, MSM_SAME};
+    enum { NK = sizeof kinds / sizeof kinds[0] };
+    struct cuzk_gpu_msm_ctx *fc = NULL;
+    struct cuzk_gpu_bases *db = NULL, *db2 = NULL;
+    cuzk_g1_affine *hb = test_xmalloc((n + off) * sizeof *hb);
+    cuzk_scalar *ks[NK], *k;
+    cuzk_g1 want[NK], want_off;
+    const size_t n2 = ((size_t)1 << 14) + 5;
+    cuzk_g2_affine *hb2 = test_xmalloc(n2 * sizeof *hb2);
+    CHECK(cuzk_gpu_msm_ctx_vram2((size_t)1 << 26, CUZK_GPU_MSM_FOLD) >
+          cuzk_gpu_msm_ctx_vram((size_t)1 << 26));
+    test_g1_points(pool, hb, n + off);
+    for (size_t ki = 0; ki < NK; ki++) { /* the scalars and the CPU's answers, once */
+        ks[ki] = test_xmalloc(n * sizeof *ks[ki]);
+        msm_scalars_make(ks[ki], n, kinds[ki]);
+        CHECK(cuzk_g1_msm(pool, &want[ki], hb, ks[ki], n) == CUZK_OK);
+    }
+    k = ks[0];
+    CHECK(cuzk_g1_msm(pool, &want_off, hb + off, ks[0], n) == CUZK_OK);
+    if (!gpu_ok(cuzk_gpu_msm_ctx_create2(0, (size_t)1 << 26, CUZK_GPU_MSM_FOLD, &fc),
+                "folding context"))
+        goto out;
+    if (!gpu_ok(cuzk_gpu_g1_bases_upload(0, hb, n + off, &db), "bases upload")) goto out;
+    CHECK(cuzk_gpu_bases_fold_window(db) == 0);
+    for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+        const size_t vram = cuzk_gpu_bases_vram(db);
+        if (!gpu_ok(cuzk_gpu_bases_fold(db, windows[wi]), "fold")) goto out;
+        const unsigned fw = cuzk_gpu_bases_fold_window(db);
+        CHECK(fw == (windows[wi] ? windows[wi] : cuzk_gpu_msm_fold_window(n + off)));
+        CHECK(cuzk_gpu_bases_vram(db) == 2 * cuzk_gpu_bases_vram_for(CUZK_GPU_G1, n + off));
+        CHECK(wi == 0 || cuzk_gpu_bases_vram(db) == vram);
+        for (size_t ki = 0; ki < NK; ki++)
+            for (int forbid = 0; forbid <= 1; forbid++) {
+                const size_t at = ki == 0 && !forbid ? off : 0; /* a range at an offset once */
+                cuzk_g1 got;
+                struct cuzk_gpu_msm_timing tm;
+                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, forbid ? -1 : 0};
+                cuzk_gpu_msm_tune(fc, &t);
+                const int ran = gpu_ok(cuzk_gpu_g1_msm(fc, db, at, ks[ki], n, &got), "folded msm");
+                cuzk_gpu_msm_last_timing(fc, &tm);
+                const int ok = ran && cuzk_g1_eq(&got, at ? &want_off : &want[ki]) &&
+                               tm.folded == (unsigned)!forbid &&
+                               (forbid ? tm.sets == tm.windows : tm.sets < tm.windows) &&
+                               (forbid || tm.window == fw);
+                CHECK(ok);
+                printf("test_gpu_msm: cuzk_g1 n=%zu folded for %u bits, %s scalars, offset %zu%s: "
+                       "%s (%u windows in %u sets, widest %u); sort %.2f accum %.2f reduce %.2f "
+                       "ms\n",
+                       n, fw, msm_scalars_name[kinds[ki]], at, forbid ? ", fold forbidden" : "",
+                       ok ? "ok" : "WRONG", tm.windows, tm.sets, tm.window, (double)tm.sort_ms,
+                       (double)tm.accum_ms, (double)tm.reduce_ms);
+            }
+    }
+    CHECK(cuzk_gpu_bases_fold(db, 7) == CUZK_EINVAL && cuzk_gpu_bases_fold(db, 25) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_bases_fold(NULL, 0) == CUZK_EINVAL);
+    /* a context sized without the flag runs the plain layout over folded bases */
+    {
+        const size_t m = (size_t)1 << 20;
+        cuzk_g1 want, got;
+        struct cuzk_gpu_msm_timing tm;
+        msm_scalars_make(k, m, MSM_RANDOM);
+        CHECK(cuzk_g1_msm(pool, &want, hb, k, m) == CUZK_OK);
+        const int ran = gpu_ok(cuzk_gpu_g1_msm(ctx, db, 0, k, m, &got), "msm");
+        cuzk_gpu_msm_last_timing(ctx, &tm);
+        CHECK(ran && cuzk_g1_eq(&got, &want) && tm.folded == 0);
+    }
+    /* G2 */
+    test_g2_points(pool, hb2, n2);
+    if (!gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, n2, &db2), "G2 bases upload") ||
+        !gpu_ok(cuzk_gpu_bases_fold(db2, 12), "G2 fold"))
+        goto out;
+    cuzk_gpu_msm_tune(fc, NULL);
+    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+        cuzk_g2 want, got;
+        struct cuzk_gpu_msm_timing tm;
+        msm_scalars_make(k, n2, kinds[ki]);
+        CHECK(cuzk_g2_msm(pool, &want, hb2, k, n2) == CUZK_OK);
+        const int ran = gpu_ok(cuzk_gpu_g2_msm(fc, db2, 0, k, n2, &got), "G2 folded msm");
+        cuzk_gpu_msm_last_timing(fc, &tm);
+        const int ok = ran && cuzk_g2_eq(&got, &want) && tm.folded == 1 && tm.window == 12;
+        CHECK(ok);
+        printf("test_gpu_msm: cuzk_g2 n=%zu folded for 12 bits, %s scalars: %s (%u windows in %u "
+               "sets)\n",
+               n2, msm_scalars_name[kinds[ki]], ok ? "ok" : "WRONG", tm.windows, tm.sets);
+    }
+out:
+    cuzk_gpu_msm_tune(fc, NULL);
+    cuzk_gpu_msm_ctx_free(fc);
+    cuzk_gpu_bases_free(db);
+    cuzk_gpu_bases_free(db2);
+    free(hb);
+    free(hb2);
+    for (size_t ki = 0; ki < NK; ki++) free(ks[ki]);
 }
 
 /* ---- arguments ------------------------------------------------------------------------------- */
@@ -607,6 +713,7 @@ int main(void) {
     cuzk_g1_test_msm(G1_MAX_LOG, 12, 1000003);
     cuzk_g2_test_msm(G2_MAX_LOG, 10, 5003);
     test_wide_windows();
+    test_folded();
     test_dev_fr();
     cuzk_g1_test_batch(3000, 1);
     cuzk_g2_test_batch(500, 1);

@@ -266,18 +266,49 @@ static void test_digits(void) {
     CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 12, d, NULL) == CUZK_EINVAL);
     CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 7, d, wd) == CUZK_EINVAL);
     CHECK(cuzk_gpu_twin_digits(&(cuzk_scalar){{1, 0, 0, 0}}, 25, d, wd) == CUZK_EINVAL);
+    /* the folded layouts: windows that tile [0, 256) in bit order, each set one window or a pair
+     * of one width T bits apart, fewer sets than windows */
+    for (unsigned c = 8; c <= 24; c++) {
+        unsigned pos[32], w[32], set[32], shift = 0, covered = 0, sets = 0;
+        const int nw = cuzk_gpu_twin_fold_layout(c, pos, w, set, &shift);
+        CHECK(nw > 0 && nw <= 32);
+        if (nw <= 0 || nw > 32) continue;
+        for (int i = 0; i < nw; i++) {
+            CHECK(pos[i] == covered && w[i] >= 8 && w[i] <= c && set[i] < (unsigned)nw);
+            covered += w[i];
+            sets = set[i] + 1 > sets ? set[i] + 1 : sets;
+            int members = 0;
+            for (int j = 0; j < nw; j++) {
+                if (set[j] != set[i]) continue;
+                members++;
+                CHECK(w[j] == w[i] &&
+                      (j == i || pos[j] == pos[i] + shift || pos[i] == pos[j] + shift));
+            }
+            CHECK(members == 1 || members == 2);
+        }
+        CHECK(covered == 256 && sets < (unsigned)nw && shift > 0 && shift < 256);
+    }
+    {
+        unsigned pos[32], w[32], set[32], shift = 0;
+        /* 11 windows of 23 and 24 bits: pairs 23+23+23+23+24 below, a single 24, shift 140 */
+        CHECK(cuzk_gpu_twin_fold_layout(24, pos, w, set, &shift) == 11 && shift == 140 &&
+              w[4] == 24 && w[5] == 24 && pos[6] == 140 && set[5] == 5 && set[10] == 4);
+        CHECK(cuzk_gpu_twin_fold_layout(7, pos, w, set, &shift) == CUZK_EINVAL);
+        CHECK(cuzk_gpu_twin_fold_layout(25, pos, w, set, &shift) == CUZK_EINVAL);
+    }
     printf("test_gpu_twin: signed digits of %zu scalars recombine (widest windows 8..24)\n", count);
 }
 
 /* ---- curve formulas, MSM and batch multiplication, written once for both groups -------------- */
 
 /* Contexts the MSM twins imitate: the library's defaults, several batches, long chunks, one
- * entry per chunk (every run crosses chunks). */
+ * entry per chunk (every run crosses chunks); then folded bases (cuzk_gpu_bases_fold) of
+ * layouts with a narrow single window (9 bits: 29 windows in 15 sets), a wide single one (14
+ * bits: 19 windows in 10 sets) and none (16 bits: 16 windows in 8 sets), with the defaults,
+ * several batches of paired sets, one entry per chunk. */
 static const struct cuzk_gpu_twin_shape shapes[] = {
-    {0, 0, 0},
-    {0, 4000, 0},
-    {0, 0, 7},
-    {0, 2500, 3},
+    {0, 0, 0, 0}, {0, 4000, 0, 0},  {0, 0, 7, 0},  {0, 2500, 3, 0},
+    {0, 0, 0, 9}, {0, 2500, 0, 14}, {0, 0, 3, 16},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -350,15 +381,20 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
             struct cuzk_gpu_twin_report rep = {0};                                                 \
             int err = cuzk_gpu_twin_##S##_msm(&shapes[s], pts, k, n, &tune, &got, &rep);           \
             int ok = err == CUZK_OK && G##_eq(&got, &want) && G##_is_on_curve(&got);               \
+            /* folded bases make a folded layout (unless the tuning forbids it) */                 \
+            if (ok && rep.windowed)                                                                \
+                ok = rep.folded == (shapes[s].fold && tune.fold >= 0) &&                           \
+                     (rep.folded ? rep.sets < rep.windows : rep.sets == rep.windows);              \
             CHECK(ok);                                                                             \
             if (!ok) {                                                                             \
                 bad++;                                                                             \
                 fprintf(stderr,                                                                    \
                         "test_gpu_twin: " #G                                                       \
-                        " msm %s: n = %zu, shape %zu, window %u (%u windows, "                     \
-                        "%u per batch), bit path %d, %zu windowed, %zu ones: %s\n",                \
-                        what, n, s, rep.window, rep.windows, rep.windows_per_batch, tune.bit_path, \
-                        rep.windowed, rep.ones, err ? cuzk_strerror(err) : "wrong sum");           \
+                        " msm %s: n = %zu, shape %zu, window %u (%u windows in %u sets, "          \
+                        "folded %u, %u per batch), bit path %d, %zu windowed, %zu ones: %s\n",     \
+                        what, n, s, rep.window, rep.windows, rep.sets, rep.folded,                 \
+                        rep.windows_per_batch, tune.bit_path, rep.windowed, rep.ones,              \
+                        err ? cuzk_strerror(err) : "wrong sum or layout");                         \
             }                                                                                      \
             if (s || tune.upload_chunk) continue;                                                  \
             /* the scalars uploaded in several chunks (the last one shorter): the same bytes */    \
@@ -386,13 +422,14 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
         G##_points(pool, 8);                                                                       \
         for (size_t s = 0; s < nsizes; s++) {                                                      \
             const size_t n = sizes[s];                                                             \
-            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0}, bits_on = {0, 1, 0},               \
-                                             bits_off = {0, -1, 0};                                \
+            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0}, bits_on = {0, 1, 0, 0},         \
+                                             bits_off = {0, -1, 0, 0}, no_fold = {0, 0, 0, -1};    \
             /* random scalars; then every forced window width */                                   \
             for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                   \
             G##_check_msm("random", pts, k, n, autot, NSHAPES), runs += NSHAPES;                   \
+            G##_check_msm("random, fold forbidden", pts, k, n, no_fold, NSHAPES), runs += NSHAPES; \
             for (size_t w = 0; w < nwindows; w++) {                                                \
-                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0};                                 \
+                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0};                              \
                 G##_check_msm("forced window", pts, k, n, t, 2), runs += 2;                        \
             }                                                                                      \
             /* edge scalars (zeros, ones, r - 1, 2^255 - 1, patterns) */                           \
@@ -444,7 +481,7 @@ static const struct cuzk_gpu_twin_shape shapes[] = {
         G zero;                                                                                    \
         CHECK(cuzk_gpu_twin_##S##_msm(&shapes[0], pts, k, 0, NULL, &zero, NULL) == CUZK_OK &&      \
               G##_is_inf(&zero));                                                                  \
-        const struct cuzk_gpu_twin_shape small = {4, 0, 0};                                        \
+        const struct cuzk_gpu_twin_shape small = {4, 0, 0, 0};                                     \
         CHECK(cuzk_gpu_twin_##S##_msm(&small, pts, k, 5, NULL, &zero, NULL) == CUZK_EINVAL);       \
         printf("test_gpu_twin: " #G " MSM twin: %zu runs over %zu sizes up to %zu\n", runs,        \
                nsizes, max);                                                                       \
@@ -809,6 +846,12 @@ int main(void) {
     CHECK(cuzk_gpu_twin_auto_window(1 << 26) == 22 && cuzk_gpu_twin_auto_window(1 << 27) == 22);
     CHECK(cuzk_gpu_twin_auto_window(1 << 10) == 12 && cuzk_gpu_twin_auto_window(1 << 16) == 13 &&
           cuzk_gpu_twin_auto_window(1 << 20) == 16);
+    /* folded: 12 windows of 21 and 22 bits in 6 sets at 2^26, 11 of 23 and 24 in 6 sets at 2^27
+     * (the porep-c18 H query), the layouts measured fastest there (docs/performance.md) */
+    printf("test_gpu_twin: automatic folded windows: 2^24 -> %u, 2^26 -> %u, 2^27 -> %u bits\n",
+           cuzk_gpu_msm_fold_window(1 << 24), cuzk_gpu_msm_fold_window(1 << 26),
+           cuzk_gpu_msm_fold_window(1 << 27));
+    CHECK(cuzk_gpu_msm_fold_window(1 << 26) == 22 && cuzk_gpu_msm_fold_window(1 << 27) == 24);
     static const size_t g1_sizes[] = {1, 2, 3, 7, 16, 100, 257, 1000};
     static const unsigned g1_windows[] = {8, 9, 11, 13};
     cuzk_g1_test_msm(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], g1_windows,

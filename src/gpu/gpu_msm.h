@@ -70,17 +70,42 @@ void cuzk_gpu_bases_free(struct cuzk_gpu_bases *b);
 size_t cuzk_gpu_bases_count(const struct cuzk_gpu_bases *b);
 /* Bytes of device memory the bases occupy. */
 size_t cuzk_gpu_bases_vram(const struct cuzk_gpu_bases *b);
-/* Bytes of device memory n bases of group g would occupy (for budgeting before upload). */
+/* Bytes of device memory n bases of group g would occupy (for budgeting before upload); their
+ * folded multiples take as much again. */
 size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n);
+
+/* Folds the bases (synchronously): computes, on the device, the multiples Q_i = 2^T P_i for the
+ * folded window layout of `window` bits (8..24; 0: cuzk_gpu_msm_fold_window(n)), where T is
+ * that layout's shift, and keeps them beside the bases (cuzk_gpu_bases_vram then counts both).
+ * An MSM over folded bases puts each pair of windows T bits apart into one set of buckets (the
+ * upper window's digits applied to Q): about half the buckets of the plain layout of as many
+ * windows, so it takes wider windows, fewer additions, at the price of a second copy of the
+ * points. Folding again with another window replaces the multiples. The MSM's result does not
+ * change. No MSM may be using the bases meanwhile. CUZK_EINVAL (window outside 8..24),
+ * CUZK_EGPUOOM, CUZK_EGPU. */
+int cuzk_gpu_bases_fold(struct cuzk_gpu_bases *b, unsigned window);
+/* The window of the bases' folded multiples (0: not folded). */
+unsigned cuzk_gpu_bases_fold_window(const struct cuzk_gpu_bases *b);
+/* The folded layout the cost model picks for MSMs over n bases. */
+unsigned cuzk_gpu_msm_fold_window(size_t n);
 
 /* ---- MSM ---------------------------------------------------------------------------------- */
 
-/* Bytes of device memory a context for MSMs of up to max_n points takes. */
+/* Flags of cuzk_gpu_msm_ctx_create2: CUZK_GPU_MSM_FOLD sizes the context for folded MSMs of
+ * up to max_n points (their sort of 2 max_n entries, the buckets of the folded layout
+ * cuzk_gpu_msm_fold_window(max_n)). Without it, an MSM over folded bases runs the plain layout
+ * (same result); so does one whose folded layout the context cannot hold. */
+#define CUZK_GPU_MSM_FOLD 1u
+
+/* Bytes of device memory a context for MSMs of up to max_n points takes (with flags). */
 size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
+size_t cuzk_gpu_msm_ctx_vram2(size_t max_n, unsigned flags);
 /* Bytes of pinned host memory it takes (its staging buffers). */
 size_t cuzk_gpu_msm_ctx_pinned(size_t max_n);
 /* Creates a context on `device` for MSMs of up to max_n points (G1 and G2 alike). */
 int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu_msm_ctx **out);
+int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags,
+                             struct cuzk_gpu_msm_ctx **out);
 /* Waits for the context's work and frees it (NULL is ignored). */
 void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx);
 int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
@@ -104,11 +129,13 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
  * window: the widest window in bits, 8..24: the MSM takes nw = ceil(256 / window) windows of
  * two adjacent widths that sum to 256 bits (20: 4 of 19 bits and 9 of 20). bit_path: 0
  * automatic, 1 force the bit-witness split, -1 forbid it. upload_chunk: scalars per chunk of an
- * upload from host memory, at most the staging size (larger values are that size). */
+ * upload from host memory, at most the staging size (larger values are that size). fold: 0 use
+ * the bases' folded multiples when they have them (then window is ignored), -1 do not. */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
     size_t upload_chunk;
+    int fold;
 };
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
 
@@ -123,6 +150,8 @@ struct cuzk_gpu_msm_timing {
     float reduce_ms; /* bucket reduction and window combination */
     float total_ms;
     unsigned window; /* the widest window of the windowed pass (0: none ran, all scalars 0/1) */
+    unsigned windows, sets; /* its windows and bucket sets (fewer sets than windows: folded) */
+    unsigned folded;        /* 1 when it ran a folded layout */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

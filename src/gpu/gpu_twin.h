@@ -41,20 +41,30 @@ int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_
 int cuzk_gpu_twin_digits(const cuzk_scalar *s, unsigned window, int32_t *digits, unsigned *widths);
 /* The widest window the MSM picks by itself for n points (its layout as above). */
 unsigned cuzk_gpu_twin_auto_window(size_t n);
+/* The positions and widths of the windows of the folded layout of `window` bits (8..24), in bit
+ * order, and its shift T: pos[w], widths[w] for w < the returned count (or CUZK_EINVAL); each
+ * window belongs to set[w], and the upper window of a pair starts T bits above the lower. The
+ * windows tile [0, 256). Arrays of 32 entries. */
+int cuzk_gpu_twin_fold_layout(unsigned window, unsigned *pos, unsigned *widths, unsigned *set,
+                              unsigned *shift);
 
 /* The context an MSM twin imitates: its capacity, and two internal limits that decide how the
  * work is cut (0 = the library's value): the sorted pairs a batch of windows may use
  * (smaller: more batches) and the number of accumulation chunks per batch (smaller: longer
- * chunks, fewer runs crossing chunk boundaries). */
+ * chunks, fewer runs crossing chunk boundaries). fold (8..24; 0: none) folds the bases first,
+ * as cuzk_gpu_bases_fold(b, fold) does on the device (the multiples made on the host by the
+ * same per-thread code), and sizes the context as CUZK_GPU_MSM_FOLD does. */
 struct cuzk_gpu_twin_shape {
     size_t max_n; /* 0: n */
     size_t sort_budget;
     size_t acc_threads;
+    unsigned fold;
 };
 /* What an MSM did: window width, number of windows and windows per batch of the windowed
- * part, its number of scalars, and the number of scalars 1 summed by the bit-witness path. */
+ * part, its bucket sets (windows, or fewer when folded) and whether its layout was folded, its
+ * number of scalars, and the number of scalars 1 summed by the bit-witness path. */
 struct cuzk_gpu_twin_report {
-    unsigned window, windows, windows_per_batch;
+    unsigned window, windows, windows_per_batch, sets, folded;
     size_t windowed, ones;
 };
 

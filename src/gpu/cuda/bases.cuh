@@ -5,7 +5,10 @@
 // Invariants: pts holds n points of `group` in the device storage layout aff_mem<fp_t> or
 // aff_mem<fp2_t> (ec.cuh: the bytes of the host's cuzk_g1_affine / cuzk_g2_affine, the identity
 // as all zeros), bytes = n * bases_point_bytes(group) of VRAM on `device`; pts is NULL when
-// n = 0. cuzk_gpu_bases_free (msm.cu) frees any object bases_alloc made.
+// n = 0. Once folded (cuzk_gpu_bases_fold, msm.cu), fold_pts holds the n multiples 2^T pts[i] of
+// the folded layout of fold_window bits (T = msm_layout_for(fold_window, 1).shift()) in another
+// fold_bytes = bytes; before, fold_pts is NULL and fold_window 0. cuzk_gpu_bases_free (msm.cu)
+// frees any object bases_alloc made.
 //
 // Include after gpu/gpu_msm.h and gpu/cuda/cuda_errors.cuh: bases_alloc reports its failures
 // through the including module's last-error text. Host code only.
@@ -26,6 +29,9 @@ struct cuzk_gpu_bases {
     size_t n;
     size_t bytes;
     void *pts;
+    void *fold_pts;
+    unsigned fold_window;
+    size_t fold_bytes;
 };
 
 static inline size_t bases_point_bytes(int group) {

@@ -58,6 +58,14 @@
 //              a fixed few ms of such levels, which is why the widths share one.
 //   combine  the host reads the window sums (and the sum of the ones) and combines them by
 //            doubling with the CPU group code: sum_w 2^pos(w) W_w.
+//   folding  bases folded once (cuzk_gpu_bases_fold: fold_pts = 2^T pts, T the shift of a
+//            folded layout, see msm_layout) let a context sized for it (CUZK_GPU_MSM_FOLD) run
+//            the folded layout: a pair of windows T bits apart shares one set of buckets, its
+//            batch sorting 2 m entries (the lower window's digits with the bases, the upper's
+//            with the multiples, MSM_UPPER_BIT in the value), so there are about half the
+//            buckets to reduce and the cost model affords wider windows (11 of 23 and 24 bits
+//            in 6 sets at 2^27 instead of 12 of 21 and 22). "Windows" above are then sets, and
+//            the combination takes them in the order of their bit positions.
 // All scratch memory belongs to the context and is allocated at its creation (sized from
 // max_n, see msm_sizes_for), the pinned staging buffers too (through cuzk_gpu_pinned_alloc,
 // which counts them); the MSM path never calls cudaMalloc or cudaHostAlloc. Phases are timed by
@@ -89,7 +97,7 @@ extern "C" const char *cuzk_gpu_msm_last_error(void) { return g_last_error; }
 
 // The plan of the last windowed pass, for the timing of benchmarks (window and batches).
 struct msm_report {
-    unsigned c, nw, wb; // c: the widest window
+    unsigned c, nw, sets, folded, wb; // c: the widest window
     size_t m, ones;
 };
 
@@ -137,15 +145,18 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, unsigned
     return CUZK_OK;
 }
 
-// The windows of m entries (scalars[list[j]] or scalars[j]) into the window sums win[0, nw):
-// the narrow windows of the layout, then the wide ones (see msm_plan), in batches of one width;
-// consecutive batches share the bucket space (narrow windows' buckets packed before the wide
-// ones') until the next batch does not fit, when that group is reduced. F's bucket size decides
-// how many windows a group holds (msm_plan_for): every window of a G1 MSM of the context's size.
+// The windows of m entries (scalars[list[j]] or scalars[j]) into the set sums win[0, sets):
+// the narrow sets of the layout, then the wide ones (see msm_plan), each as its paired sets
+// (folded layouts: 2 m entries a set, the upper windows' with qbases) and then its single ones,
+// in batches of one width and kind; consecutive batches share the bucket space (narrow sets'
+// buckets packed before the wide ones') until the next batch does not fit, when that group is
+// reduced. F's bucket size decides how many sets a group holds (msm_plan_for): every set of a
+// G1 MSM of the context's size.
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
-                       const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
-    const msm_plan p = msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>));
+                       const aff_mem<F> *qbases, unsigned fold_window, const uint32_t *list,
+                       size_t m, unsigned forced_window, msm_plan *out) {
+    const msm_plan p = msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>), fold_window);
     *out = p;
     auto *buckets = static_cast<xyzz_mem<F> *>(mm.buckets);
     auto *heads = static_cast<xyzz_mem<F> *>(mm.heads);
@@ -153,11 +164,11 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
     uint64_t kofs[5];
     msm_digit_offset(kofs, p.L);
 
-    unsigned g0 = 0;  // the first window of the reduction group being filled
-    size_t gfill = 0; // the buckets its windows use
-    // reduces windows [g0, g1): narrow ones first (B / 2 buckets each), then wide ones
+    unsigned g0 = 0;  // the first set of the reduction group being filled
+    size_t gfill = 0; // the buckets its sets use
+    const unsigned fw = p.L.first_wide(), ns = p.L.sets();
+    // reduces sets [g0, g1): narrow ones first (B / 2 buckets each), then wide ones
     auto reduce_group = [&](unsigned g1) -> int {
-        const unsigned fw = p.L.first_wide();
         const bool any_wide = g1 > fw;
         const unsigned narrow = any_wide ? (g0 < fw ? fw - g0 : 0) : 0;
         const unsigned B = 1u << (p.L.c - (any_wide ? 0 : 1));
@@ -167,16 +178,22 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
         gfill = 0;
         return CUZK_OK;
     };
-    for (int h = 0; h < 2; h++) {
-        const unsigned first = h ? p.L.first_wide() : 0, end = h ? p.L.nw : p.L.first_wide();
-        const unsigned c = p.L.c + h, B = 1u << (c - 1);
-        for (unsigned w0 = first; w0 < end; w0 += p.wb) {
-            const unsigned k = std::min(p.wb, end - w0);
+    // the runs of sets of one width and kind: narrow pairs, narrow single(s), wide pairs, wide
+    // single(s) (a plain layout has no pairs)
+    const unsigned np = p.L.fold ? p.L.n0() / 2 : 0, wp = p.L.fold ? p.L.wide / 2 : 0;
+    const unsigned runs[4][2] = {{0, np}, {np, fw}, {fw, fw + wp}, {fw + wp, ns}};
+    for (int r = 0; r < 4; r++) {
+        const unsigned first = runs[r][0], end = runs[r][1];
+        const bool paired = (r % 2) == 0;
+        const size_t em = paired ? 2 * m : m; // entries per set
+        const unsigned wb = paired ? p.wb2 : p.wb;
+        const unsigned c = p.L.c + (r >= 2 ? 1 : 0), B = 1u << (c - 1);
+        for (unsigned w0 = first; w0 < end; w0 += wb) {
+            const unsigned k = std::min(wb, end - w0);
             const size_t items = (static_cast<size_t>(w0 + k - g0) * B) >> MSM_RED_LOG;
             if (gfill + static_cast<size_t>(k) * B > p.cap || items > p.item_cap)
                 TRY(reduce_group(w0));
-            // sort: window w of the batch into buffer w; buffer k is the spare the sorts swap
-            // with
+            // sort: set w of the batch into buffer w; buffer k is the spare the sorts swap with
             digits_body d;
             d.scalars = mm.scalars;
             d.list = list;
@@ -184,15 +201,17 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             d.L = p.L;
             d.w0 = w0;
             d.k = k;
-            uint32_t *spare_k = mm.keys + k * m, *spare_v = mm.vals + k * m;
+            d.paired = paired;
+            d.m = m;
+            uint32_t *spare_k = mm.keys + k * em, *spare_v = mm.vals + k * em;
             for (unsigned w = 0; w < k; w++) {
-                d.keys[w] = mm.keys + w * m;
-                d.vals[w] = mm.vals + w * m;
+                d.keys[w] = mm.keys + w * em;
+                d.vals[w] = mm.vals + w * em;
             }
             TRY(x.launch(d, m));
             for (unsigned w = 0; w < k; w++) {
                 int in_alt = 0;
-                TRY(x.sort(d.keys[w], spare_k, d.vals[w], spare_v, m, static_cast<int>(c),
+                TRY(x.sort(d.keys[w], spare_k, d.vals[w], spare_v, em, static_cast<int>(c),
                            &in_alt));
                 if (in_alt) {
                     std::swap(d.keys[w], spare_k);
@@ -207,14 +226,15 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             TRY(x.zero(bk, static_cast<size_t>(k) * B * sizeof(xyzz_mem<F>)));
             accum_body<F> a;
             a.bases = bases;
+            a.qbases = paired ? qbases : bases;
             for (unsigned w = 0; w < k; w++) {
                 a.keys[w] = d.keys[w];
                 a.vals[w] = d.vals[w];
             }
-            const size_t cpw = p.chunks_per_window(k);
+            const size_t cpw = p.chunks_per_window(k, em);
             a.buckets = bk;
             a.heads = heads;
-            a.m = m;
+            a.m = em;
             a.cpw = cpw;
             a.B = B;
             TRY(x.launch(a, static_cast<size_t>(k) * cpw));
@@ -224,7 +244,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             for (unsigned w = 0; w < k; w++) ft.keys[w] = d.keys[w];
             ft.in = heads;
             ft.n_in = cpw;
-            ft.m = m;
+            ft.m = em;
             ft.cpw = cpw;
             for (unsigned l = 1; l <= MSM_FIX_LEVELS; l++) {
                 ft.lg = l * MSM_FIX_LOG;
@@ -240,7 +260,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             f.buckets = bk;
             f.heads = heads;
             f.tree = tree;
-            f.m = m;
+            f.m = em;
             f.cpw = cpw;
             f.B = B;
             f.k = k;
@@ -248,7 +268,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             TRY(x.mark(PH_ACCUM));
         }
     }
-    return reduce_group(p.L.nw);
+    return reduce_group(ns);
 }
 
 // The sum of the bases of the cnt list entries into win[MSM_ONES_SLOT].
@@ -296,9 +316,12 @@ static void xyzz_to_host(typename G::host_jac *out, const xyzz_mem<typename G::F
 
 // out = sum_i s_i bases[i] for the n canonical scalars at host (uploaded into mm.scalars in
 // chunks of `chunk`) or, for host = NULL, already in mm.scalars (see DESIGN).
+// qbases (NULL: none) are the bases' folded multiples for the folded layout of fold_window
+// (used unless the tuning forbids it or the context cannot hold it: see msm_plan_for).
 template <class G, class X>
 static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
-                   const aff_mem<typename G::F> *bases, size_t n, const cuzk_gpu_msm_tuning &tune,
+                   const aff_mem<typename G::F> *bases, const aff_mem<typename G::F> *qbases,
+                   unsigned fold_window, size_t n, const cuzk_gpu_msm_tuning &tune,
                    const cuzk_scalar *host, size_t chunk, typename G::host_jac *out,
                    msm_report *rep) {
     using F = typename G::F;
@@ -333,23 +356,36 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
     if (n_ones) TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones));
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
-    if (m) TRY(run_windows<F>(x, mm, sz, bases, list, m, tune.window, &p));
+    const bool fold = qbases && fold_window && tune.fold >= 0;
+    if (m)
+        TRY(run_windows<F>(x, mm, sz, bases, qbases, fold ? fold_window : 0, list, m, tune.window,
+                           &p));
     rep->c = p.L.widest();
     rep->nw = m ? p.L.nw : 0;
+    rep->sets = m ? p.L.sets() : 0;
+    rep->folded = m ? p.L.fold : 0;
     rep->wb = p.wb;
     rep->m = m;
     rep->ones = n_ones;
 
-    // combine on the host: Horner over the windows from the top, then the ones
+    // combine on the host: Horner over the sets from the highest bit position down (sum_s
+    // 2^pos(s) W_s), then the ones
     std::vector<xyzz_mem<F>> w(MSM_MAX_WINDOWS + 1);
     TRY(x.to_host(w.data(), mm.win, w.size() * sizeof(xyzz_mem<F>)));
+    std::vector<unsigned> order(rep->sets);
+    for (unsigned i = 0; i < rep->sets; i++) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](unsigned a, unsigned b) { return p.L.pos(a) > p.L.pos(b); });
     typename G::host_jac acc, t;
     G::set_inf(&acc);
-    for (unsigned i = rep->nw; i-- > 0;) { // window i + 1 starts width(i) bits above window i
-        for (unsigned b = 0; b < p.L.width(i) && i + 1 < rep->nw; b++) G::dbl(&acc, &acc);
+    unsigned at = 0; // the bit position acc stands at
+    for (unsigned i : order) {
+        for (unsigned b = p.L.pos(i); b < at; b++) G::dbl(&acc, &acc);
+        at = p.L.pos(i);
         xyzz_to_host<G>(&t, &w[i]);
         G::add(&acc, &acc, &t);
     }
+    for (; at > 0; at--) G::dbl(&acc, &acc);
     xyzz_to_host<G>(&t, &w[MSM_ONES_SLOT]);
     G::add(out, &acc, &t);
     return CUZK_OK;
@@ -390,9 +426,10 @@ extern "C" int cuzk_gpu_g2_bases_upload(int device, const cuzk_g2_affine *pts, s
 
 extern "C" void cuzk_gpu_bases_free(struct cuzk_gpu_bases *b) {
     if (!b) return;
-    if (b->pts) {
+    if (b->pts || b->fold_pts) {
         (void)cudaSetDevice(b->device);
-        (void)cudaFree(b->pts);
+        if (b->pts) (void)cudaFree(b->pts);
+        if (b->fold_pts) (void)cudaFree(b->fold_pts);
         (void)cudaGetLastError();
     }
     std::free(b);
@@ -400,7 +437,56 @@ extern "C" void cuzk_gpu_bases_free(struct cuzk_gpu_bases *b) {
 
 extern "C" size_t cuzk_gpu_bases_count(const struct cuzk_gpu_bases *b) { return b ? b->n : 0; }
 
-extern "C" size_t cuzk_gpu_bases_vram(const struct cuzk_gpu_bases *b) { return b ? b->bytes : 0; }
+extern "C" size_t cuzk_gpu_bases_vram(const struct cuzk_gpu_bases *b) {
+    return b ? b->bytes + b->fold_bytes : 0;
+}
+
+// The folded multiples of n bases of F into out (device or host memory alike, by x).
+template <class F, class X>
+static int fold_points(X &x, const aff_mem<F> *in, aff_mem<F> *out, size_t n, unsigned window) {
+    fold_body<F> f = {in, out, msm_layout_for(window, 1).shift()};
+    return x.launch(f, n);
+}
+
+extern "C" unsigned cuzk_gpu_msm_fold_window(size_t n) { return msm_fold_window(n); }
+
+extern "C" int cuzk_gpu_bases_fold(struct cuzk_gpu_bases *b, unsigned window) {
+    if (!b) return set_error(CUZK_EINVAL, "bases are NULL");
+    if (window && (window < MSM_MIN_WINDOW || window > MSM_MAX_WINDOW))
+        return set_error(CUZK_EINVAL, "fold window outside 8..24");
+    if (b->n > MSM_MAX_N) return set_error(CUZK_EINVAL, "too many bases to fold");
+    if (!window) window = msm_fold_window(b->n);
+    if (b->fold_pts && b->fold_window == window) return CUZK_OK;
+    CU_TRY(cudaSetDevice(b->device));
+    void *q = nullptr;
+    if (b->n) CU_TRY(cudaMalloc(&q, b->bytes));
+    dev_exec x = {};
+    x.stream = 0;
+    int err = CUZK_OK;
+    if (b->group == CUZK_GPU_G2)
+        err = fold_points(x, static_cast<const aff_mem<fp2_t> *>(b->pts),
+                          static_cast<aff_mem<fp2_t> *>(q), b->n, window);
+    else
+        err = fold_points(x, static_cast<const aff_mem<fp_t> *>(b->pts),
+                          static_cast<aff_mem<fp_t> *>(q), b->n, window);
+    if (err == CUZK_OK) {
+        const cudaError_t e = cudaStreamSynchronize(0);
+        if (e != cudaSuccess) err = cuda_fail(e, "fold of the bases", __LINE__);
+    }
+    if (err != CUZK_OK) {
+        if (q) (void)cudaFree(q);
+        return err;
+    }
+    if (b->fold_pts) (void)cudaFree(b->fold_pts);
+    b->fold_pts = q;
+    b->fold_window = window;
+    b->fold_bytes = b->bytes;
+    return CUZK_OK;
+}
+
+extern "C" unsigned cuzk_gpu_bases_fold_window(const struct cuzk_gpu_bases *b) {
+    return b && b->fold_pts ? b->fold_window : 0;
+}
 
 extern "C" size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n) {
     if (g != CUZK_GPU_G1 && g != CUZK_GPU_G2) return 0;
@@ -427,20 +513,29 @@ struct cuzk_gpu_msm_ctx {
     cuzk_gpu_msm_timing timing;
 };
 
-extern "C" size_t cuzk_gpu_msm_ctx_vram(size_t max_n) {
+// The largest sort of a context: a paired set's 2 max_n entries when it folds.
+static size_t ctx_sort_max(size_t max_n, unsigned flags) {
+    return (flags & CUZK_GPU_MSM_FOLD) ? 2 * max_n : max_n;
+}
+
+extern "C" size_t cuzk_gpu_msm_ctx_vram2(size_t max_n, unsigned flags) {
     if (max_n < 1 || max_n > MSM_MAX_N) return 0;
     int dev = 0;
     const size_t acc =
         cudaGetDevice(&dev) == cudaSuccess ? msm_acc_threads_for(dev) : MSM_ACC_THREADS;
     (void)cudaGetLastError();
-    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc);
+    const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc,
+                                       (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0);
+    const size_t sort_n = ctx_sort_max(max_n, flags);
     size_t cub = 0;
     int count = 0;
     cuzk_gpu_count(&count);
-    if (count <= 0 || msm_cub_bytes_for(max_n, &cub) != CUZK_OK)
-        cub = max_n * 2 * sizeof(uint32_t) + (1u << 20); // no device to ask: an upper estimate
+    if (count <= 0 || msm_cub_bytes_for(sort_n, &cub) != CUZK_OK)
+        cub = sort_n * 2 * sizeof(uint32_t) + (1u << 20); // no device to ask: an upper estimate
     return msm_bytes_for(sz).total() + cub;
 }
+
+extern "C" size_t cuzk_gpu_msm_ctx_vram(size_t max_n) { return cuzk_gpu_msm_ctx_vram2(max_n, 0); }
 
 extern "C" size_t cuzk_gpu_msm_ctx_pinned(size_t max_n) {
     if (max_n < 1 || max_n > MSM_MAX_N) return 0;
@@ -499,12 +594,17 @@ static int ctx_init(cuzk_gpu_msm_ctx *ctx) {
     TRY(dev_alloc(&m.items, b.items));
     TRY(dev_alloc(&m.heads, b.heads));
     TRY(dev_alloc(&m.win, b.win));
-    TRY(msm_cub_bytes_for(ctx->sz.max_n, &ctx->cub_bytes));
+    TRY(msm_cub_bytes_for(ctx->sz.fold ? 2 * ctx->sz.max_n : ctx->sz.max_n, &ctx->cub_bytes));
     TRY(dev_alloc(&ctx->cub_tmp, ctx->cub_bytes));
     return CUZK_OK;
 }
 
 extern "C" int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu_msm_ctx **out) {
+    return cuzk_gpu_msm_ctx_create2(device, max_n, 0, out);
+}
+
+extern "C" int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags,
+                                        struct cuzk_gpu_msm_ctx **out) {
     if (!out) return set_error(CUZK_EINVAL, "out is NULL");
     *out = nullptr;
     TRY(check_device(device));
@@ -516,7 +616,8 @@ extern "C" int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu
         std::free(ctx);
         return cuda_fail(cudaGetLastError(), "cudaSetDevice", __LINE__);
     }
-    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device));
+    ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device),
+                            (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0);
     ctx->stage_n = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
@@ -534,11 +635,12 @@ extern "C" int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx) {
 extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
                                   const struct cuzk_gpu_msm_tuning *t) {
     if (!ctx) return;
-    cuzk_gpu_msm_tuning v = {0, 0, 0};
+    cuzk_gpu_msm_tuning v = {0, 0, 0, 0};
     if (t) {
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
         v.bit_path = v.bit_path > 0 ? 1 : (v.bit_path < 0 ? -1 : 0);
+        v.fold = v.fold < 0 ? -1 : 0;
     }
     ctx->tune = v;
 }
@@ -629,11 +731,17 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
         TRY(x.mark(PH_SORT));
     }
     const auto *pts = static_cast<const aff_mem<F> *>(bases->pts) + offset;
+    const auto *qpts =
+        bases->fold_pts ? static_cast<const aff_mem<F> *>(bases->fold_pts) + offset : nullptr;
     msm_report rep;
-    TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, n, ctx->tune, host_scalars, chunk, out, &rep));
+    TRY(msm_run<G>(x, ctx->mm, ctx->sz, pts, qpts, bases->fold_window, n, ctx->tune, host_scalars,
+                   chunk, out, &rep));
     CU_TRY(cudaStreamSynchronize(ctx->stream));
     TRY(collect_timing(ctx, x.nev));
     ctx->timing.window = rep.nw ? rep.c : 0;
+    ctx->timing.windows = rep.nw;
+    ctx->timing.sets = rep.sets;
+    ctx->timing.folded = rep.folded;
     return CUZK_OK;
 }
 
@@ -708,10 +816,12 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
         G::set_inf(out);
         return CUZK_OK;
     }
+    if (shape->fold && (shape->fold < MSM_MIN_WINDOW || shape->fold > MSM_MAX_WINDOW))
+        return CUZK_EINVAL;
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
-                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS);
-    cuzk_gpu_msm_tuning t = {0, 0, 0};
+                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold);
+    cuzk_gpu_msm_tuning t = {0, 0, 0, 0};
     if (tune) t = *tune;
     host_mem h;
     if (!h.init(sz)) return CUZK_ENOMEM;
@@ -719,12 +829,18 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
     size_t chunk = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     if (t.upload_chunk) chunk = std::min(chunk, t.upload_chunk);
     host_exec x;
+    using F = typename G::F;
+    const auto *pts = reinterpret_cast<const aff_mem<F> *>(bases);
+    std::vector<aff_mem<F>> q(shape->fold ? n : 0); // the folded multiples, made on the host
+    if (shape->fold) TRY(fold_points(x, pts, q.data(), n, shape->fold));
     msm_report rep;
-    TRY(msm_run<G>(x, h.mm, sz, reinterpret_cast<const aff_mem<typename G::F> *>(bases), n, t,
-                   scalars, chunk, out, &rep));
+    TRY(msm_run<G>(x, h.mm, sz, pts, shape->fold ? q.data() : nullptr, shape->fold, n, t, scalars,
+                   chunk, out, &rep));
     if (report) {
         report->window = rep.c;
         report->windows = rep.nw;
+        report->sets = rep.sets;
+        report->folded = rep.folded;
         report->windows_per_batch = rep.wb;
         report->windowed = rep.m;
         report->ones = rep.ones;

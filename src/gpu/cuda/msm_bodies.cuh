@@ -54,14 +54,18 @@ struct classify_body {
     }
 };
 
-// The keys and values of k windows (from w0) of layout L for entry j: the scalar of index
-// list[j] (or j).
+// The keys and values of k sets (from w0) of layout L for entry j: the scalar of index list[j]
+// (or j). A paired batch (the sets paired in a folded layout) writes two entries per set: the
+// lower window's digit at j with the base, the upper window's at m + j with the base's folded
+// multiple (MSM_UPPER_BIT in the value).
 struct digits_body {
     const uint64_t *scalars;
     const uint32_t *list;
     uint64_t kofs[5];
     msm_layout L;
     unsigned w0, k;
+    bool paired;
+    size_t m;
     uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
     CUZK_HD void operator()(size_t j) const {
         const uint32_t idx = list ? list[j] : static_cast<uint32_t>(j);
@@ -71,9 +75,15 @@ struct digits_body {
         CUZK_UNROLL
         for (unsigned w = 0; w < MSM_MAX_WINDOWS; w++) { // constant indices (see pick)
             if (w >= k) break;
-            const int d = msm_digit(t, L.pos(w0 + w), L.width(w0 + w));
+            const unsigned pos = L.pos(w0 + w), width = L.width(w0 + w);
+            const int d = msm_digit(t, pos, width);
             keys[w][j] = static_cast<uint32_t>(d < 0 ? -d : d);
-            vals[w][j] = idx | (d < 0 ? 0x80000000u : 0u);
+            vals[w][j] = idx | (d < 0 ? MSM_SIGN_BIT : 0u);
+            if (paired) {
+                const int u = msm_digit(t, pos + L.shift(), width);
+                keys[w][m + j] = static_cast<uint32_t>(u < 0 ? -u : u);
+                vals[w][m + j] = idx | MSM_UPPER_BIT | (u < 0 ? MSM_SIGN_BIT : 0u);
+            }
         }
     }
 };
@@ -88,10 +98,17 @@ template <class T> CUZK_HD T pick(T const (&a)[MSM_MAX_WINDOWS], size_t j) {
     return r;
 }
 
-// The affine base of a sorted value: index in the low 31 bits, negated when bit 31 is set.
-template <class F> CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, uint32_t v) {
-    affine<F> p = load_ro(bases + (v & 0x7fffffffu));
-    if (v >> 31) p.y = neg(p.y);
+// The affine base of a sorted value: the base (or, with MSM_UPPER_BIT, its folded multiple in
+// qbases: bases itself for a plain layout) of its index, negated when MSM_SIGN_BIT is set.
+template <class F>
+CUZK_HD const aff_mem<F> *msm_base_ptr(const aff_mem<F> *bases, const aff_mem<F> *qbases,
+                                       uint32_t v) {
+    return ((v & MSM_UPPER_BIT) ? qbases : bases) + (v & MSM_IDX_MASK);
+}
+template <class F>
+CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, const aff_mem<F> *qbases, uint32_t v) {
+    affine<F> p = load_ro(msm_base_ptr(bases, qbases, v));
+    if (v & MSM_SIGN_BIT) p.y = neg(p.y);
     return p;
 }
 
@@ -101,13 +118,15 @@ CUZK_HD size_t chunk_begin(size_t t, size_t m, size_t cpw) { return t * m / cpw;
 
 // Starts moving the base of a sorted value towards the multiprocessor (the L2 cache) a few
 // iterations before the accumulation reads it; nothing on the host.
-template <class F> CUZK_HD void msm_prefetch(const aff_mem<F> *bases, uint32_t v) {
+template <class F>
+CUZK_HD void msm_prefetch(const aff_mem<F> *bases, const aff_mem<F> *qbases, uint32_t v) {
 #ifdef __CUDA_ARCH__
-    const char *p = reinterpret_cast<const char *>(bases + (v & 0x7fffffffu));
+    const char *p = reinterpret_cast<const char *>(msm_base_ptr(bases, qbases, v));
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p + sizeof(aff_mem<F>) - 1));
 #else
     (void)bases;
+    (void)qbases;
     (void)v;
 #endif
 }
@@ -119,7 +138,7 @@ template <class F> CUZK_HD void msm_prefetch(const aff_mem<F> *bases, uint32_t v
 // entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
 // threads of a warp never wait for the longest run among them.
 template <class F> struct accum_body {
-    const aff_mem<F> *bases;
+    const aff_mem<F> *bases, *qbases; // qbases: the folded multiples (bases for a plain layout)
     const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
     xyzz_mem<F> *buckets, *heads;
     size_t m, cpw;
@@ -143,7 +162,8 @@ template <class F> struct accum_body {
         if (i == e) return;
         uint32_t cur = K[i];
         bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
-        for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++) msm_prefetch(bases, V[a]);
+        for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++)
+            msm_prefetch(bases, qbases, V[a]);
         xyzz<F> acc = xyzz_inf<F>();
         for (; i < e; i++) {
             const uint32_t k = K[i];
@@ -154,8 +174,8 @@ template <class F> struct accum_body {
                 cur = k;
                 acc = xyzz_inf<F>();
             }
-            if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, V[i + MSM_PREFETCH_AHEAD]);
-            acc = madd(acc, msm_base(bases, V[i]));
+            if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, qbases, V[i + MSM_PREFETCH_AHEAD]);
+            acc = madd(acc, msm_base(bases, qbases, V[i]));
         }
         store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1), acc);
     }
@@ -337,6 +357,19 @@ template <class F> struct fb_mul_body {
             d &= per;
             if (d) acc = call_madd(acc, load_ro(table + j * per + d - 1));
         }
+        store(out + i, call_to_affine(acc));
+    }
+};
+
+// The folded multiples of bases: out[i] = 2^T in[i] (T doublings, then affine; the identity
+// stays the identity).
+template <class F> struct fold_body {
+    const aff_mem<F> *in;
+    aff_mem<F> *out;
+    unsigned T;
+    CUZK_HD void operator()(size_t i) const {
+        xyzz<F> acc = xyzz_from_affine(load_ro(in + i));
+        for (unsigned d = 0; d < T; d++) acc = call_dbl(acc);
         store(out + i, call_to_affine(acc));
     }
 };

@@ -53,6 +53,8 @@ template int dev_exec::launch(const ones_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fr_canonical_body &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp_t> &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp2_t> &, size_t);
+template int dev_exec::launch(const fold_body<fp_t> &, size_t);
+template int dev_exec::launch(const fold_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fp_eval_body &, size_t);
 template int dev_exec::launch(const add_eval_body<fp_t> &, size_t);
 template int dev_exec::launch(const add_eval_body<fp2_t> &, size_t);

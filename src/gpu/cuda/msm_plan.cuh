@@ -26,7 +26,10 @@
 #define MSM_MIN_ITEMS (1u << 12)   // reduction buffer of the smallest context
 #define MSM_BIT_PCT 50             // the bit-witness path when more than this % is 0 or 1
 #define MSM_THREADS 128            // threads per block of every MSM kernel
-#define MSM_MAX_N 0x7fffffffu      // point indices keep a sign in bit 31
+#define MSM_MAX_N 0x3fffffffu      // point indices keep a sign in bit 31 and "upper" in bit 30
+#define MSM_SIGN_BIT 0x80000000u   // a sorted value: the base negated
+#define MSM_UPPER_BIT 0x40000000u  //   the base's folded multiple 2^T P (msm_layout)
+#define MSM_IDX_MASK 0x3fffffffu   //   the base's index
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
 #define MSM_FIX_LOG 2              // the fix-up tree: blocks of 4^l chunks at level l,
 #define MSM_FIX_LEVELS 6           //   l = 1..6 (see fixtree_body)
@@ -60,28 +63,65 @@
 using xyzz_big = xyzz_mem<fp2_t>;
 
 // ---- window layout and signed digits ------------------------------------------------------------
-// A layout cuts the 256 bits of a scalar into nw windows of as equal widths as sum to 256: the
-// low nw - wide windows are c bits wide, the top `wide` windows c + 1 bits (c nw + wide = 256,
-// wide < nw). Window w starts at bit pos(w). msm_layout_for(W) takes the fewest windows no wider
-// than W bits: nw = ceil(256 / W), so its widest window is at most W bits, and has the fewest
-// buckets of any nw windows that cover 256 bits (20-bit windows, 13 of them covering 260 bits,
-// become 4 of 19 bits and 9 of 20: 5.8 M buckets instead of 6.8 M).
+// A layout cuts the 256 bits of a scalar into nw windows of as equal widths as sum to 256: nw -
+// wide windows of c bits ("narrow") and `wide` windows of c + 1 bits (c nw + wide = 256, wide <
+// nw). msm_layout_for(W) takes the fewest windows no wider than W bits: nw = ceil(256 / W), so
+// its widest window is at most W bits, and has the fewest buckets of any nw windows that cover
+// 256 bits (20-bit windows, 13 of them covering 260 bits, become 4 of 19 bits and 9 of 20: 5.8 M
+// buckets instead of 6.8 M).
+//
+// The windows' buckets are kept in "sets": a set is one window's 2^(width - 1) buckets, or in a
+// folded layout (fold = 1) those of a pair of windows of one width T bits apart, T = shift():
+// over bases P_i and their multiples Q_i = 2^T P_i (precomputed once, cuzk_gpu_bases_fold), the
+// upper window's digit d of s_i at bit pos + T goes with Q_i into the lower one's buckets, since
+// d 2^(pos + T) P_i = d 2^pos Q_i. A folded layout thus has about half the sets (and buckets
+// to reduce) of the plain layout of as many windows, which lets it take wider windows (fewer
+// additions) for the same reduction.
+//   plain   set s = window s, narrow ones first: window s starts at bit pos(s).
+//   folded  with N0 = nw - wide narrow windows and N1 = wide wide ones, a = N0 / 2 and b = N1 / 2
+//           pairs of each and sn = N0 % 2, sw = N1 % 2 single windows (N0 and N1 are never both
+//           odd: c nw + N1 = 256), the windows lie from bit 0 up as: the pairs' lower windows (a
+//           narrow, b wide), the singles (sn narrow, sw wide), the pairs' upper windows (a
+//           narrow, b wide): T is the width of the first two groups. The sets are, narrow ones
+//           first: the a narrow pairs, the narrow single, the b wide pairs, the wide single;
+//           pos(s) is the set's lower (or only) window's bit.
+// Sets [0, first_wide()) are c bits wide, the others c + 1.
 struct msm_layout {
-    unsigned nw, c, wide;
-    CUZK_HD unsigned first_wide() const { return nw - wide; }
-    CUZK_HD unsigned width(unsigned w) const { return c + (w >= first_wide() ? 1u : 0u); }
-    CUZK_HD unsigned pos(unsigned w) const {
-        return c * w + (w > first_wide() ? w - first_wide() : 0u);
+    unsigned nw, c, wide, fold;
+    CUZK_HD unsigned n0() const { return nw - wide; }
+    CUZK_HD unsigned sets() const { return fold ? (n0() + 1) / 2 + (wide + 1) / 2 : nw; }
+    CUZK_HD unsigned first_wide() const { return fold ? (n0() + 1) / 2 : n0(); }
+    CUZK_HD unsigned width(unsigned s) const { return c + (s >= first_wide() ? 1u : 0u); }
+    CUZK_HD unsigned pos(unsigned s) const {
+        const unsigned fw = first_wide();
+        if (!fold) return c * s + (s > fw ? s - fw : 0u);
+        const unsigned a = n0() / 2, sn = n0() % 2, b = wide / 2;
+        const unsigned singles = a * c + b * (c + 1);      // bit of the first single window
+        if (s < a) return s * c;                           // a narrow pair
+        if (s < fw) return singles;                        // the narrow single
+        if (s < fw + b) return a * c + (s - fw) * (c + 1); // a wide pair
+        return singles + sn * c;                           // the wide single
+    }
+    CUZK_HD bool paired(unsigned s) const {
+        if (!fold) return false;
+        const unsigned a = n0() / 2, fw = first_wide();
+        return s < a || (s >= fw && s < fw + wide / 2);
+    }
+    CUZK_HD unsigned shift() const { // T: the bit distance of a pair's windows
+        const unsigned a = n0() / 2, b = wide / 2;
+        return fold ? a * c + b * (c + 1) + (n0() % 2) * c + (wide % 2) * (c + 1) : 0u;
     }
     CUZK_HD unsigned widest() const { return c + (wide ? 1u : 0u); }
 };
 
-// The layout of the fewest windows no wider than `window` bits (MSM_MIN_WINDOW..MSM_MAX_WINDOW).
-CUZK_HD msm_layout msm_layout_for(unsigned window) {
+// The layout of the fewest windows no wider than `window` bits (MSM_MIN_WINDOW..MSM_MAX_WINDOW),
+// folded or not.
+CUZK_HD msm_layout msm_layout_for(unsigned window, unsigned fold = 0) {
     msm_layout l;
     l.nw = (256 + window - 1) / window;
     l.c = 256 / l.nw;
     l.wide = 256 - l.c * l.nw;
+    l.fold = fold;
     return l;
 }
 
@@ -91,7 +131,8 @@ CUZK_HD msm_layout msm_layout_for(unsigned window) {
 // (2^(c_w-1) - 1). Every digit is local (no carry chain between windows: the addition of K did
 // the carrying), so each thread computes its digits independently. t fits 256 bits: K = 2^255 -
 // 1 - sum_(w > 0) 2^(pos(w) - 1) < 2^255 and s < 2^255. A digit's bucket is |d| (1..2^(c_w-1)),
-// its sign negates the base.
+// its sign negates the base. (Windows in bit order, whatever their sets: a folded pair's upper
+// window starts at pos(s) + T.)
 
 // K for a layout, as five 64-bit limbs (the fifth is zero: kept for msm_offset_scalar's carry).
 void msm_digit_offset(uint64_t k[5], const msm_layout &l);
@@ -126,11 +167,19 @@ CUZK_HD int msm_digit(const uint64_t t[5], unsigned pos, unsigned width) {
 // item_cap items each of the four reduction arrays (acc and run, two levels: the first level of
 // a reduction of every window of that MSM, narrow windows padded to the wide ones); head_cap chunk
 // heads, and as many again for the fix-up tree's block sums (see fixtree_body).
+// A context sized for folded MSMs of the folded layout of fold bits (0: none) also holds a
+// paired set (2 max_n entries and a spare of as many), and that layout's buckets and items.
 struct msm_sizes {
     size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads;
+    unsigned fold;
 };
 
-msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads);
+msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads,
+                        unsigned fold_window = 0);
+
+// The automatic widest window of a folded layout over n bases (what cuzk_gpu_bases_fold takes
+// for window 0): the cost model's choice with the folded layouts' buckets.
+unsigned msm_fold_window(size_t n);
 
 // Bytes of every scratch array (device or twin host memory alike).
 struct msm_bytes {
@@ -152,24 +201,32 @@ struct msm_mem {
     void *buckets, *items, *heads, *win;
 };
 
-// One windowed pass over m entries: the layout L, its windows in batches of at most wb (sorted
-// and accumulated together; a batch holds windows of one width: the narrow windows
-// [0, L.first_wide()) come first, then the wide ones), and cap buckets of F in the bucket space,
-// which consecutive batches fill until the next one does not fit it, or its windows' first
-// reduction level (2^(c-1-MSM_RED_LOG) items per window for the widest width c among them) would
-// not fit the item_cap items; then those windows are reduced together (wb windows of the widest
-// width fit both). A batch of k windows is accumulated by chunks_per_window(k) chunks per window.
+// One windowed pass over m entries: the layout L, its sets in batches (sorted and accumulated
+// together; a batch holds sets of one width and kind: the narrow sets [0, L.first_wide()) come
+// first, then the wide ones, each as the paired sets, then the single one: see run_windows) of
+// at most wb single sets (m entries each) or wb2 paired ones (2 m entries each: the lower
+// window's digits with the bases, the upper's with their multiples), and cap buckets of F in
+// the bucket space, which consecutive batches fill until the next one does not fit it, or its
+// sets' first reduction level (2^(c-1-MSM_RED_LOG) items per set for the widest width c among
+// them) would not fit the item_cap items; then those sets are reduced together (a batch of the
+// widest width fits both). A batch of k sets of em entries is accumulated by
+// chunks_per_window(k, em) chunks per set.
 struct msm_plan {
     msm_layout L;
-    unsigned wb;
+    unsigned wb, wb2;
     size_t cap, item_cap, m, acc_threads;
-    size_t chunks_per_window(unsigned k) const {
-        return std::max<size_t>(1, std::min(acc_threads / k, m)); // k cpw <= max(acc_threads, k)
+    size_t chunks_per_window(unsigned k, size_t em) const {
+        return std::max<size_t>(1, std::min(acc_threads / k, em)); // k cpw <= max(acc_threads, k)
     }
 };
 
-// The plan for points whose bucket is bucket_bytes bytes (G1 or G2).
-// forced_window (0: automatic) bounds the widest window as msm_layout_for does.
-msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes);
+// The plan for points whose bucket is bucket_bytes bytes (G1 or G2). forced_window (0:
+// automatic) bounds the widest window as msm_layout_for does. fold_window (0: none) is the
+// layout of the bases' folded multiples: the pass takes that folded layout when the context's
+// scratch holds it (its sort space a paired set and a spare, its bucket and item spaces a set of
+// the widest width: sets that do not fit together are reduced in several groups), the plain one
+// otherwise (forced_window then bounds it).
+msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes,
+                      unsigned fold_window = 0);
 
 #endif
