@@ -226,6 +226,7 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
                            (unsigned long long)cfg->vram_budget, ord);
             return -1;
         }
+        cuzk_cuda_backend_set_fold_min(&d->backends[i], (size_t)cfg->fold_h_min);
         struct cuzk_cuda_stats cs;
         cuzk_cuda_backend_stats(&d->backends[i], &cs);
         d->dev[i] = (struct cuzk_engine_device){.backend = &d->backends[i], .name = d->names[i]};

@@ -565,6 +565,50 @@ static void test_coeff_basis(const struct cuzk_backend *cpu, const struct cuzk_b
     }
 }
 
+/* ---- folded H queries ------------------------------------------------------------------------ */
+
+/* A backend that folds every H query (cuzk_cuda_backend_set_fold_min 1): its proofs equal the
+ * CPU's (and verify) for keys of 2^4 to 2^16 in the snarkjs basis, and the stats count the
+ * folded keys; a budget that holds the plain key and work space but not the folded ones leaves
+ * the key plain, with the same proof. */
+static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
+    struct cuzk_backend fb;
+    CHECK(cuzk_cuda_backend_init(&fb, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&fb, 1) == CUZK_OK);
+    size_t resident = 0;
+    for (size_t i = 1; i < nkits; i += 3) {
+        check_same_proof(cpu, &fb, &kits[i], kits[i].w, cuzk_rng_u64(&test_rng), 1);
+        struct cuzk_cuda_stats st;
+        cuzk_cuda_backend_stats(&fb, &st);
+        resident++;
+        CHECK(st.keys == resident && st.folded == resident);
+        printf("test_gpu_groth16: folded H, 2^%d: cpu == cuda (%zu keys, %zu folded)\n",
+               kits[i].log_n, st.keys, st.folded);
+    }
+    check_same_proof(cpu, &fb, &kits[nkits - 1], kits[nkits - 1].w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_free(&fb);
+
+    /* the budget of the plain key and work space: no folding, the same proof */
+    struct kit *k = &kits[nkits - 1];
+    struct cuzk_backend plain, tight;
+    struct cuzk_cuda_stats ps, ts;
+    CHECK(cuzk_cuda_backend_init(&plain, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&plain, 0) == CUZK_OK);
+    check_same_proof(cpu, &plain, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&plain, &ps);
+    cuzk_cuda_backend_free(&plain);
+    CHECK(ps.folded == 0);
+    CHECK(cuzk_cuda_backend_init(&tight, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&tight, 1) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_vram_budget(&tight, ps.bases_vram + ps.work_vram) == CUZK_OK);
+    check_same_proof(cpu, &tight, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&tight, &ts);
+    CHECK(ts.keys == 1 && ts.folded == 0 && ts.bases_vram == ps.bases_vram);
+    printf("test_gpu_groth16: folded H refused by a budget of %zu bytes: plain, cpu == cuda\n",
+           ps.bases_vram + ps.work_vram);
+    cuzk_cuda_backend_free(&tight);
+}
+
 /* ---- files for snarkjs ----------------------------------------------------------------------- */
 
 static void write_for_snarkjs(const char *dir, const struct kit *k,
@@ -712,6 +756,8 @@ int main(void) {
     }
     cuzk_cuda_backend_stats(&gpu, &st);
     CHECK(st.pinned == 0);
+
+    test_folded_h(&cpu, kits, nsizes);
 
     /* threads: one key, then two keys */
     test_threads(&cpu, &gpu, mid, mid);

@@ -32,7 +32,15 @@
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and
  * the work area (A, B, W, W1, S; C is the NTT context's own buffer), created at the first key
  * and recreated larger only for a larger key; the resident keys. Everything is counted against
- * the budget before it is allocated (vram_used). Host: nothing on the proof path. */
+ * the budget before it is allocated (vram_used). Host: nothing on the proof path.
+ *
+ * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
+ * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
+ * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
+ * H MSM takes the folded layout: the same point, fewer bucket additions. Both are counted against
+ * the budget; when the budget cannot hold them (with the key) the key stays plain (the context
+ * too, and the backend stops asking for a folding context until the budget or the threshold is
+ * set again), which is logged. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -64,6 +72,7 @@ struct key_entry {
     enum cuzk_h_basis h_basis;
     int log_n;
     struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
+    unsigned h_fold;                            /* h's fold window (0: not folded) */
     struct cuzk_gpu_cs *cs;                     /* the A/B rows */
     struct cuzk_gpu_idx *a_idx, *b_idx;         /* the filtered queries' wires; NULL = dense */
     size_t bytes;
@@ -87,6 +96,9 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
+    int cap_fold;        /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    int fold_refused;    /* the budget could not hold a folding context: do not ask again */
+    size_t fold_min;     /* H queries of at least this many points are folded (0: never) */
     uint64_t work_bytes; /* what the work objects take (their budget share) */
     atomic_int broken;   /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
@@ -96,7 +108,7 @@ struct cuda_state {
     struct cuzk_cuda_timing last;
     int have_last;
 
-    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs;
+    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded;
 };
 
 static double now_ms(void) {
@@ -140,8 +152,10 @@ static void work_drop(struct cuda_state *st) {
 
 static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
 
-static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n) {
-    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram(msm_n) +
+static unsigned msm_flags(int fold) { return fold ? CUZK_GPU_MSM_FOLD : 0u; }
+
+static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold) {
+    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold)) +
            cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS);
 }
 
@@ -149,7 +163,8 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
     if ((rc = cuzk_gpu_ntt_ctx_create(st->device, st->cap_log_n, &st->ntt)))
         return failed(err, errlen, "NTT context", MOD_NTT, rc);
-    if ((rc = cuzk_gpu_msm_ctx_create(st->device, st->cap_msm, &st->msm))) {
+    if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm, msm_flags(st->cap_fold),
+                                       &st->msm))) {
         work_drop(st);
         return failed(err, errlen, "MSM context", MOD_MSM, rc);
     }
@@ -158,33 +173,41 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         work_drop(st);
         return failed(err, errlen, "work area", MOD_G16, rc);
     }
-    st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) + cuzk_gpu_msm_ctx_vram(st->cap_msm) +
+    st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
+                     cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold)) +
                      cuzk_gpu_g16_vram(st->g16);
     atomic_store(&st->work_vram, st->work_bytes);
     return CUZK_OK;
 }
 
+/* Whether pk's H query is to be folded (see DESIGN). */
+static int fold_wanted(const struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    return st->fold_min && cuzk_h_basis_points(pk->h_basis, pk->domain_size) >= st->fold_min;
+}
+
 /* The sizes a key needs of the work objects. */
-static void work_need(const struct cuzk_groth16_pk *pk, int *log_n, size_t *nw, size_t *msm_n) {
+static void work_need(const struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
+                      size_t *nw, size_t *msm_n, int *fold) {
     size_t n = (size_t)1 << pk->log_n, m = n;
     if (pk->n_vars > m) m = pk->n_vars;
     *log_n = pk->log_n;
     *nw = pk->n_vars;
     *msm_n = m;
+    *fold = fold_wanted(st, pk);
 }
 
 /* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
- * taken, see DESIGN). */
-static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n) {
+ * taken, see DESIGN). A folding context is a wish the budget may have refused. */
+static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold) {
     return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
-           st->cap_msm >= msm_n;
+           st->cap_msm >= msm_n && (st->cap_fold >= fold || st->fold_refused);
 }
 
 static int work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
-    int log_n;
+    int log_n, fold;
     size_t nw, msm_n;
-    work_need(pk, &log_n, &nw, &msm_n);
-    return work_fits(st, log_n, nw, msm_n);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    return work_fits(st, log_n, nw, msm_n, fold);
 }
 
 /* ---- resident keys (dev_mu held) ---------------------------------------------------------- */
@@ -207,6 +230,7 @@ static void key_unlink(struct cuda_state *st, struct key_entry **link) {
     st->keys_bytes -= k->bytes;
     atomic_fetch_sub(&st->bases_vram, k->bytes);
     atomic_fetch_sub(&st->n_keys, 1);
+    if (k->h_fold) atomic_fetch_sub(&st->n_folded, 1);
     key_entry_free(k);
 }
 
@@ -357,6 +381,31 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         key_entry_free(k);
         return rc;
     }
+    /* the H query folded when wanted, the context folds and the budget holds the copy */
+    const uint64_t fold_bytes = cuzk_gpu_bases_vram_for(CUZK_GPU_G1, k->n_h);
+    if (fold_wanted(st, pk) && st->cap_fold) {
+        if (st->work_bytes + st->keys_bytes + need + fold_bytes > st->vram_budget) {
+            cuzk_log_info("cuda",
+                          "device %d: H query of %u points not folded: the budget of %llu bytes "
+                          "does not hold its %llu bytes of multiples",
+                          st->device, k->n_h, (unsigned long long)st->vram_budget,
+                          (unsigned long long)fold_bytes);
+        } else {
+            double t0 = now_ms();
+            if ((rc = cuzk_gpu_bases_fold(k->h, 0))) {
+                failed(err, errlen, "fold of the H query", MOD_MSM, rc);
+                key_entry_free(k);
+                return rc;
+            }
+            k->h_fold = cuzk_gpu_bases_fold_window(k->h);
+            need += fold_bytes;
+            cuzk_log_info("cuda",
+                          "device %d: H query of %u points folded for %u bits (%llu bytes, "
+                          "%.1f s)",
+                          st->device, k->n_h, k->h_fold, (unsigned long long)fold_bytes,
+                          (now_ms() - t0) / 1e3);
+        }
+    }
     k->bytes = need;
     k->last_used = now_ms();
     k->next = st->keys;
@@ -364,6 +413,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     st->keys_bytes += need;
     atomic_fetch_add(&st->bases_vram, need);
     atomic_fetch_add(&st->n_keys, 1);
+    if (k->h_fold) atomic_fetch_add(&st->n_folded, 1);
     *out = k;
     return CUZK_OK;
 }
@@ -396,11 +446,11 @@ static void slot_release(struct cuda_state *st, int s) {
  * DESIGN). Takes slot_mu and dev_mu one after the other. */
 static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
                      size_t errlen) {
-    int log_n;
+    int log_n, fold;
     size_t nw, msm_n;
-    work_need(pk, &log_n, &nw, &msm_n);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
     pthread_mutex_lock(&st->dev_mu);
-    int fits = work_fits(st, log_n, nw, msm_n);
+    int fits = work_fits(st, log_n, nw, msm_n, fold);
     pthread_mutex_unlock(&st->dev_mu);
     if (fits) return CUZK_OK;
     pthread_mutex_lock(&st->slot_mu);
@@ -411,11 +461,28 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
 
     int rc = CUZK_OK;
     pthread_mutex_lock(&st->dev_mu);
-    if (!work_fits(st, log_n, nw, msm_n)) {
+    if (!work_fits(st, log_n, nw, msm_n, fold)) {
         if (st->cap_log_n > log_n) log_n = st->cap_log_n;
         if (st->cap_w > nw) nw = st->cap_w;
         if (st->cap_msm > msm_n) msm_n = st->cap_msm;
-        uint64_t want = work_bytes_for(log_n, nw, msm_n);
+        if (st->cap_fold > fold) fold = st->cap_fold;
+        if (st->fold_refused) fold = 0;
+        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold);
+        /* a folding context must leave room for the key it is made for: else none */
+        const uint64_t kb = key_find(st, pk->uid) ? 0 : key_bytes_for(pk);
+        if (fold && st->keys_bytes + kb + want > st->vram_budget) {
+            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0);
+            cuzk_log_info("cuda",
+                          "device %d: no folding MSM context: the budget of %llu bytes holds "
+                          "%llu of keys and %llu of the new key, the work space would take %llu "
+                          "(%llu without folding)",
+                          st->device, (unsigned long long)st->vram_budget,
+                          (unsigned long long)st->keys_bytes, (unsigned long long)kb,
+                          (unsigned long long)want, (unsigned long long)plain);
+            fold = 0;
+            want = plain;
+            st->fold_refused = 1;
+        }
         if (st->keys_bytes + want > st->vram_budget) {
             snprintf(err, errlen,
                      "work space: a domain of 2^%d with %zu witness values needs %llu bytes of "
@@ -424,18 +491,20 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
                      (unsigned long long)st->keys_bytes, atomic_load(&st->n_keys));
             rc = CUZK_EGPUOOM;
         } else {
-            int old_log_n = st->cap_log_n;
+            int old_log_n = st->cap_log_n, old_fold = st->cap_fold;
             size_t old_w = st->cap_w, old_msm = st->cap_msm;
             work_drop(st);
             atomic_store(&st->broken, 0);
             st->cap_log_n = log_n;
             st->cap_w = nw;
             st->cap_msm = msm_n;
+            st->cap_fold = fold;
             rc = work_create(st, err, errlen);
             if (rc) { /* the next try sizes for its own key again, not for this one */
                 st->cap_log_n = old_log_n;
                 st->cap_w = old_w;
                 st->cap_msm = old_msm;
+                st->cap_fold = old_fold;
             }
         }
     }
@@ -752,6 +821,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     size_t free_b = 0, total_b = 0;
     cuzk_gpu_mem_info(device, &free_b, &total_b);
     st->vram_budget = total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
+    st->fold_min = CUZK_CUDA_FOLD_MIN;
     pthread_mutex_init(&st->slot_mu, NULL);
     pthread_cond_init(&st->slot_cv, NULL);
     pthread_mutex_init(&st->dev_mu, NULL);
@@ -790,6 +860,17 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     st->vram_budget = bytes                              ? bytes
                       : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE
                                                          : 0;
+    st->fold_refused = 0;
+    pthread_mutex_unlock(&st->dev_mu);
+    return CUZK_OK;
+}
+
+int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
+    struct cuda_state *st = be->impl;
+    if (!st) return CUZK_EINVAL;
+    pthread_mutex_lock(&st->dev_mu);
+    st->fold_min = points;
+    st->fold_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }
@@ -845,6 +926,7 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     out->vram_budget = st->vram_budget;
     out->pinned = atomic_load(&st->pinned);
     out->proofs = atomic_load(&st->proofs);
+    out->folded = atomic_load(&st->n_folded);
 }
 
 int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cuda_timing *out) {

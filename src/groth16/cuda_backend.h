@@ -74,6 +74,13 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be);
  * the device has). */
 int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
 
+/* H queries of at least this many points are folded at key upload (see DESIGN in
+ * cuda_backend.c): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
+ * additions for a second copy of its points in device memory (12 GiB there). */
+#define CUZK_CUDA_FOLD_MIN ((size_t)1 << 26)
+/* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
+ * CUZK_EINVAL. */
+int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
 /* be->key_upload / key_drop, callable directly (tests, benchmarks). */
 int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,
                               size_t errlen);
@@ -92,6 +99,7 @@ struct cuzk_cuda_stats {
     size_t vram_budget; /* the device memory budget */
     size_t pinned;      /* bytes of pinned host memory of witness buffers handed out */
     size_t proofs;      /* proofs finished */
+    size_t folded;      /* resident keys whose H query is folded */
 };
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
 

@@ -21,6 +21,12 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     return CUZK_ENODEV;
 }
 
+int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
+    (void)be;
+    (void)points;
+    return CUZK_ENODEV;
+}
+
 int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,
                               size_t errlen) {
     (void)be;
