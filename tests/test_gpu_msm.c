@@ -532,9 +532,9 @@ out:
 /* Bases folded for the automatic folded layout and for 16 and 24 bits (cuzk_gpu_bases_fold: the
  * multiples 2^T P made on the device), in a context sized for folded MSMs of 2^26 points: GPU ==
  * CPU on 2^22 + 3 points with random, bit-witness, edge and equal scalars, over a range at an
- * offset,
- * and with folding forbidden by the tuning (the plain layout, the same point); the timing says
- * which layout ran. G2: 2^14 + 5 points folded for 12 bits. */
+ * offset, with the folded layout forced, chosen by the cost model and forbidden (the plain
+ * layout, the same point); the timing says which layout ran. G2: 2^14 + 5 points folded for 12
+ * bits. */
 static void test_folded(void) {
     const size_t n = ((size_t)1 << 22) + 3, off = 1000;
     static const unsigned windows[] = {0, 16, 24};
@@ -570,23 +570,30 @@ static void test_folded(void) {
         CHECK(cuzk_gpu_bases_vram(db) == 2 * cuzk_gpu_bases_vram_for(CUZK_GPU_G1, n + off));
         CHECK(wi == 0 || cuzk_gpu_bases_vram(db) == vram);
         for (size_t ki = 0; ki < NK; ki++)
-            for (int forbid = 0; forbid <= 1; forbid++) {
-                const size_t at = ki == 0 && !forbid ? off : 0; /* a range at an offset once */
+            for (int mode = 1; mode >= -1; mode--) {             /* forced, automatic, forbidden */
+                const size_t at = ki == 0 && mode > 0 ? off : 0; /* a range at an offset once */
                 cuzk_g1 got;
                 struct cuzk_gpu_msm_timing tm;
-                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, forbid ? -1 : 0};
+                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, mode};
                 cuzk_gpu_msm_tune(fc, &t);
                 const int ran = gpu_ok(cuzk_gpu_g1_msm(fc, db, at, ks[ki], n, &got), "folded msm");
                 cuzk_gpu_msm_last_timing(fc, &tm);
-                const int ok = ran && cuzk_g1_eq(&got, at ? &want_off : &want[ki]) &&
-                               tm.folded == (unsigned)!forbid &&
-                               (forbid ? tm.sets == tm.windows : tm.sets < tm.windows) &&
-                               (forbid || tm.window == fw);
+                /* automatic, random scalars: the cost model takes the 19- and 16-bit tables and
+                 * leaves the 24-bit one (33.5 M buckets for 2^22 points) for the plain layout */
+                const int want_fold = mode > 0 || (mode == 0 && windows[wi] != 24);
+                int ok =
+                    ran && cuzk_g1_eq(&got, at ? &want_off : &want[ki]) &&
+                    (tm.folded ? tm.sets < tm.windows && tm.window == fw : tm.sets == tm.windows);
+                if (mode != 0 || kinds[ki] == MSM_RANDOM)
+                    ok = ok && tm.folded == (unsigned)want_fold;
                 CHECK(ok);
-                printf("test_gpu_msm: cuzk_g1 n=%zu folded for %u bits, %s scalars, offset %zu%s: "
-                       "%s (%u windows in %u sets, widest %u); sort %.2f accum %.2f reduce %.2f "
-                       "ms\n",
-                       n, fw, msm_scalars_name[kinds[ki]], at, forbid ? ", fold forbidden" : "",
+                printf("test_gpu_msm: cuzk_g1 n=%zu folded for %u bits, %s scalars, offset %zu, "
+                       "fold %s: %s (%u windows in %u sets, widest %u); sort %.2f accum %.2f "
+                       "reduce %.2f ms\n",
+                       n, fw, msm_scalars_name[kinds[ki]], at,
+                       mode > 0   ? "forced"
+                       : mode < 0 ? "forbidden"
+                                  : "automatic",
                        ok ? "ok" : "WRONG", tm.windows, tm.sets, tm.window, (double)tm.sort_ms,
                        (double)tm.accum_ms, (double)tm.reduce_ms);
             }
@@ -609,7 +616,8 @@ static void test_folded(void) {
     if (!gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, n2, &db2), "G2 bases upload") ||
         !gpu_ok(cuzk_gpu_bases_fold(db2, 12), "G2 fold"))
         goto out;
-    cuzk_gpu_msm_tune(fc, NULL);
+    const struct cuzk_gpu_msm_tuning forced = {0, 0, 0, 1};
+    cuzk_gpu_msm_tune(fc, &forced);
     for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
         cuzk_g2 want, got;
         struct cuzk_gpu_msm_timing tm;

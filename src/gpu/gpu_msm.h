@@ -80,9 +80,9 @@ size_t cuzk_gpu_bases_vram_for(enum cuzk_gpu_group g, size_t n);
  * An MSM over folded bases puts each pair of windows T bits apart into one set of buckets (the
  * upper window's digits applied to Q): about half the buckets of the plain layout of as many
  * windows, so it takes wider windows, fewer additions, at the price of a second copy of the
- * points. Folding again with another window replaces the multiples. The MSM's result does not
- * change. No MSM may be using the bases meanwhile. CUZK_EINVAL (window outside 8..24),
- * CUZK_EGPUOOM, CUZK_EGPU. */
+ * points. It takes the folded layout when that is the cheaper one (see the tuning's fold). Folding
+ * again with another window replaces the multiples. The MSM's result does not change. No MSM may be
+ * using the bases meanwhile. CUZK_EINVAL (window outside 8..24), CUZK_EGPUOOM, CUZK_EGPU. */
 int cuzk_gpu_bases_fold(struct cuzk_gpu_bases *b, unsigned window);
 /* The window of the bases' folded multiples (0: not folded). */
 unsigned cuzk_gpu_bases_fold_window(const struct cuzk_gpu_bases *b);
@@ -129,8 +129,10 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
  * window: the widest window in bits, 8..24: the MSM takes nw = ceil(256 / window) windows of
  * two adjacent widths that sum to 256 bits (20: 4 of 19 bits and 9 of 20). bit_path: 0
  * automatic, 1 force the bit-witness split, -1 forbid it. upload_chunk: scalars per chunk of an
- * upload from host memory, at most the staging size (larger values are that size). fold: 0 use
- * the bases' folded multiples when they have them (then window is ignored), -1 do not. */
+ * upload from host memory, at most the staging size (larger values are that size). fold, for
+ * folded bases: 0 their folded layout when the cost model prices it below the plain one for the
+ * scalars the windows take (a table made for many bases is too wide for an MSM of a few, or for
+ * the few a bit-witness split leaves), 1 always (when the context holds it), -1 never. */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;

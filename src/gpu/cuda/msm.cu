@@ -65,7 +65,9 @@
 //            with the multiples, MSM_UPPER_BIT in the value), so there are about half the
 //            buckets to reduce and the cost model affords wider windows (11 of 23 and 24 bits
 //            in 6 sets at 2^27 instead of 12 of 21 and 22). "Windows" above are then sets, and
-//            the combination takes them in the order of their bit positions.
+//            the combination takes them in the order of their bit positions. The folded
+//            layout runs when the cost model prices it below the plain one for the m scalars
+//            the windows take (msm_plan_for; the tuning may force or forbid it).
 // All scratch memory belongs to the context and is allocated at its creation (sized from
 // max_n, see msm_sizes_for), the pinned staging buffers too (through cuzk_gpu_pinned_alloc,
 // which counts them); the MSM path never calls cudaMalloc or cudaHostAlloc. Phases are timed by
@@ -154,9 +156,10 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, unsigned
 // G1 MSM of the context's size.
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
-                       const aff_mem<F> *qbases, unsigned fold_window, const uint32_t *list,
-                       size_t m, unsigned forced_window, msm_plan *out) {
-    const msm_plan p = msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>), fold_window);
+                       const aff_mem<F> *qbases, unsigned fold_window, int fold_mode,
+                       const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
+    const msm_plan p =
+        msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>), fold_window, fold_mode);
     *out = p;
     auto *buckets = static_cast<xyzz_mem<F> *>(mm.buckets);
     auto *heads = static_cast<xyzz_mem<F> *>(mm.heads);
@@ -356,10 +359,10 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
     if (n_ones) TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones));
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
-    const bool fold = qbases && fold_window && tune.fold >= 0;
+    const bool fold = qbases && fold_window;
     if (m)
-        TRY(run_windows<F>(x, mm, sz, bases, qbases, fold ? fold_window : 0, list, m, tune.window,
-                           &p));
+        TRY(run_windows<F>(x, mm, sz, bases, qbases, fold ? fold_window : 0, tune.fold, list, m,
+                           tune.window, &p));
     rep->c = p.L.widest();
     rep->nw = m ? p.L.nw : 0;
     rep->sets = m ? p.L.sets() : 0;
@@ -640,7 +643,7 @@ extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
         v.bit_path = v.bit_path > 0 ? 1 : (v.bit_path < 0 ? -1 : 0);
-        v.fold = v.fold < 0 ? -1 : 0;
+        v.fold = v.fold > 0 ? 1 : (v.fold < 0 ? -1 : 0);
     }
     ctx->tune = v;
 }

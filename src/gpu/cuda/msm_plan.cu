@@ -27,19 +27,24 @@ static size_t layout_buckets(const msm_layout &l, unsigned a, unsigned b) {
     return n;
 }
 
+// The cost model's price of a layout for m scalars, in mixed additions: one per window and
+// scalar (m counts the scalars, not the 2 m entries of a paired set: the additions are one per
+// window and scalar either way), MSM_COST_WINDOW per set, MSM_COST_BUCKET / 10 per bucket.
+static double layout_cost(const msm_layout &l, size_t m) {
+    return l.nw * static_cast<double>(m) + l.sets() * static_cast<double>(MSM_COST_WINDOW) +
+           MSM_COST_BUCKET / 10.0 * static_cast<double>(layout_buckets(l, 0, l.sets()));
+}
+
 // The automatic widest window for m points: the cost model's minimum over the layouts of
 // ceil(256 / MSM_MAX_WINDOW) .. ceil(256 / MSM_MIN_WINDOW) windows (the fewer windows first:
-// ties keep the wider), plain or folded (where m counts the bases, not the 2 m entries of a
-// paired set: the additions are one per window and scalar either way).
+// ties keep the wider), plain or folded.
 static unsigned auto_window(size_t m, unsigned fold) {
     unsigned best = MSM_MAX_WINDOW;
     double best_cost = 0;
     for (unsigned w = MSM_MAX_WINDOW; w >= MSM_MIN_WINDOW; w--) {
         const msm_layout l = msm_layout_for(w, fold);
         if (l.widest() != w) continue; // the same layout as a wider bound's
-        const double cost =
-            l.nw * static_cast<double>(m) + l.sets() * static_cast<double>(MSM_COST_WINDOW) +
-            MSM_COST_BUCKET / 10.0 * static_cast<double>(layout_buckets(l, 0, l.sets()));
+        const double cost = layout_cost(l, m);
         if (w == MSM_MAX_WINDOW || cost < best_cost) {
             best = w;
             best_cost = cost;
@@ -93,24 +98,22 @@ msm_bytes msm_bytes_for(const msm_sizes &s) {
 }
 
 msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes,
-                      unsigned fold_window) {
+                      unsigned fold_window, int fold_mode) {
     msm_plan p;
     const size_t cap = s.bucket_cap * sizeof(xyzz_mem<fp_t>) / bucket_bytes; // buckets of F
-    msm_layout l;
+    unsigned w = forced_window ? forced_window : msm_auto_window(m);
+    w = w < MSM_MIN_WINDOW ? MSM_MIN_WINDOW : (w > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : w);
+    msm_layout l = msm_layout_for(w);
+    // a layout whose widest window's buckets do not fit the context is narrowed (the result is
+    // the same)
+    while (l.widest() > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (l.widest() - 1)) > cap)
+        l = msm_layout_for(l.widest() - 1);
     const msm_layout f = msm_layout_for(fold_window ? fold_window : MSM_MAX_WINDOW, 1);
-    if (fold_window && s.sort_entries >= 4 * m &&
+    if (fold_window && fold_mode >= 0 && s.sort_entries >= 4 * m &&
         (static_cast<size_t>(1) << (f.widest() - 1)) <= cap &&
-        (static_cast<size_t>(1) << (f.widest() - 1) >> MSM_RED_LOG) <= s.item_cap) {
+        (static_cast<size_t>(1) << (f.widest() - 1) >> MSM_RED_LOG) <= s.item_cap &&
+        (fold_mode > 0 || layout_cost(f, m) < layout_cost(l, m)))
         l = f;
-    } else {
-        unsigned w = forced_window ? forced_window : msm_auto_window(m);
-        w = w < MSM_MIN_WINDOW ? MSM_MIN_WINDOW : (w > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : w);
-        l = msm_layout_for(w);
-        // a layout whose widest window's buckets do not fit the context is narrowed (the
-        // result is the same)
-        while (l.widest() > MSM_MIN_WINDOW && (static_cast<size_t>(1) << (l.widest() - 1)) > cap)
-            l = msm_layout_for(l.widest() - 1);
-    }
     p.L = l;
     p.m = m;
     p.cap = cap;

@@ -221,12 +221,14 @@ struct msm_plan {
 };
 
 // The plan for points whose bucket is bucket_bytes bytes (G1 or G2). forced_window (0:
-// automatic) bounds the widest window as msm_layout_for does. fold_window (0: none) is the
-// layout of the bases' folded multiples: the pass takes that folded layout when the context's
-// scratch holds it (its sort space a paired set and a spare, its bucket and item spaces a set of
-// the widest width: sets that do not fit together are reduced in several groups), the plain one
-// otherwise (forced_window then bounds it).
+// automatic) bounds the widest window of the plain layout as msm_layout_for does. fold_window
+// (0: none) is the layout of the bases' folded multiples: the pass may take that folded layout
+// when the context's scratch holds it (its sort space a paired set and a spare, its bucket and
+// item spaces a set of the widest width: sets that do not fit together are reduced in several
+// groups); fold_mode 0 takes it when the cost model prices it below the plain layout for m
+// scalars (a table made for many bases is too wide for a few: the bit path leaves few), 1
+// whenever it fits, -1 never.
 msm_plan msm_plan_for(size_t m, unsigned forced_window, const msm_sizes &s, size_t bucket_bytes,
-                      unsigned fold_window = 0);
+                      unsigned fold_window = 0, int fold_mode = 0);
 
 #endif
