@@ -392,18 +392,24 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
                           (unsigned long long)fold_bytes);
         } else {
             double t0 = now_ms();
-            if ((rc = cuzk_gpu_bases_fold(k->h, 0))) {
+            rc = cuzk_gpu_bases_fold(k->h, 0);
+            if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the key stays plain */
+                cuzk_log_warn("cuda", "device %d: H query of %u points not folded: %s", st->device,
+                              k->n_h, cuzk_gpu_msm_last_error());
+                rc = CUZK_OK;
+            } else if (rc) {
                 failed(err, errlen, "fold of the H query", MOD_MSM, rc);
                 key_entry_free(k);
                 return rc;
+            } else {
+                k->h_fold = cuzk_gpu_bases_fold_window(k->h);
+                need += fold_bytes;
+                cuzk_log_info("cuda",
+                              "device %d: H query of %u points folded for %u bits (%llu bytes, "
+                              "%.1f s)",
+                              st->device, k->n_h, k->h_fold, (unsigned long long)fold_bytes,
+                              (now_ms() - t0) / 1e3);
             }
-            k->h_fold = cuzk_gpu_bases_fold_window(k->h);
-            need += fold_bytes;
-            cuzk_log_info("cuda",
-                          "device %d: H query of %u points folded for %u bits (%llu bytes, "
-                          "%.1f s)",
-                          st->device, k->n_h, k->h_fold, (unsigned long long)fold_bytes,
-                          (now_ms() - t0) / 1e3);
         }
     }
     k->bytes = need;
