@@ -76,7 +76,8 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
 
 /* H queries of at least this many points are folded at key upload (see DESIGN in
  * cuda_backend.c): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
- * additions for a second copy of its points in device memory (12 GiB there). */
+ * additions for a second copy of its points in device memory (12 GiB there, and 6 GiB more of
+ * MSM context). */
 #define CUZK_CUDA_FOLD_MIN ((size_t)1 << 26)
 /* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
  * CUZK_EINVAL. */

@@ -152,9 +152,9 @@ static const struct cfg_row rows[] = {
      "evicts idle keys, or its load fails with RESOURCE_EXHAUSTED naming the sizes."},
     {"gpus.fold_h_min", CFG_INT, "67108864", 0, 1073741823, NULL, F(fold_h_min),
      "Keys whose H query has at least this many points keep a second copy of it on the GPU\n"
-     "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster (a\n"
-     "porep-c18 partition: 12 GiB more device memory). Only when vram_budget holds it, else\n"
-     "the key loads without. 0 = never."},
+     "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster; a\n"
+     "porep-c18 key takes 18 GiB more device memory (the copy, a larger MSM context). Only\n"
+     "when vram_budget holds it, else the key loads without. 0 = never."},
 
     {"scheduler.result_ttl", CFG_DURATION, NULL, SEC, 30 * DAY, NULL, E(result_ttl_ms),
      "Finished results are kept this long for AwaitProof and for retries with the same\n"
