@@ -72,7 +72,6 @@ struct key_entry {
     enum cuzk_h_basis h_basis;
     int log_n;
     struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
-    unsigned h_fold;                            /* h's fold window (0: not folded) */
     struct cuzk_gpu_cs *cs;                     /* the A/B rows */
     struct cuzk_gpu_idx *a_idx, *b_idx;         /* the filtered queries' wires; NULL = dense */
     size_t bytes;
@@ -96,11 +95,12 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
-    int cap_fold;        /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
-    int fold_refused;    /* the budget could not hold a folding context: do not ask again */
-    size_t fold_min;     /* H queries of at least this many points are folded (0: never) */
-    uint64_t work_bytes; /* what the work objects take (their budget share) */
-    atomic_int broken;   /* a GPU failure: rebuilt (work_grow) before the next use */
+    int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
+    atomic_int fold_refused; /* the budget could not hold a folding context: do not ask again */
+    atomic_size_t fold_min;  /* H queries of at least this many points are folded (0: never) */
+    uint64_t work_bytes;     /* what the work objects take (their budget share) */
+    atomic_int broken;       /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
     uint64_t keys_bytes;
 
@@ -181,12 +181,13 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
 }
 
 /* Whether pk's H query is to be folded (see DESIGN). */
-static int fold_wanted(const struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
-    return st->fold_min && cuzk_h_basis_points(pk->h_basis, pk->domain_size) >= st->fold_min;
+static int fold_wanted(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    const size_t min = atomic_load(&st->fold_min);
+    return min && cuzk_h_basis_points(pk->h_basis, pk->domain_size) >= min;
 }
 
 /* The sizes a key needs of the work objects. */
-static void work_need(const struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
+static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
                       size_t *nw, size_t *msm_n, int *fold) {
     size_t n = (size_t)1 << pk->log_n, m = n;
     if (pk->n_vars > m) m = pk->n_vars;
@@ -230,7 +231,7 @@ static void key_unlink(struct cuda_state *st, struct key_entry **link) {
     st->keys_bytes -= k->bytes;
     atomic_fetch_sub(&st->bases_vram, k->bytes);
     atomic_fetch_sub(&st->n_keys, 1);
-    if (k->h_fold) atomic_fetch_sub(&st->n_folded, 1);
+    if (cuzk_gpu_bases_fold_window(k->h)) atomic_fetch_sub(&st->n_folded, 1);
     key_entry_free(k);
 }
 
@@ -402,13 +403,12 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
                 key_entry_free(k);
                 return rc;
             } else {
-                k->h_fold = cuzk_gpu_bases_fold_window(k->h);
                 need += fold_bytes;
                 cuzk_log_info("cuda",
                               "device %d: H query of %u points folded for %u bits (%llu bytes, "
                               "%.1f s)",
-                              st->device, k->n_h, k->h_fold, (unsigned long long)fold_bytes,
-                              (now_ms() - t0) / 1e3);
+                              st->device, k->n_h, cuzk_gpu_bases_fold_window(k->h),
+                              (unsigned long long)fold_bytes, (now_ms() - t0) / 1e3);
             }
         }
     }
@@ -419,7 +419,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     st->keys_bytes += need;
     atomic_fetch_add(&st->bases_vram, need);
     atomic_fetch_add(&st->n_keys, 1);
-    if (k->h_fold) atomic_fetch_add(&st->n_folded, 1);
+    if (cuzk_gpu_bases_fold_window(k->h)) atomic_fetch_add(&st->n_folded, 1);
     *out = k;
     return CUZK_OK;
 }
