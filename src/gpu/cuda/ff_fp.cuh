@@ -765,6 +765,44 @@ CUZK_HD void store(fp2_mem *p, const fp2_t &a) {
     store(&p->c1, a.c1);
 }
 
+// Load and store of an element in shared memory: on the device p must point there (the host,
+// where the twins run, has plain memory). The accesses are volatile, so each load reads memory
+// where the source puts it: the compiler neither keeps the registers of an earlier load alive
+// in its place nor merges or hoists it, which is the point of keeping a value in shared memory
+// (madd_mem, ec.cuh).
+CUZK_HD fp_t load_sh(const fp_mem *p) {
+#ifdef __CUDA_ARCH__
+    fp_t r;
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    CUZK_UNROLL
+    for (int i = 0; i < 3; i++)
+        asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r.l[4 * i]), "=r"(r.l[4 * i + 1]), "=r"(r.l[4 * i + 2]),
+                       "=r"(r.l[4 * i + 3])
+                     : "r"(a + 16 * i));
+    return r;
+#else
+    return load(p);
+#endif
+}
+CUZK_HD void store_sh(fp_mem *p, const fp_t &v) {
+#ifdef __CUDA_ARCH__
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    CUZK_UNROLL
+    for (int i = 0; i < 3; i++)
+        asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a + 16 * i),
+                     "r"(v.l[4 * i]), "r"(v.l[4 * i + 1]), "r"(v.l[4 * i + 2]), "r"(v.l[4 * i + 3])
+                     : "memory");
+#else
+    store(p, v);
+#endif
+}
+CUZK_HD fp2_t load_sh(const fp2_mem *p) { return fp2_t{load_sh(&p->c0), load_sh(&p->c1)}; }
+CUZK_HD void store_sh(fp2_mem *p, const fp2_t &a) {
+    store_sh(&p->c0, a.c0);
+    store_sh(&p->c1, a.c1);
+}
+
 // The two fields as template parameters of the curve code (ec.cuh): the storage type and the
 // constants of each.
 template <class F> struct field_traits;

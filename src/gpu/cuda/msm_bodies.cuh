@@ -133,6 +133,22 @@ CUZK_HD void msm_prefetch(const aff_mem<F> *bases, const aff_mem<F> *qbases, uin
 
 #define MSM_PREFETCH_AHEAD 2 // entries ahead of the accumulation that msm_prefetch fetches
 
+// The running sum of a summing thread (accum_body, ones_body): on the device a slot of shared
+// memory of its own (MSM_THREADS slots a block: 24 KiB on G1, 48 KiB on G2), added to in place
+// by madd_mem, which is what keeps the G2 loop within its registers (ec.cuh); on the host, where
+// the twins run one thread at a time, a member.
+template <class F> struct acc_slot {
+#ifdef __CUDA_ARCH__
+    __device__ __forceinline__ xyzz_mem<F> *get() {
+        __shared__ xyzz_mem<F> slots[MSM_THREADS];
+        return slots + threadIdx.x;
+    }
+#else
+    xyzz_mem<F> mem;
+    xyzz_mem<F> *get() { return &mem; }
+#endif
+};
+
 // Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). Zero keys come
 // first in a sorted window, so a binary search skips them. The loop does one mixed addition per
 // entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
@@ -164,20 +180,23 @@ template <class F> struct accum_body {
         bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
         for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++)
             msm_prefetch(bases, qbases, V[a]);
-        xyzz<F> acc = xyzz_inf<F>();
+        acc_slot<F> slot;
+        xyzz_mem<F> *acc = slot.get();
+        store_sh(acc, xyzz_inf<F>());
         for (; i < e; i++) {
             const uint32_t k = K[i];
             if (k != cur) {
                 store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1),
-                      acc);
+                      load_sh(acc));
                 head = false;
                 cur = k;
-                acc = xyzz_inf<F>();
+                store_sh(acc, xyzz_inf<F>());
             }
             if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, qbases, V[i + MSM_PREFETCH_AHEAD]);
-            acc = madd(acc, msm_base(bases, qbases, V[i]));
+            madd_mem(acc, msm_base(bases, qbases, V[i]));
         }
-        store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1), acc);
+        store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1),
+              load_sh(acc));
     }
 };
 
@@ -321,9 +340,11 @@ template <class F> struct ones_body {
     xyzz_mem<F> *out;
     CUZK_HD void operator()(size_t kk) const {
         const size_t lo = kk * sz, hi = lo + sz < cnt ? lo + sz : cnt;
-        xyzz<F> a = xyzz_inf<F>();
-        for (size_t k = lo; k < hi; k++) a = call_madd(a, load_ro(bases + list[k]));
-        store(out + kk, a);
+        acc_slot<F> slot;
+        xyzz_mem<F> *a = slot.get();
+        store_sh(a, xyzz_inf<F>());
+        for (size_t k = lo; k < hi; k++) madd_mem(a, load_ro(bases + list[k]));
+        store(out + kk, load_sh(a));
     }
 };
 

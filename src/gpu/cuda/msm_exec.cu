@@ -10,15 +10,23 @@
 #include "gpu/cuda/msm_exec.cuh"
 
 // Resident blocks per multiprocessor a kernel is compiled for (its register bound): 1 lets the
-// compiler use up to 255 registers per thread. The G1 accumulation runs fastest at 3 blocks (166
-// registers, no spills: 3 % faster than 4 blocks at 128 registers with spills, 4 % faster than
-// 5); the G2 one at 1 (3 blocks spill heavily and ran 3 % slower). Measured in
-// docs/performance.md.
+// compiler use up to 255 registers per thread. The summing loops (the accumulation, the sum of
+// the ones) keep their running sums in shared memory (acc_slot, msm_bodies.cuh), and then G1 runs
+// fastest at 4 blocks (128 registers, no spills; 5 blocks spill and ran 5 % slower) and G2 at 3
+// (168 registers, a few spills; 2 blocks at 237 registers ran 0.6 % slower, 4 at 128 registers
+// 1.3 %). Before, with the sums in registers, G1 ran best at 3 blocks and G2 at 1, where the
+// multiplication spilled on every call. Measured in docs/performance.md.
 template <class B> struct msm_min_blocks { static constexpr int v = 1; };
 template <> struct msm_min_blocks<accum_body<fp_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
 };
 template <> struct msm_min_blocks<accum_body<fp2_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
+};
+template <> struct msm_min_blocks<ones_body<fp_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
+};
+template <> struct msm_min_blocks<ones_body<fp2_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
 };
 

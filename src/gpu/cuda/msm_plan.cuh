@@ -33,12 +33,13 @@
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
 #define MSM_FIX_LOG 2              // the fix-up tree: blocks of 4^l chunks at level l,
 #define MSM_FIX_LEVELS 6           //   l = 1..6 (see fixtree_body)
-// The register bound of the G1 accumulation (see msm_min_blocks); a build may set it (-D).
+// The register bounds of the G1 and G2 summing loops (see msm_min_blocks); a build may set them
+// (-D).
 #ifndef MSM_ACC_MIN_BLOCKS_G1
-#define MSM_ACC_MIN_BLOCKS_G1 3
+#define MSM_ACC_MIN_BLOCKS_G1 4
 #endif
 #ifndef MSM_ACC_MIN_BLOCKS_G2
-#define MSM_ACC_MIN_BLOCKS_G2 1
+#define MSM_ACC_MIN_BLOCKS_G2 3
 #endif
 // The cost model of the automatic window layout (see msm_layout), in mixed additions: each
 // point costs one per window, each bucket about MSM_COST_BUCKET / 10 (two general additions in
