@@ -5,7 +5,9 @@
  *     near-p and near-2^380 values, runs of ones, one half zero in Fp2) and 20 000 random Fp /
  *     4000 random Fp2 elements, bit for bit against src/ff;
  *   - the XYZZ formulas through the eval chain of cuzk_gpu_g*_add_eval (a + b and 2a) on random
- *     points and on the exceptional cases: a = b, a = -b, b = 3a, identities;
+ *     points and on the exceptional cases: a = b, a = -b, b = 3a, identities; the same chain
+ *     with its mixed additions made into a running sum in memory (madd_mem, the summing
+ *     loops' form);
  *   - the signed window digits of edge and random scalars at every window width: they
  *     recombine to the scalar and stay in range;
  *   - whole MSMs (the GPU driver and per-thread code) against cuzk_g*_msm: many sizes, scalar
@@ -354,21 +356,30 @@ static int fold_automatic;
             G##_mul_var(&t, &t, three, 1);                                                         \
             G##_to_affine(&b[i], &t);                                                              \
         }                                                                                          \
-        CHECK(cuzk_gpu_twin_##S##_add(a, b, sum, dbl, n) == CUZK_OK);                              \
-        size_t bad = 0;                                                                            \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            G ja, jb, ws, wd;                                                                      \
-            G##_from_affine(&ja, &a[i]);                                                           \
-            G##_from_affine(&jb, &b[i]);                                                           \
-            G##_add(&ws, &ja, &jb);                                                                \
-            G##_dbl(&wd, &ja);                                                                     \
-            int ok = G##_eq(&sum[i], &ws) && G##_eq(&dbl[i], &wd) && G##_is_on_curve(&sum[i]) &&   \
-                     G##_is_on_curve(&dbl[i]);                                                     \
-            if (!ok && !bad) fprintf(stderr, "test_gpu_twin: " #G " add/dbl wrong at %zu\n", i);   \
-            bad += !ok;                                                                            \
+        /* the formulas in registers, then with the mixed additions into a sum in memory */        \
+        for (int mem = 0; mem < 2; mem++) {                                                        \
+            memset(sum, 0xa5, n * sizeof *sum); /* no result of the first pass left */             \
+            memset(dbl, 0xa5, n * sizeof *dbl);                                                    \
+            CHECK((mem ? cuzk_gpu_twin_##S##_add_mem(a, b, sum, dbl, n)                            \
+                       : cuzk_gpu_twin_##S##_add(a, b, sum, dbl, n)) == CUZK_OK);                  \
+            size_t bad = 0;                                                                        \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                G ja, jb, ws, wd;                                                                  \
+                G##_from_affine(&ja, &a[i]);                                                       \
+                G##_from_affine(&jb, &b[i]);                                                       \
+                G##_add(&ws, &ja, &jb);                                                            \
+                G##_dbl(&wd, &ja);                                                                 \
+                int ok = G##_eq(&sum[i], &ws) && G##_eq(&dbl[i], &wd) &&                           \
+                         G##_is_on_curve(&sum[i]) && G##_is_on_curve(&dbl[i]);                     \
+                if (!ok && !bad)                                                                   \
+                    fprintf(stderr, "test_gpu_twin: " #G " add/dbl%s wrong at %zu\n",              \
+                            mem ? " (sum in memory)" : "", i);                                     \
+                bad += !ok;                                                                        \
+            }                                                                                      \
+            CHECK(bad == 0);                                                                       \
+            printf("test_gpu_twin: " #G " XYZZ formulas%s on %zu pairs (edge cases included)\n",   \
+                   mem ? " into a sum in memory" : "", n);                                         \
         }                                                                                          \
-        CHECK(bad == 0);                                                                           \
-        printf("test_gpu_twin: " #G " XYZZ formulas on %zu pairs (edge cases included)\n", n);     \
         free(a);                                                                                   \
         free(b);                                                                                   \
         free(sum);                                                                                 \

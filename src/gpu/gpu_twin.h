@@ -32,6 +32,12 @@ int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_
                          cuzk_g1 *dbl_out, size_t n);
 int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_g2 *sum_out,
                          cuzk_g2 *dbl_out, size_t n);
+/* The same sums with the mixed additions made into a running sum in memory (madd_mem: the
+ * summing loops' form). */
+int cuzk_gpu_twin_g1_add_mem(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_g1 *sum_out,
+                             cuzk_g1 *dbl_out, size_t n);
+int cuzk_gpu_twin_g2_add_mem(const cuzk_g2_affine *a, const cuzk_g2_affine *b, cuzk_g2 *sum_out,
+                             cuzk_g2 *dbl_out, size_t n);
 
 /* The MSM's signed digits of s (below 2^255) for windows at most `window` bits wide (8..24):
  * nw = ceil(256 / window) windows whose widths (widths[w], bits) are two adjacent values that

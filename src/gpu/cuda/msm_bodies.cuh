@@ -454,4 +454,26 @@ template <class F> struct add_eval_body {
     }
 };
 
+// The same chain with the mixed additions made by madd_mem into a running sum in a slot, as the
+// summing loops make them (the slot starts as b, then as a, or as the identity when that point
+// is: madd_mem's branch for a sum that is the identity). Run by the host twins; the device runs
+// madd_mem inside the MSM (test_gpu_msm).
+template <class F> struct add_mem_eval_body {
+    const aff_mem<F> *a, *b;
+    jac_mem<F> *sum, *dbl_out;
+    CUZK_HD void operator()(size_t i) const {
+        const affine<F> pa = load(a + i), pb = load(b + i);
+        acc_slot<F> slot;
+        xyzz_mem<F> *acc = slot.get();
+        store_sh(acc, xyzz_from_affine(pb));
+        madd_mem(acc, neg(pa));
+        store(sum + i, call_to_jac(call_add(call_dbl(xyzz_from_affine(pa)), load_sh(acc))));
+        store_sh(acc, xyzz_from_affine(pa));
+        madd_mem(acc, pb);
+        madd_mem(acc, neg(pb));
+        const xyzz<F> p = load_sh(acc);
+        store(dbl_out + i, call_to_jac(call_add(p, p)));
+    }
+};
+
 #endif

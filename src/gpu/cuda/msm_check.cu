@@ -71,22 +71,32 @@ extern "C" int cuzk_gpu_twin_fp(enum cuzk_gpu_fp_op op, const void *a, const voi
     return x.launch(fp_eval_body{static_cast<int>(op), a, b ? b : a, out}, n);
 }
 
+// The eval chain on the host: Body is add_eval_body or add_mem_eval_body.
+template <template <class> class Body, class F, class A, class J>
+static int twin_add(const A *a, const A *b, J *sum_out, J *dbl_out, size_t n) {
+    host_exec x;
+    return x.launch(
+        Body<F>{reinterpret_cast<const aff_mem<F> *>(a), reinterpret_cast<const aff_mem<F> *>(b),
+                reinterpret_cast<jac_mem<F> *>(sum_out), reinterpret_cast<jac_mem<F> *>(dbl_out)},
+        n);
+}
+
 extern "C" int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b,
                                     cuzk_g1 *sum_out, cuzk_g1 *dbl_out, size_t n) {
-    host_exec x;
-    return x.launch(add_eval_body<fp_t>{reinterpret_cast<const aff_mem<fp_t> *>(a),
-                                        reinterpret_cast<const aff_mem<fp_t> *>(b),
-                                        reinterpret_cast<jac_mem<fp_t> *>(sum_out),
-                                        reinterpret_cast<jac_mem<fp_t> *>(dbl_out)},
-                    n);
+    return twin_add<add_eval_body, fp_t>(a, b, sum_out, dbl_out, n);
 }
 
 extern "C" int cuzk_gpu_twin_g2_add(const cuzk_g2_affine *a, const cuzk_g2_affine *b,
                                     cuzk_g2 *sum_out, cuzk_g2 *dbl_out, size_t n) {
-    host_exec x;
-    return x.launch(add_eval_body<fp2_t>{reinterpret_cast<const aff_mem<fp2_t> *>(a),
-                                         reinterpret_cast<const aff_mem<fp2_t> *>(b),
-                                         reinterpret_cast<jac_mem<fp2_t> *>(sum_out),
-                                         reinterpret_cast<jac_mem<fp2_t> *>(dbl_out)},
-                    n);
+    return twin_add<add_eval_body, fp2_t>(a, b, sum_out, dbl_out, n);
+}
+
+extern "C" int cuzk_gpu_twin_g1_add_mem(const cuzk_g1_affine *a, const cuzk_g1_affine *b,
+                                        cuzk_g1 *sum_out, cuzk_g1 *dbl_out, size_t n) {
+    return twin_add<add_mem_eval_body, fp_t>(a, b, sum_out, dbl_out, n);
+}
+
+extern "C" int cuzk_gpu_twin_g2_add_mem(const cuzk_g2_affine *a, const cuzk_g2_affine *b,
+                                        cuzk_g2 *sum_out, cuzk_g2 *dbl_out, size_t n) {
+    return twin_add<add_mem_eval_body, fp2_t>(a, b, sum_out, dbl_out, n);
 }
