@@ -166,8 +166,10 @@ template <class F> CUZK_HD xyzz<F> madd(const xyzz<F> &p, const affine<F> &q) {
 }
 
 // The same on G1, its ten products taken in five independent pairs (mul_pair: one call for
-// both, two interleaved carry chains): 2 % faster G1 MSMs on the H200 test machine. G2 keeps
-// the form above (paired, its accumulation ran 7 % slower: more values live at once).
+// both, two interleaved carry chains): 2 % faster G1 MSMs on the H200 test machine when the
+// accumulation used it. G2 keeps the form above (paired, its accumulation ran 7 % slower: more
+// values live at once). The MSM's summing loops now add with madd_mem below, which takes the
+// same pairs; this form serves the out-of-line call_madd (batch multiplication, checks).
 CUZK_HD xyzz<fp_t> madd(const xyzz<fp_t> &p, const affine<fp_t> &q) {
     if (is_inf(q)) return p;
     if (is_inf(p)) return xyzz_from_affine(q);

@@ -13,10 +13,10 @@
 
 #include "gpu/cuda/msm_plan.cuh"
 
-// Out-of-line copies of the point formulas. Only the accumulation's mixed addition is inlined
-// (the hot loop); the other kernels call these: a call costs about 1% of a point operation,
-// and inlining every call site made the module's device code several times larger and its
-// compilation (ptxas) several times slower.
+// Out-of-line copies of the point formulas. Only the summing loops' mixed addition (madd_mem in
+// accum_body and ones_body, the hot loops) is inlined; the other kernels call these: a call costs
+// about 1% of a point operation, and inlining every call site made the module's device code several
+// times larger and its compilation (ptxas) several times slower.
 template <class F> __host__ __device__ __noinline__ xyzz<F> call_dbl(const xyzz<F> &p) {
     return dbl(p);
 }
@@ -133,10 +133,10 @@ CUZK_HD void msm_prefetch(const aff_mem<F> *bases, const aff_mem<F> *qbases, uin
 
 #define MSM_PREFETCH_AHEAD 2 // entries ahead of the accumulation that msm_prefetch fetches
 
-// The running sum of a summing thread (accum_body, ones_body): on the device a slot of shared
-// memory of its own (MSM_THREADS slots a block: 24 KiB on G1, 48 KiB on G2), added to in place
-// by madd_mem, which is what keeps the G2 loop within its registers (ec.cuh); on the host, where
-// the twins run one thread at a time, a member.
+// The running sum of a summing thread (accum_body, ones_body; add_mem_eval_body's checks): on
+// the device a slot of shared memory of its own (MSM_THREADS slots a block: 24 KiB on G1, 48 KiB
+// on G2), added to in place by madd_mem, which is what keeps the G2 loop within its registers
+// (ec.cuh); on the host, where the twins run one thread at a time, a member.
 template <class F> struct acc_slot {
 #ifdef __CUDA_ARCH__
     __device__ __forceinline__ xyzz_mem<F> *get() {
