@@ -17,8 +17,11 @@
  *   <gpu_ms>,<prove_ms>,<verify_ms>,<total_ms>
  * A proof that does not verify is a wrong result (exit 1). --quick proves a 2^12 circuit and
  * also checks that the CPU backend gives the same proof bytes for the same blinding.
+ * --no-overlap runs the NTTs after the A, B1, B2 and C MSMs instead of beside them
+ * (cuzk_cuda_backend_set_overlap): the NTT column is then their whole time.
  *
  *   bench_gpu_prove [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] [--seed S]
+ *                   [--no-overlap]
  * Exit status: 0, 1 for a wrong result or a failure, 2 usage, 77 without a GPU (skipped). */
 #include <errno.h>
 #include <stdio.h>
@@ -142,7 +145,7 @@ static int make_key(int log_n, uint64_t seed, const char *cache, struct cuzk_zke
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] "
-            "[--seed S]\n",
+            "[--seed S] [--no-overlap]\n",
             argv0);
     return 2;
 }
@@ -153,7 +156,7 @@ static void report_gpu_failure(const char *why, int rc) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0, log_n = 24, reps = 3;
+    int quick = 0, log_n = 24, reps = 3, overlap = 1;
     const char *csv_path = NULL, *cache = NULL;
     uint64_t seed = 0xc0ffee;
     for (int i = 1; i < argc; i++) {
@@ -171,6 +174,8 @@ int main(int argc, char **argv) {
             cache = argv[++i];
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             seed = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--no-overlap")) {
+            overlap = 0;
         } else {
             return usage(argv[0]);
         }
@@ -206,10 +211,11 @@ int main(int argc, char **argv) {
     }
     printf("# witness and prepared key in %.0f ms\n", bench_now_ms() - t0);
     int rc = cuzk_cuda_backend_init(&gpu, 0, pool);
-    if (rc) {
+    if (rc || (rc = cuzk_cuda_backend_set_overlap(&gpu, overlap))) {
         fprintf(stderr, "bench_gpu_prove: CUDA backend: %s\n", cuzk_strerror(rc));
         goto out;
     }
+    printf("# NTTs %s the A, B1, B2 and C MSMs\n", overlap ? "beside" : "after");
     /* the witness in pinned host memory, as the engine's synthesis writes it */
     cuzk_fr *pw = NULL;
     if ((rc = gpu.witness_alloc(&gpu, nw, &pw))) {

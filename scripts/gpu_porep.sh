@@ -13,7 +13,8 @@
 # Environment: CACHE_DIR (default: a fresh temporary folder) keeps the key file and the
 # constraint system on disk (srs.param_cache); CACHE_DIR=none keeps them in memory only;
 # BUDGET (memory.total_budget, default "auto"); PREPIN=true|false (memory.pin_at_preload,
-# default true, the daemon's default); DEVICES="0" (a TOML list body) limits the daemon
+# default true, the daemon's default); OVERLAP=true|false (gpus.overlap_ntt, default true, the
+# daemon's default); DEVICES="0" (a TOML list body) limits the daemon
 # to those GPUs (default: every GPU of the machine); RESTART=1 stops the daemon after the stream,
 # starts it again and times the preload from the key cache and one more job.
 set -euo pipefail
@@ -73,6 +74,7 @@ total_budget = "${BUDGET:-auto}"
 pin_at_preload = ${PREPIN:-true}
 [gpus]
 devices = [${DEVICES:-}]
+overlap_ntt = ${OVERLAP:-true}
 [logging]
 timeline = true
 EOF

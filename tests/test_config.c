@@ -91,6 +91,7 @@ static const char all_keys[] = "[daemon]\n"
                                "gpu_threads = 32\n"
                                "vram_budget = \"100GiB\"\n"
                                "fold_h_min = 0\n"
+                               "overlap_ntt = false\n"
                                "[scheduler]\n"
                                "result_ttl = \"1.5h\"\n"
                                "[synthesis]\n"
@@ -132,7 +133,8 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->n_devices == 3 && c->devices[0] == 1 && c->devices[1] == 0 && c->devices[2] == 3);
     CHECK(c->engine.gpu_workers_per_device == 3 && c->gpu_threads == 32);
     CHECK(c->vram_budget == 100ull << 30);
-    CHECK(c->fold_h_min == 0); /* the default is 2^26 */
+    CHECK(c->fold_h_min == 0);  /* the default is 2^26 */
+    CHECK(c->overlap_ntt == 0); /* the default is on */
     CHECK(c->engine.result_ttl_ms == 5400000);
     CHECK(c->engine.cpu_threads == 12 && c->engine.synth_workers == 18);
     CHECK(c->engine.key_loaders == 3 && c->engine.self_verify == 0);

@@ -609,6 +609,27 @@ static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size
     cuzk_cuda_backend_free(&tight);
 }
 
+/* ---- the NTTs after the MSMs ----------------------------------------------------------------- */
+
+/* The default backend runs a proof's NTTs beside its witness MSMs; with the overlap off
+ * (cuzk_cuda_backend_set_overlap 0) it runs them after, and its proofs are the same bytes. The
+ * setter refuses a backend that was never set up. */
+static void test_no_overlap(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
+    struct cuzk_backend seq, none = {0};
+    CHECK(cuzk_cuda_backend_set_overlap(&none, 0) == CUZK_EINVAL);
+    CHECK(cuzk_cuda_backend_init(&seq, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_overlap(&seq, 0) == CUZK_OK);
+    for (size_t i = 0; i < nkits; i += 4)
+        check_same_proof(cpu, &seq, &kits[i], kits[i].w, cuzk_rng_u64(&test_rng), 1);
+    check_same_proof(cpu, &seq, &kits[nkits - 1], kits[nkits - 1].w, cuzk_rng_u64(&test_rng), 1);
+    /* and on again, on the same contexts */
+    CHECK(cuzk_cuda_backend_set_overlap(&seq, 1) == CUZK_OK);
+    check_same_proof(cpu, &seq, &kits[nkits - 1], kits[nkits - 1].w, cuzk_rng_u64(&test_rng), 1);
+    printf("test_gpu_groth16: NTTs after the MSMs, 2^%d to 2^%d: cpu == cuda\n", kits[0].log_n,
+           kits[nkits - 1].log_n);
+    cuzk_cuda_backend_free(&seq);
+}
+
 /* ---- files for snarkjs ----------------------------------------------------------------------- */
 
 static void write_for_snarkjs(const char *dir, const struct kit *k,
@@ -758,6 +779,7 @@ int main(void) {
     CHECK(st.pinned == 0);
 
     test_folded_h(&cpu, kits, nsizes);
+    test_no_overlap(&cpu, kits, nsizes);
 
     /* threads: one key, then two keys */
     test_threads(&cpu, &gpu, mid, mid);

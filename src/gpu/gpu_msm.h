@@ -22,12 +22,13 @@
  * windowed MSM (a smaller tail). Callers do not choose: the split is made from the scalars.
  *
  * A context (struct cuzk_gpu_msm_ctx) belongs to one device and one thread at a time: it holds
- * two streams (compute, copy) and all scratch memory for MSMs of up to max_n points, allocated
- * at creation, so the MSM path never calls cudaMalloc. cuzk_gpu_msm_ctx_vram tells the scratch
- * size; cuzk_gpu_msm_ctx_pinned the page-locked host memory of its two staging buffers (from
- * cuzk_gpu_pinned_alloc, so counted by cuzk_gpu_pinned_bytes), through which scalars in pageable
- * host memory travel in chunks, each chunk's work on the device overlapping the next chunk's
- * transfer (docs/gpu.md).
+ * two streams (compute, copy; of the device's highest priority, so that an MSM sharing the
+ * device with other work takes the multiprocessors first) and all scratch memory for MSMs of up
+ * to max_n points, allocated at creation, so the MSM path never calls cudaMalloc.
+ * cuzk_gpu_msm_ctx_vram tells the scratch size; cuzk_gpu_msm_ctx_pinned the page-locked host memory
+ * of its two staging buffers (from cuzk_gpu_pinned_alloc, so counted by cuzk_gpu_pinned_bytes),
+ * through which scalars in pageable host memory travel in chunks, each chunk's work on the device
+ * overlapping the next chunk's transfer (docs/gpu.md).
  *
  * Errors: CUZK_OK or a negative cuzk code: CUZK_ENODEV (no usable GPU), CUZK_EINVAL (bad argument,
  * n above the context's max_n, range outside the bases, bases of another device or group),

@@ -11,10 +11,14 @@
  *      buffer is free (witness_done);
  *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
  *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
- *      the domain); the gathers of the filtered queries' scalars into S and the MSMs A', B1',
- *      B2' (G2), C' on the slot; c = a o b, the three inverse and three coset NTTs, h =
- *      a b - c in place of a (for a key in bellperson's coefficient basis divided by t and
- *      taken back to coefficients by an inverse coset NTT), and the MSM H' from device memory;
+ *      the domain); c = a o b and the three inverse and three coset NTTs, queued on the NTT
+ *      context's stream; meanwhile, on the MSM context's (higher-priority) streams, the
+ *      gathers of the filtered queries' scalars into S and the MSMs A', B1', B2' (G2), C' on
+ *      the slot; then h = a b - c in place of a once the transforms are done (for a key in
+ *      bellperson's coefficient basis divided by t and taken back to coefficients by an
+ *      inverse coset NTT), and the MSM H' from device memory. The two sets of work share no
+ *      buffer (the transforms touch A, B, C and the NTT context's scratch; the MSMs read W
+ *      or W1 and S); cuzk_cuda_backend_set_overlap(0) runs them one after the other;
  *   3. gives the device and the slot back and assembles the proof on the host.
  * So while one proof computes, the next one's witness moves into the other slot (the copy
  * engine is independent of the compute units), and a proof that finds the GPU idle starts at
@@ -99,6 +103,7 @@ struct cuda_state {
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused; /* the budget could not hold a folding context: do not ask again */
     atomic_size_t fold_min;  /* H queries of at least this many points are folded (0: never) */
+    atomic_int overlap;      /* h's transforms run beside the witness MSMs (compute) */
     uint64_t work_bytes;     /* what the work objects take (their budget share) */
     atomic_int broken;       /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
@@ -586,23 +591,69 @@ static void cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth
         if ((rc = (call_))) return failed(err, errlen, stage_, mod_, rc);                          \
     } while (0)
 
-/* The compute section (dev_mu held): see DESIGN, step 2. */
-static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
-                   struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
-                   size_t errlen) {
+/* The coset of h's basis and, for the coefficient basis, 1/t there (see h_queue). */
+static void h_params(const struct key_entry *k, cuzk_fr *shift, cuzk_fr *t_inv) {
+    if (k->h_basis == CUZK_H_COEFF) {
+        cuzk_fr one;
+        uint64_t e = k->domain;
+        cuzk_fr_set_one(&one);
+        cuzk_fr_generator(shift);
+        cuzk_fr_pow(t_inv, shift, &e, 1);
+        cuzk_fr_sub(t_inv, t_inv, &one);
+        cuzk_fr_inv(t_inv, t_inv);
+    } else {
+        cuzk_fr_root_of_unity(shift, k->log_n + 1);
+        memset(t_inv, 0, sizeof *t_inv); /* unused */
+    }
+}
+
+/* h as cuzk_groth16_pk_h computes it, first part: c = a o b (returns after it), then each of
+ * a, b, c to coefficients scaled by the coset's powers and 1/n (two multiplications per
+ * element, where the inverse's 1/n and the coset forward's powers took three) and a plain
+ * forward transform: the coset evaluations (snarkjs: the odd 2n-th roots, omega_2n <omega_n>;
+ * bellperson: 7 <omega_n>). The six transforms are queued on the NTT context's stream and this
+ * returns without waiting for them; h_finish waits. */
+static int h_queue(struct cuda_state *st, const struct key_entry *k, void *const vec[3],
+                   const cuzk_fr *shift, char *err, size_t errlen) {
+    int rc;
+    STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(st->g16, k->domain));
+    for (int i = 0; i < 3; i++) {
+        STEP("inverse NTT", MOD_NTT,
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE_TO_COSET, shift));
+        STEP("coset NTT", MOD_NTT,
+             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_FORWARD, NULL));
+    }
+    return CUZK_OK;
+}
+
+/* The second part: waits for the transforms, then h = a b - c into A; for a key in
+ * bellperson's coefficient basis divided by t and taken back to coefficients. */
+static int h_finish(struct cuda_state *st, const struct key_entry *k, void *const vec[3],
+                    const cuzk_fr *shift, const cuzk_fr *t_inv, char *err, size_t errlen) {
+    int rc;
+    STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
+    if (k->h_basis == CUZK_H_COEFF) {
+        STEP("h = (a b - c) / t", MOD_G16, cuzk_gpu_g16_h_div(st->g16, k->domain, t_inv));
+        STEP("inverse coset NTT", MOD_NTT,
+             cuzk_gpu_ntt_device(st->ntt, vec[0], k->log_n, CUZK_GPU_NTT_COSET_INVERSE, shift));
+        STEP("inverse coset NTT", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
+    } else {
+        STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(st->g16, k->domain));
+    }
+    return CUZK_OK;
+}
+
+/* The MSMs on the witness: A and B over their wires (gathered into S when filtered), B2 in G2,
+ * C over the private wires. */
+static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
+                        struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
+                        size_t errlen) {
     struct cuzk_gpu_g16 *g = st->g16;
-    size_t n = k->domain, nv = k->n_vars, nc = nv - k->n_public - 1;
+    const size_t nc = k->n_vars - k->n_public - 1;
     const unsigned char *w = cuzk_gpu_g16_vec(g, wv);
     const void *s = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_S);
-    void *vec[3] = {cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A), cuzk_gpu_g16_vec(g, CUZK_GPU_G16_B),
-                    cuzk_gpu_g16_vec(g, CUZK_GPU_G16_C)};
     int rc;
-    double t0 = now_ms();
-    STEP("SpMV", MOD_G16, cuzk_gpu_g16_spmv(g, k->cs, wv, nv, k->n_pub_rows, n));
     double t1 = now_ms();
-    t->spmv_ms = t1 - t0;
-
-    /* the MSMs on the witness: A and B over their wires (gathered into S when filtered) */
     if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
     STEP("A MSM", MOD_MSM,
          cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
@@ -618,50 +669,51 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
                                     &m->c));
     else
         cuzk_g1_set_inf(&m->c);
-    double t4 = now_ms();
-    t->msm_ms = (t2 - t1) + (t4 - t3);
+    t->msm_ms = (t2 - t1) + (now_ms() - t3);
     t->g2_msm_ms = t3 - t2;
+    return CUZK_OK;
+}
 
-    /* h as cuzk_groth16_pk_h computes it: c = a o b; to coefficients, then to the coset of the
-     * key's basis (snarkjs: the odd 2n-th roots, omega_2n <omega_n>; bellperson: 7 <omega_n>);
-     * h = a b - c into A, for bellperson divided by t (the constant 7^n - 1 there) and taken
-     * back to coefficients */
-    STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(g, n));
-    const int coeff = k->h_basis == CUZK_H_COEFF;
+/* The compute section (dev_mu held): see DESIGN, step 2. With the overlap on, the transforms
+ * of h run on the NTT context's stream while the witness MSMs run on the MSM context's; the
+ * MSM context's streams have the higher priority, so the transforms take what the MSMs leave
+ * of the device (their short kernels, the host's work between them). ntt_ms is then the time
+ * c = a o b and the transforms add to the section: c's product and the queueing, and the wait
+ * for the transforms after the MSMs, with h. */
+static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
+                   struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
+                   size_t errlen) {
+    void *vec[3] = {cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_A),
+                    cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_B),
+                    cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_C)};
+    const int overlap = atomic_load(&st->overlap);
     cuzk_fr shift, t_inv;
-    if (coeff) {
-        cuzk_fr one;
-        uint64_t e = n;
-        cuzk_fr_set_one(&one);
-        cuzk_fr_generator(&shift);
-        cuzk_fr_pow(&t_inv, &shift, &e, 1);
-        cuzk_fr_sub(&t_inv, &t_inv, &one);
-        cuzk_fr_inv(&t_inv, &t_inv);
+    int rc;
+    double t0 = now_ms();
+    STEP("SpMV", MOD_G16,
+         cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
+    double t1 = now_ms();
+    t->spmv_ms = t1 - t0;
+    h_params(k, &shift, &t_inv);
+    if (overlap) {
+        if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
+        t->ntt_ms = now_ms() - t1;
+        if ((rc = witness_msms(st, k, wv, m, t, err, errlen))) {
+            (void)cuzk_gpu_ntt_sync(st->ntt); /* nothing of this proof runs after it returns */
+            return rc;
+        }
     } else {
-        cuzk_fr_root_of_unity(&shift, k->log_n + 1);
+        if ((rc = witness_msms(st, k, wv, m, t, err, errlen))) return rc;
+        double t2 = now_ms();
+        if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
+        t->ntt_ms = now_ms() - t2;
     }
-    /* each of a, b, c: to coefficients scaled by the coset's powers and 1/n (two
-     * multiplications per element, where the inverse's 1/n and the coset forward's powers took
-     * three), then a plain forward transform: the coset evaluations */
-    for (int i = 0; i < 3; i++) {
-        STEP("inverse NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift));
-        STEP("coset NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_FORWARD, NULL));
-    }
-    STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
-    if (coeff) {
-        STEP("h = (a b - c) / t", MOD_G16, cuzk_gpu_g16_h_div(g, n, &t_inv));
-        STEP("inverse coset NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[0], k->log_n, CUZK_GPU_NTT_COSET_INVERSE, &shift));
-        STEP("inverse coset NTT", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
-    } else {
-        STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(g, n));
-    }
-    double t5 = now_ms();
-    t->ntt_ms = t5 - t4;
+    double t3 = now_ms();
+    if ((rc = h_finish(st, k, vec, &shift, &t_inv, err, errlen))) return rc;
+    double t4 = now_ms();
+    t->ntt_ms += t4 - t3;
     STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], k->n_h, &m->h));
-    t->h_msm_ms = now_ms() - t5;
+    t->h_msm_ms = now_ms() - t4;
     return CUZK_OK;
 }
 
@@ -828,6 +880,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     cuzk_gpu_mem_info(device, &free_b, &total_b);
     st->vram_budget = total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
     st->fold_min = CUZK_CUDA_FOLD_MIN;
+    st->overlap = 1;
     pthread_mutex_init(&st->slot_mu, NULL);
     pthread_cond_init(&st->slot_cv, NULL);
     pthread_mutex_init(&st->dev_mu, NULL);
@@ -878,6 +931,13 @@ int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
     st->fold_min = points;
     st->fold_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
+    return CUZK_OK;
+}
+
+int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on) {
+    struct cuda_state *st = be->impl;
+    if (!st) return CUZK_EINVAL;
+    atomic_store(&st->overlap, on ? 1 : 0);
     return CUZK_OK;
 }
 

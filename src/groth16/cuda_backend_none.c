@@ -27,6 +27,12 @@ int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
     return CUZK_ENODEV;
 }
 
+int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on) {
+    (void)be;
+    (void)on;
+    return CUZK_ENODEV;
+}
+
 int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,
                               size_t errlen) {
     (void)be;

@@ -155,6 +155,9 @@ static const struct cfg_row rows[] = {
      "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster; a\n"
      "porep-c18 key takes 18 GiB more device memory (the copy, a larger MSM context). Only\n"
      "when vram_budget holds it, else the key loads without. 0 = never."},
+    {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
+     "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
+     "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},
 
     {"scheduler.result_ttl", CFG_DURATION, NULL, SEC, 30 * DAY, NULL, E(result_ttl_ms),
      "Finished results are kept this long for AwaitProof and for retries with the same\n"

@@ -51,6 +51,7 @@ struct cuzk_config {
     int64_t gpu_threads;  /* threads of the GPU backends' CPU pool; 0 = all CPUs */
     uint64_t vram_budget; /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
     int64_t fold_h_min;   /* H queries of at least this many points are folded; 0 = never */
+    int overlap_ntt;      /* a proof's NTTs run beside its witness MSMs */
     /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
      * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
      * devices, fallback and trace output are the daemon's to fill */

@@ -572,8 +572,15 @@ template <class T> static int dev_alloc(T **p, size_t bytes) {
 
 static int ctx_init(cuzk_gpu_msm_ctx *ctx) {
     CU_TRY(cudaSetDevice(ctx->device));
-    CU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-    CU_TRY(cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking));
+    // The highest priority the device offers (MSM_STREAM_HIGH 1; 0: the default priority):
+    // where an MSM shares the device with other work (the Groth16 backend runs a proof's NTTs
+    // beside its witness MSMs), the MSM's kernels take the multiprocessors first and the other
+    // work fills what they leave.
+    int least = 0, greatest = 0;
+    CU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    const int prio = MSM_STREAM_HIGH ? greatest : least;
+    CU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, prio));
+    CU_TRY(cudaStreamCreateWithPriority(&ctx->copy_stream, cudaStreamNonBlocking, prio));
     for (; ctx->nev_created < MSM_MAX_EVENTS; ctx->nev_created++)
         CU_TRY(cudaEventCreate(&ctx->ev[ctx->nev_created]));
     for (; ctx->nev_copy < 3; ctx->nev_copy++)

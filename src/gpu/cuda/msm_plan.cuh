@@ -56,6 +56,11 @@
 // this many scalars (8 MiB each), so that the host copies a chunk into one while the other's
 // transfer runs (see msm.cu's DESIGN).
 #define MSM_UPLOAD_CHUNK (1u << 18)
+// The priority of a context's streams: 1 the device's highest, 0 the default (see ctx_init in
+// msm.cu; a build may set it for comparisons).
+#ifndef MSM_STREAM_HIGH
+#define MSM_STREAM_HIGH 1
+#endif
 #define MSM_FB_WINDOW 10              // batch multiplication: fixed-base table window
 #define MSM_FB_CHUNK (1u << 22)       // scalars per batch-multiplication chunk
 #define MSM_ONES_SLOT MSM_MAX_WINDOWS // the window-sum slot holding the sum of the ones
