@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "client/stages.h"
 #include "client/timeline.h"
 #include "cuzk/error.h"
 #include "util/log.h"
@@ -29,6 +30,8 @@ static const char usage[] =
     "  metrics   the daemon's Prometheus metrics\n"
     "  gen       make a fixture: --r1cs F --wtns F [--zkey F], or --synthetic N; -o DIR\n"
     "  timeline  <log> [-o out.svg]: draw the TIMELINE lines of a daemon log as an SVG chart\n"
+    "  stages    <log> [--csv]: median, min, mean and max of every stage time of a daemon log's\n"
+    "            GPU_TIMING, GPU_STAGES, FIN_TIMING and CUZK_TIMING lines\n"
     "  gen-vanilla <kind|profile> [--challenges/--sectors/--layers/--tree-d/--tree-r/--apex/\n"
     "            --partition-bits/--k N] [-p N] [--seed N] -o FILE: a Filecoin vanilla-proof file\n"
     "            of a synthetic sector (docs/filecoin.md)\n"
@@ -75,6 +78,7 @@ static const char usage[] =
     "\n"
     "preload: -c, --circuit-id ID\n"
     "timeline: <log|-> [-o, --output FILE.svg (default: stdout)] [--width PX] [--title T]\n"
+    "stages: <log|-> [--csv (kind,field,n,median_ms,min_ms,mean_ms,max_ms lines)]\n"
     "gen: --r1cs F --wtns F [--zkey F] [--name NAME] | --synthetic N; [-o, --out-dir DIR (.)]\n"
     "     [--seed N] (deterministic setup / synthetic witness) [--threads N]\n";
 
@@ -88,6 +92,7 @@ enum {
     G_PRELOAD = 32,
     G_TIMELINE = 64,
     G_GEN = 128,
+    G_STAGES = 256,
 };
 
 enum opt_id {
@@ -130,6 +135,7 @@ enum opt_id {
     O_NAME,
     O_SYNTHETIC,
     O_THREADS,
+    O_CSV,
 };
 
 static const struct opt {
@@ -178,6 +184,7 @@ static const struct opt {
     {"name", 0, 1, G_GEN, O_NAME},
     {"synthetic", 0, 1, G_GEN, O_SYNTHETIC},
     {"threads", 0, 1, G_GEN, O_THREADS},
+    {"csv", 0, 0, G_STAGES, O_CSV},
 };
 
 static const struct command {
@@ -193,6 +200,7 @@ static const struct command {
     {"metrics", G_GLOBAL, bench_cmd_metrics},
     {"gen", G_GLOBAL | G_GEN, bench_cmd_gen},
     {"timeline", G_GLOBAL | G_TIMELINE, bench_cmd_timeline},
+    {"stages", G_GLOBAL | G_STAGES, bench_cmd_stages},
 };
 
 static int bad_number(const char *opt, const char *v) {
@@ -274,6 +282,7 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
     case O_NAME: a->name = v; return 0;
     case O_SYNTHETIC: a->synthetic = v; return 0;
     case O_THREADS: return to_u32(name, v, &a->threads);
+    case O_CSV: a->csv = 1; return 0;
     }
     return -1;
 }
@@ -361,17 +370,27 @@ static const struct command *parse(int argc, char **argv, struct bench_args *a, 
     return cmd;
 }
 
-int bench_cmd_timeline(const struct bench_args *a) {
+/* The log file a log command reads (its one argument; "-": stdin): BENCH_OK with *in set, or
+ * the exit code after saying why. */
+static int open_log(const struct bench_args *a, const char *cmd, FILE **in) {
     if (a->n_pos != 1) {
-        fprintf(stderr, "cuzk-bench: timeline needs one log file (or - for stdin)\n");
+        fprintf(stderr, "cuzk-bench: %s needs one log file (or - for stdin)\n", cmd);
         return BENCH_USAGE;
     }
     const char *path = a->pos[0];
-    FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!in) {
+    *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!*in) {
         fprintf(stderr, "cuzk-bench: cannot open %s: %s\n", path, strerror(errno));
         return BENCH_ERROR;
     }
+    return BENCH_OK;
+}
+
+int bench_cmd_timeline(const struct bench_args *a) {
+    FILE *in;
+    int code = open_log(a, "timeline", &in);
+    if (code != BENCH_OK) return code;
+    const char *path = a->pos[0];
     struct cuzk_timeline tl;
     cuzk_timeline_init(&tl);
     int rc = cuzk_timeline_read(&tl, in);
@@ -419,6 +438,27 @@ int bench_cmd_timeline(const struct bench_args *a) {
     return rc == CUZK_OK ? BENCH_OK : BENCH_ERROR;
 }
 
+int bench_cmd_stages(const struct bench_args *a) {
+    FILE *in;
+    int code = open_log(a, "stages", &in);
+    if (code != BENCH_OK) return code;
+    const char *path = a->pos[0];
+    struct cuzk_stages st;
+    cuzk_stages_init(&st);
+    int rc = cuzk_stages_read(&st, in);
+    if (in != stdin) fclose(in);
+    if (rc == CUZK_OK) rc = cuzk_stages_print(&st, stdout, a->csv);
+    if (rc)
+        fprintf(stderr, "cuzk-bench: %s: %s\n", path, cuzk_strerror(rc));
+    else if (!st.kind[0].n_lines && !st.kind[1].n_lines && !st.kind[2].n_lines &&
+             !st.kind[3].n_lines)
+        fprintf(stderr,
+                "cuzk-bench: %s has no timing lines (is the daemon's logging.timeline on?)\n",
+                path);
+    cuzk_stages_free(&st);
+    return rc == CUZK_OK ? BENCH_OK : rc == CUZK_ENOMEM ? BENCH_INTERNAL : BENCH_ERROR;
+}
+
 int main(int argc, char **argv) {
     /* gen-vanilla, synth-only and verify-fc (apps/bench/gen_vanilla.c) parse their own options */
     int fc = bench_fc_main(argc, argv);
@@ -448,7 +488,7 @@ int main(int argc, char **argv) {
         return BENCH_USAGE;
     }
     cuzk_log_set_level(level);
-    if (cmd->run != bench_cmd_timeline && a.n_pos) {
+    if (cmd->run != bench_cmd_timeline && cmd->run != bench_cmd_stages && a.n_pos) {
         fprintf(stderr, "cuzk-bench: %s takes no argument '%s'\n", cmd->name, a.pos[0]);
         return BENCH_USAGE;
     }

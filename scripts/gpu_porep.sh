@@ -5,7 +5,8 @@
 # written to the key cache, then streamed to the GPU: all timed), proves one warm-up job, then
 # JOBS more with CONCURRENCY in flight, and records the daemon log (TIMELINE, GPU_TIMING,
 # GPU_STAGES and CUZK_TIMING lines), the bench summary, the engine's /status (GPU utilization),
-# the timeline chart, a check of the warm-up proof with `cuzk-bench verify-fc`, and a one-second
+# the timeline chart, the stage times' medians (porep_stages.txt, `cuzk-bench stages`), a check of
+# the warm-up proof with `cuzk-bench verify-fc`, and a one-second
 # sample of the daemon's memory (porep_mem.csv: resident and peak resident set, the machine's
 # available memory, the GPU's used memory).
 #   porep.sh OUT_DIR [PROFILE] [PARTITIONS] [JOBS] [CONCURRENCY]
@@ -140,6 +141,7 @@ awk -F, 'NR > 1 { if ($3 > h) h = $3; if (a == "" || $4 < a) a = $4; if ($5 > v)
   END { printf "porep.sh: peak daemon RSS %.1f GiB, least MemAvailable %.1f GiB, peak GPU used %.1f GiB\n",
         h / 1048576, a / 1048576, v / 1024 }' "$out/porep_mem.csv" | tee -a "$out/porep_steps.log"
 grep -E 'CUZK_TIMING|FIN_TIMING|GPU_STAGES' "$out/porep_daemon.log" | tail -n 6 || true
+"$bin/cuzk-bench" stages "$out/porep_daemon.log" > "$out/porep_stages.txt" || true
 "$bin/cuzk-bench" timeline "$out/porep_daemon.log" -o "$out/porep_timeline.svg" \
   --title "cuzk-daemon on the H200: $profile, $parts partitions per job" || true
 rm -rf "$work"

@@ -55,6 +55,8 @@ struct bench_args {
     const char *output;
     unsigned width;
     const char *title;
+    /* stages */
+    int csv;
     /* gen */
     const char *r1cs, *wtns, *zkey, *out_dir, *name, *synthetic;
     unsigned threads;
@@ -165,6 +167,7 @@ int bench_cmd_preload(const struct bench_args *a);
 int bench_cmd_metrics(const struct bench_args *a);
 int bench_cmd_gen(const struct bench_args *a);
 int bench_cmd_timeline(const struct bench_args *a);
+int bench_cmd_stages(const struct bench_args *a);
 
 /* Mix specifications (stress.c): "KIND[=CIRCUIT][@PRIORITY][:WEIGHT],..." */
 struct bench_mix_entry {

@@ -6,32 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/loglines.h"
 #include "cuzk/error.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Parsing */
 
 static const char marker[] = CUZK_TRACE_TIMELINE ",";
-
-/* A non-negative decimal number: digits with at most one '.', at least one digit. */
-static int parse_number(const char *s, size_t n, double *out) {
-    if (n == 0 || n > 40) return -1;
-    char buf[48];
-    int dots = 0, digits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '.')
-            dots++;
-        else if (s[i] >= '0' && s[i] <= '9')
-            digits++;
-        else
-            return -1;
-        buf[i] = s[i];
-    }
-    if (dots > 1 || digits == 0) return -1;
-    buf[n] = 0;
-    *out = strtod(buf, NULL);
-    return isfinite(*out) ? 0 : -1;
-}
 
 /* A non-negative integer that fits int32; a negative one (a worker of -1: none) means absent. */
 static int parse_index(const char *s, size_t n, int32_t *out) {
@@ -70,7 +51,7 @@ static int parse_detail(const char *s, size_t n, struct cuzk_tl_record *rec) {
             } else if (klen == 6 && memcmp(tok, "worker", 6) == 0) {
                 if (parse_index(val, vlen, &rec->worker)) return -1;
             } else if (klen > 3 && memcmp(tok + klen - 3, "_ms", 3) == 0) {
-                if (parse_number(val, vlen, &rec->ms)) return -1;
+                if (cuzk_log_number(val, vlen, &rec->ms)) return -1;
             }
         }
         i = j + 1;
@@ -97,7 +78,7 @@ int cuzk_tl_parse_line(const char *line, size_t len, struct cuzk_tl_record *rec)
         p = c < end ? c + 1 : end;
     }
     *rec = (struct cuzk_tl_record){.partition = -1, .worker = -1, .ms = -1};
-    if (parse_number(fields[0], flen[0], &rec->t_ms)) return CUZK_EFORMAT;
+    if (cuzk_log_number(fields[0], flen[0], &rec->t_ms)) return CUZK_EFORMAT;
     if (flen[2] == 0) return CUZK_EFORMAT;
     for (size_t i = 0; i < flen[2]; i++)
         if ((unsigned char)fields[2][i] <= ' ') return CUZK_EFORMAT;
@@ -197,16 +178,12 @@ int cuzk_timeline_add_line(struct cuzk_timeline *tl, const char *line, size_t le
     return CUZK_OK;
 }
 
+static int add_line_cb(void *tl, const char *line, size_t len) {
+    return cuzk_timeline_add_line(tl, line, len);
+}
+
 int cuzk_timeline_read(struct cuzk_timeline *tl, FILE *f) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = CUZK_OK;
-    while (rc == CUZK_OK && (n = getline(&line, &cap, f)) >= 0)
-        rc = cuzk_timeline_add_line(tl, line, (size_t)n);
-    if (rc == CUZK_OK && ferror(f)) rc = CUZK_EIO;
-    free(line);
-    return rc;
+    return cuzk_log_lines(f, add_line_cb, tl);
 }
 
 static int cmp_rec(const void *a, const void *b) {

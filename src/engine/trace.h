@@ -1,5 +1,6 @@
 /* The engine's trace lines: one contract for the engine, which writes them, and for their
- * readers (the TIMELINE chart of cuzk-bench, client/timeline.h; scripts that grep the log).
+ * readers (the TIMELINE chart of cuzk-bench, client/timeline.h; its stage-time summary of the
+ * *_TIMING and GPU_STAGES lines, client/stages.h; scripts that grep the log).
  *
  * Every line is one of these, fields separated as shown, written whole:
  *   TIMELINE,<offset_ms>,<event>,<job_id>,<detail>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real daemon driven by cuzk-bench: start on a unix socket, wait for the ready line, then
-# single, batch, preload, status, metrics and timeline through the bench tool, each output
+# single, batch, preload, status, metrics, timeline and stages through the bench tool, each output
 # checked; SIGTERM, exit status 0 and the socket file gone.
 #   bench_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
@@ -61,5 +61,11 @@ trap - EXIT
 "$bench" timeline "$work/daemon.log" -o "$work/timeline.svg" > "$work/timeline.txt" 2>&1 ||
   fail "timeline"
 grep -q '<svg' "$work/timeline.svg" || fail "timeline SVG"
+# the stage times of the same log: one GPU_TIMING line per partition, one CUZK_TIMING per job
+"$bench" stages "$work/daemon.log" > "$work/stages.txt" 2>&1 || fail "stages"
+grep -q '^GPU_TIMING: [1-9][0-9]* lines$' "$work/stages.txt" || fail "stages: GPU_TIMING lines"
+grep -q '^CUZK_TIMING: [1-9][0-9]* lines$' "$work/stages.txt" || fail "stages: CUZK_TIMING lines"
+"$bench" stages --csv - < "$work/daemon.log" > "$work/stages.csv" || fail "stages --csv"
+grep -q '^CUZK_TIMING,total_ms,[1-9][0-9]*,' "$work/stages.csv" || fail "stages CSV"
 rm -rf "$work"
 echo "bench_e2e: ok"
