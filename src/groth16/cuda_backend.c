@@ -617,11 +617,16 @@ static int h_queue(struct cuda_state *st, const struct key_entry *k, void *const
                    const cuzk_fr *shift, char *err, size_t errlen) {
     int rc;
     STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(st->g16, k->domain));
-    for (int i = 0; i < 3; i++) {
-        STEP("inverse NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_INVERSE_TO_COSET, shift));
-        STEP("coset NTT", MOD_NTT,
-             cuzk_gpu_ntt_device(st->ntt, vec[i], k->log_n, CUZK_GPU_NTT_FORWARD, NULL));
+    for (int i = 0; i < 6; i++) {
+        const int inv = i % 2 == 0;
+        if ((rc = cuzk_gpu_ntt_device(st->ntt, vec[i / 2], k->log_n,
+                                      inv ? CUZK_GPU_NTT_INVERSE_TO_COSET : CUZK_GPU_NTT_FORWARD,
+                                      inv ? shift : NULL))) {
+            /* the transforms already queued finish before the device is given back */
+            rc = failed(err, errlen, inv ? "inverse NTT" : "coset NTT", MOD_NTT, rc);
+            (void)cuzk_gpu_ntt_sync(st->ntt);
+            return rc;
+        }
     }
     return CUZK_OK;
 }
