@@ -280,18 +280,26 @@ static void test_kernels(void) {
             bad += !cuzk_fr_eq(&t, &out[i]);
         }
         CHECK(bad == 0);
-        cuzk_fr k;
-        cuzk_fr_random(&k, &test_rng);
-        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, a, b, c, &k, out, n) == CUZK_OK);
+        CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_MUL_A, a, b, NULL, out, n) == CUZK_OK);
         for (size_t i = 0; i < n; i++) {
             cuzk_fr t;
             cuzk_fr_mul(&t, &a[i], &b[i]);
-            cuzk_fr_sub(&t, &t, &c[i]);
+            bad += !cuzk_fr_eq(&t, &out[i]);
+        }
+        CHECK(bad == 0);
+        cuzk_fr k;
+        cuzk_fr_random(&k, &test_rng);
+        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_SUB_K, a, NULL, c, &k, out, n) == CUZK_OK);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr t;
+            cuzk_fr_sub(&t, &a[i], &c[i]);
             cuzk_fr_mul(&t, &t, &k);
             bad += !cuzk_fr_eq(&t, &out[i]);
         }
         CHECK(bad == 0);
-        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, a, b, c, NULL, out, n) == CUZK_EINVAL);
+        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_SUB_K, a, NULL, c, NULL, out, n) ==
+              CUZK_EINVAL);
+        CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_SUB_K, a, b, NULL, &k, out, n) == CUZK_EINVAL);
         /* canonical integers in, Montgomery form out: the inverse of cuzk_fr_to_canonical */
         for (size_t i = 0; i < n; i++) cuzk_fr_to_canonical(c[i].l, &a[i]);
         CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_TO_MONT, c, NULL, NULL, out, n) == CUZK_OK);
@@ -654,7 +662,7 @@ static int no_gpu(void) {
     cuzk_fr x;
     cuzk_fr_set_one(&x);
     CHECK(cuzk_gpu_g16_eval(0, CUZK_GPU_G16_OP_MUL, &x, &x, NULL, &x, 1) == CUZK_ENODEV);
-    CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_H_DIV, &x, &x, &x, &x, &x, 1) == CUZK_ENODEV);
+    CHECK(cuzk_gpu_g16_eval_k(0, CUZK_GPU_G16_OP_SUB_K, &x, NULL, &x, &x, &x, 1) == CUZK_ENODEV);
     void *p = NULL;
     CHECK(cuzk_gpu_pinned_alloc(64, &p) == CUZK_ENODEV && p == NULL);
     /* the setup: ONLY fails, ON falls back to the CPU (with a warning) and gives the CPU's key */

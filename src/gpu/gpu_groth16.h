@@ -7,8 +7,9 @@
  *   cuzk_gpu_g16_spmv     a = A w, b = B w with the public-input rows (cuzk_cs_eval's a, b)
  *   cuzk_gpu_g16_gather   s_k = w_(idx_k)                (the density-filtered MSM scalars)
  *   cuzk_gpu_g16_mul      c_i = a_i b_i                 (c = a o b, snarkjs's c)
+ *   cuzk_gpu_g16_mul_a    a_i = a_i b_i                 (in place)
  *   cuzk_gpu_g16_h        a_i = a_i b_i - c_i            (h on the odd 2n-th roots, in place)
- *   cuzk_gpu_g16_h_div    a_i = (a_i b_i - c_i) k        (bellperson's h on its coset, k = 1/t)
+ *   cuzk_gpu_g16_sub_k    a_i = (a_i - c_i) k            (bellperson's h from its parts, k = 1/t)
  *   cuzk_gpu_g16_to_mont  w_i = the Montgomery form of the canonical integer w_i (< r)
  * cuzk_gpu_g16_eval and cuzk_gpu_g16_spmv_eval run them on host arrays, for tests against the
  * CPU; cuzk_gpu_twin_spmv and cuzk_gpu_twin_gather run the SpMV's and the gather's per-thread
@@ -129,11 +130,15 @@ int cuzk_gpu_g16_download(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec v, void 
 
 /* The kernels, on the first n elements of the vectors (n <= capacity); each waits (on the
  * device) for the pending uploads of the vectors it reads and returns when it is done. */
-int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n); /* C = A o B */
-int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n);   /* A = A o B - C */
-/* A = (A o B - C) k: the coefficient basis's h on the coset g <omega_n> divided by t, k the
- * inverse of the constant g^n - 1 t takes there (groth16/groth16.h, cuzk_groth16_pk_h). */
-int cuzk_gpu_g16_h_div(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k);
+int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n);   /* C = A o B */
+int cuzk_gpu_g16_mul_a(struct cuzk_gpu_g16 *g, size_t n); /* A = A o B */
+int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n);     /* A = A o B - C */
+/* A = (A - C) k. The coefficient basis's h (groth16/groth16.h, cuzk_groth16_pk_h) is the
+ * inverse coset transform of (a' o b' - c') k on the coset g <omega_n>, k the inverse of the
+ * constant g^n - 1 that t takes there; the transform is linear and takes c' (the coset
+ * evaluations of c's coefficients) back to those coefficients, so h = (the inverse coset
+ * transform of a' o b' - c's coefficients) k: with A the first and C the second, this. */
+int cuzk_gpu_g16_sub_k(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k);
 int cuzk_gpu_g16_to_mont(struct cuzk_gpu_g16 *g, size_t n); /* W = Montgomery(W) */
 
 /* ---- the constraint system on the device, SpMV and gather -------------------------------- */
@@ -192,17 +197,18 @@ int cuzk_gpu_g16_gather(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec dst,
 /* ---- checks (CPU twins in tests) ---------------------------------------------------------- */
 
 enum cuzk_gpu_g16_op {
-    CUZK_GPU_G16_OP_MUL = 0,     /* out = a o b */
+    CUZK_GPU_G16_OP_MUL = 0,     /* out = a o b (cuzk_gpu_g16_mul) */
     CUZK_GPU_G16_OP_H = 1,       /* out = a o b - c */
     CUZK_GPU_G16_OP_TO_MONT = 2, /* out = Montgomery form of the canonical integers in a */
-    CUZK_GPU_G16_OP_H_DIV = 3    /* out = (a o b - c) k (cuzk_gpu_g16_eval_k only) */
+    CUZK_GPU_G16_OP_SUB_K = 3,   /* out = (a - c) k (cuzk_gpu_g16_eval_k only) */
+    CUZK_GPU_G16_OP_MUL_A = 4    /* out = a o b (cuzk_gpu_g16_mul_a: in place) */
 };
 /* One kernel of the work area on host arrays of n elements (b, c ignored where unused; a holds
  * canonical integers below r for TO_MONT, 4 little-endian 64-bit limbs each). Allocates and
  * frees its own device memory: a check, not a fast path. */
 int cuzk_gpu_g16_eval(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a, const cuzk_fr *b,
                       const cuzk_fr *c, cuzk_fr *out, size_t n);
-/* The same with the constant k of CUZK_GPU_G16_OP_H_DIV (ignored, may be NULL, otherwise). */
+/* The same with the constant k of CUZK_GPU_G16_OP_SUB_K (ignored, may be NULL, otherwise). */
 int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cuzk_fr *a, const cuzk_fr *b,
                         const cuzk_fr *c, const cuzk_fr *k, cuzk_fr *out, size_t n);
 

@@ -608,20 +608,28 @@ static void h_params(const struct key_entry *k, cuzk_fr *shift, cuzk_fr *t_inv) 
 }
 
 /* h as cuzk_groth16_pk_h computes it, first part: c = a o b (returns after it), then each of
- * a, b, c to coefficients scaled by the coset's powers and 1/n (two multiplications per
+ * a and b to coefficients scaled by the coset's powers and 1/n (two multiplications per
  * element, where the inverse's 1/n and the coset forward's powers took three) and a plain
- * forward transform: the coset evaluations (snarkjs: the odd 2n-th roots, omega_2n <omega_n>;
- * bellperson: 7 <omega_n>). The six transforms are queued on the NTT context's stream and this
- * returns without waiting for them; h_finish waits. */
+ * forward transform: the coset evaluations a', b' (snarkjs: the odd 2n-th roots,
+ * omega_2n <omega_n>; bellperson: 7 <omega_n>). For snarkjs's basis c goes to its coset
+ * evaluations c' the same way (six transforms). For bellperson's coefficient basis c only goes
+ * to its coefficients (five): h = coset_inverse((a' o b' - c') / t), the inverse coset transform
+ * is linear and takes c' back to c's coefficients, so h = (coset_inverse(a' o b') - c's
+ * coefficients) / t, one transform fewer than the CPU's order with the same values
+ * (h_finish). The transforms are queued on the NTT context's stream and this returns without
+ * waiting for them; h_finish waits. */
 static int h_queue(struct cuda_state *st, const struct key_entry *k, void *const vec[3],
                    const cuzk_fr *shift, char *err, size_t errlen) {
     int rc;
     STEP("c = a o b", MOD_G16, cuzk_gpu_g16_mul(st->g16, k->domain));
-    for (int i = 0; i < 6; i++) {
+    const int coeff = k->h_basis == CUZK_H_COEFF, steps = coeff ? 5 : 6;
+    for (int i = 0; i < steps; i++) {
         const int inv = i % 2 == 0;
-        if ((rc = cuzk_gpu_ntt_device(st->ntt, vec[i / 2], k->log_n,
-                                      inv ? CUZK_GPU_NTT_INVERSE_TO_COSET : CUZK_GPU_NTT_FORWARD,
-                                      inv ? shift : NULL))) {
+        const enum cuzk_gpu_ntt_kind kind = coeff && i == 4 ? CUZK_GPU_NTT_INVERSE
+                                            : inv           ? CUZK_GPU_NTT_INVERSE_TO_COSET
+                                                            : CUZK_GPU_NTT_FORWARD;
+        if ((rc = cuzk_gpu_ntt_device(st->ntt, vec[i / 2], k->log_n, kind,
+                                      kind == CUZK_GPU_NTT_INVERSE_TO_COSET ? shift : NULL))) {
             /* the transforms already queued finish before the device is given back */
             rc = failed(err, errlen, inv ? "inverse NTT" : "coset NTT", MOD_NTT, rc);
             (void)cuzk_gpu_ntt_sync(st->ntt);
@@ -631,17 +639,18 @@ static int h_queue(struct cuda_state *st, const struct key_entry *k, void *const
     return CUZK_OK;
 }
 
-/* The second part: waits for the transforms, then h = a b - c into A; for a key in
- * bellperson's coefficient basis divided by t and taken back to coefficients. */
+/* The second part: waits for the transforms, then h into A: a' o b' - c', or for a key in
+ * bellperson's coefficient basis (coset_inverse(a' o b') - c's coefficients) / t. */
 static int h_finish(struct cuda_state *st, const struct key_entry *k, void *const vec[3],
                     const cuzk_fr *shift, const cuzk_fr *t_inv, char *err, size_t errlen) {
     int rc;
     STEP("NTTs", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
     if (k->h_basis == CUZK_H_COEFF) {
-        STEP("h = (a b - c) / t", MOD_G16, cuzk_gpu_g16_h_div(st->g16, k->domain, t_inv));
+        STEP("a' o b'", MOD_G16, cuzk_gpu_g16_mul_a(st->g16, k->domain));
         STEP("inverse coset NTT", MOD_NTT,
              cuzk_gpu_ntt_device(st->ntt, vec[0], k->log_n, CUZK_GPU_NTT_COSET_INVERSE, shift));
         STEP("inverse coset NTT", MOD_NTT, cuzk_gpu_ntt_sync(st->ntt));
+        STEP("h = (a b - c) / t", MOD_G16, cuzk_gpu_g16_sub_k(st->g16, k->domain, t_inv));
     } else {
         STEP("h = a b - c", MOD_G16, cuzk_gpu_g16_h(st->g16, k->domain));
     }

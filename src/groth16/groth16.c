@@ -117,9 +117,10 @@ int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *p
 
 /* The elementwise passes of cuzk_groth16_pk_h, one block of PW_BLOCK elements per pool item. */
 enum pointwise_op {
-    PW_MUL,  /* c = a b */
-    PW_H,    /* a = a b - c */
-    PW_H_DIV /* a = (a b - c) k */
+    PW_MUL,   /* c = a b */
+    PW_MUL_A, /* a = a b */
+    PW_H,     /* a = a b - c */
+    PW_SUB_K  /* a = (a - c) k */
 };
 
 struct pointwise_ctx {
@@ -137,13 +138,18 @@ static void pointwise_block(void *ctxp, size_t item, unsigned worker) {
     size_t lo = item * PW_BLOCK, hi = lo + PW_BLOCK < c->n ? lo + PW_BLOCK : c->n;
     for (size_t i = lo; i < hi; i++) {
         cuzk_fr t;
-        cuzk_fr_mul(&t, &c->a[i], &c->b[i]);
-        if (c->op == PW_MUL) {
-            c->c[i] = t;
-            continue;
+        switch (c->op) {
+        case PW_MUL: cuzk_fr_mul(&c->c[i], &c->a[i], &c->b[i]); break;
+        case PW_MUL_A: cuzk_fr_mul(&c->a[i], &c->a[i], &c->b[i]); break;
+        case PW_H:
+            cuzk_fr_mul(&t, &c->a[i], &c->b[i]);
+            cuzk_fr_sub(&c->a[i], &t, &c->c[i]);
+            break;
+        case PW_SUB_K:
+            cuzk_fr_sub(&t, &c->a[i], &c->c[i]);
+            cuzk_fr_mul(&c->a[i], &t, &c->k);
+            break;
         }
-        cuzk_fr_sub(&c->a[i], &t, &c->c[i]);
-        if (c->op == PW_H_DIV) cuzk_fr_mul(&c->a[i], &c->a[i], &c->k);
     }
 }
 
@@ -158,7 +164,8 @@ int cuzk_groth16_pk_h(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, 
     /* the coset the products are taken on: snarkjs's odd 2n-th roots omega_2n <omega_n>, or
      * bellperson's 7 <omega_n>, where t = x^n - 1 is the constant 7^n - 1 */
     cuzk_fr shift;
-    if (pk->h_basis == CUZK_H_COEFF) {
+    const int coeff = pk->h_basis == CUZK_H_COEFF;
+    if (coeff) {
         cuzk_fr one;
         cuzk_fr_set_one(&one);
         cuzk_fr_generator(&shift);
@@ -166,19 +173,24 @@ int cuzk_groth16_pk_h(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, 
         cuzk_fr_pow(&pw.k, &shift, &e, 1);
         cuzk_fr_sub(&pw.k, &pw.k, &one);
         cuzk_fr_inv(&pw.k, &pw.k);
-        pw.op = PW_H_DIV;
     } else {
         shift = dom->omega_2n;
-        pw.op = PW_H;
     }
+    /* a and b to their coset evaluations a', b'; c too for snarkjs's basis, where h = a' b' - c'
+     * there. Bellperson's h is the inverse coset transform of (a' b' - c') / t; that transform is
+     * linear and takes c' back to c's coefficients, so h = (coset_inverse(a' b') - c) / t with c
+     * only taken to its coefficients: six transforms instead of seven, the same values. */
     cuzk_fr *v[3] = {a, b, c};
     for (int k = 0; k < 3; k++) {
         cuzk_ntt_inverse(pool, dom, v[k]);
-        cuzk_ntt_coset_forward(pool, dom, v[k], &shift);
+        if (k < 2 || !coeff) cuzk_ntt_coset_forward(pool, dom, v[k], &shift);
     }
+    pw.op = coeff ? PW_MUL_A : PW_H;
     cuzk_pool_run(pool, blocks, pointwise_block, &pw);
-    if (pk->h_basis == CUZK_H_COEFF) {
+    if (coeff) {
         cuzk_ntt_coset_inverse(pool, dom, a, &shift);
+        pw.op = PW_SUB_K;
+        cuzk_pool_run(pool, blocks, pointwise_block, &pw);
 #ifndef NDEBUG
         /* deg(A B - C) <= 2n - 2 and t divides it (groth16.h): the quotient's top is zero */
         if (!cuzk_fr_is_zero(&a[n - 1])) abort();

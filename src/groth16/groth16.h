@@ -98,9 +98,11 @@ int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *p
 /* The scalars of the H MSM from a and b of cuzk_groth16_pk_eval (domain_size elements each), on
  * pool, into a (b and c, domain_size elements of scratch, are overwritten): c = a o b, then
  *   CUZK_H_SNARKJS  a, b, c to coefficients and to the odd 2n-th roots; a_j = a_j b_j - c_j;
- *   CUZK_H_COEFF    a, b, c to coefficients and to the coset 7 <omega_n>; a_j = (a_j b_j - c_j)
- *                   / (7^n - 1); a back to coefficients (the inverse coset NTT): a_i is the
- *                   coefficient of x^i in (A B - C) / t.
+ *   CUZK_H_COEFF    the inverse coset NTT of (a' b' - c') / (7^n - 1) on the coset 7 <omega_n>
+ *                   (a', b', c' the coset evaluations): a_i is the coefficient of x^i in
+ *                   (A B - C) / t. Computed as (coset_inverse(a' b') - c's coefficients) /
+ *                   (7^n - 1), the same values (the transform is linear and takes c' back to c's
+ *                   coefficients) with six NTTs instead of seven.
  * The key's H MSM reads the first cuzk_h_basis_points values. In the coefficient basis the last
  * value, a_(n-1), is always zero: C interpolates c = a o b, so A B - C vanishes on the domain
  * for every witness and its quotient by t has degree n - 2 (checked in debug builds). A witness

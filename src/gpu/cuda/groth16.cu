@@ -161,7 +161,7 @@ extern "C" size_t cuzk_gpu_pinned_bytes(void) { return g_pinned_bytes.load(); }
 
 // ---- kernels --------------------------------------------------------------------------------
 
-// c_i = a_i b_i
+// c_i = a_i b_i; c may be a (each element is read before it is written, by one thread)
 __global__ void g16_mul_kernel(fr_mem *c, const fr_mem *a, const fr_mem *b, size_t n) {
     for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<size_t>(gridDim.x) * blockDim.x)
@@ -179,16 +179,14 @@ __global__ void g16_h_kernel(fr_mem *h, const fr_mem *a, const fr_mem *b, const 
     }
 }
 
-// h_i = (a_i b_i - c_i) k: bellperson's h on its coset, divided by t (the constant k = 1/t
-// there); h may be a, as above.
-__global__ void g16_h_div_kernel(fr_mem *h, const fr_mem *a, const fr_mem *b, const fr_mem *c,
-                                 fr_t k, size_t n) {
+// h_i = (a_i - c_i) k: bellperson's h from the inverse coset transform of a' o b' (in a) and
+// c's coefficients (in c), k = 1/t on the coset (see cuzk_gpu_g16_sub_k); h may be a, as above.
+__global__ void g16_sub_k_kernel(fr_mem *h, const fr_mem *a, const fr_mem *c, fr_t k, size_t n) {
     for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-        fr_t ab = cuzk_cuda::fr_mul(cuzk_cuda::fr_load(a + i), cuzk_cuda::fr_load(b + i));
-        cuzk_cuda::fr_store(h + i,
-                            cuzk_cuda::fr_mul(cuzk_cuda::fr_sub(ab, cuzk_cuda::fr_load(c + i)), k));
-    }
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
+        cuzk_cuda::fr_store(
+            h + i, cuzk_cuda::fr_mul(
+                       cuzk_cuda::fr_sub(cuzk_cuda::fr_load(a + i), cuzk_cuda::fr_load(c + i)), k));
 }
 
 // w_i = w_i R^2 / R = w_i R: the Montgomery form of the canonical integer w_i < r.
@@ -747,18 +745,27 @@ static int check_kernel_args(const cuzk_gpu_g16 *g, size_t n, unsigned uses) {
 
 #define BIT(v) (1u << (v))
 
-extern "C" int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n) {
+// C = A o B (dst C) or A = A o B (dst A).
+static int mul_into(struct cuzk_gpu_g16 *g, size_t n, enum cuzk_gpu_g16_vec dst) {
     const unsigned reads = BIT(CUZK_GPU_G16_A) | BIT(CUZK_GPU_G16_B);
-    int err = check_kernel_args(g, n, reads | BIT(CUZK_GPU_G16_C));
+    int err = check_kernel_args(g, n, reads | BIT(dst));
     if (err != CUZK_OK) return err;
     if (n == 0) return CUZK_OK;
     CU_TRY(cudaSetDevice(g->device));
     if ((err = comp_after_uploads(g, reads)) != CUZK_OK) return err;
-    g16_mul_kernel<<<grid_for(n), G16_THREADS, 0, g->comp>>>(
-        g->vec[CUZK_GPU_G16_C], g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_B], n);
+    g16_mul_kernel<<<grid_for(n), G16_THREADS, 0, g->comp>>>(g->vec[dst], g->vec[CUZK_GPU_G16_A],
+                                                             g->vec[CUZK_GPU_G16_B], n);
     CU_LAUNCHED(g16_mul_kernel);
     CU_TRY(cudaStreamSynchronize(g->comp));
     return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n) {
+    return mul_into(g, n, CUZK_GPU_G16_C);
+}
+
+extern "C" int cuzk_gpu_g16_mul_a(struct cuzk_gpu_g16 *g, size_t n) {
+    return mul_into(g, n, CUZK_GPU_G16_A);
 }
 
 extern "C" int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n) {
@@ -776,8 +783,8 @@ extern "C" int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n) {
     return CUZK_OK;
 }
 
-extern "C" int cuzk_gpu_g16_h_div(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k) {
-    const unsigned reads = BIT(CUZK_GPU_G16_A) | BIT(CUZK_GPU_G16_B) | BIT(CUZK_GPU_G16_C);
+extern "C" int cuzk_gpu_g16_sub_k(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k) {
+    const unsigned reads = BIT(CUZK_GPU_G16_A) | BIT(CUZK_GPU_G16_C);
     int err = check_kernel_args(g, n, reads);
     if (err != CUZK_OK) return err;
     if (!k) return set_error(CUZK_EINVAL, "the divisor's inverse is NULL");
@@ -786,10 +793,9 @@ extern "C" int cuzk_gpu_g16_h_div(struct cuzk_gpu_g16 *g, size_t n, const cuzk_f
     if ((err = comp_after_uploads(g, reads)) != CUZK_OK) return err;
     fr_t kd; // the same bytes on both sides
     std::memcpy(&kd, k, sizeof kd);
-    g16_h_div_kernel<<<grid_for(n), G16_THREADS, 0, g->comp>>>(
-        g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_B],
-        g->vec[CUZK_GPU_G16_C], kd, n);
-    CU_LAUNCHED(g16_h_div_kernel);
+    g16_sub_k_kernel<<<grid_for(n), G16_THREADS, 0, g->comp>>>(
+        g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_A], g->vec[CUZK_GPU_G16_C], kd, n);
+    CU_LAUNCHED(g16_sub_k_kernel);
     CU_TRY(cudaStreamSynchronize(g->comp));
     return CUZK_OK;
 }
@@ -1097,9 +1103,10 @@ extern "C" int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cu
                                    cuzk_fr *out, size_t n) {
     int err = check_device(device);
     if (err != CUZK_OK) return err;
-    const bool h = op == CUZK_GPU_G16_OP_H || op == CUZK_GPU_G16_OP_H_DIV;
-    if (op < CUZK_GPU_G16_OP_MUL || op > CUZK_GPU_G16_OP_H_DIV || !a || !out ||
-        (op != CUZK_GPU_G16_OP_TO_MONT && !b) || (h && !c) || (op == CUZK_GPU_G16_OP_H_DIV && !k))
+    const bool uses_b = op != CUZK_GPU_G16_OP_TO_MONT && op != CUZK_GPU_G16_OP_SUB_K;
+    const bool uses_c = op == CUZK_GPU_G16_OP_H || op == CUZK_GPU_G16_OP_SUB_K;
+    if (op < CUZK_GPU_G16_OP_MUL || op > CUZK_GPU_G16_OP_MUL_A || !a || !out || (uses_b && !b) ||
+        (uses_c && !c) || (op == CUZK_GPU_G16_OP_SUB_K && !k))
         return set_error(CUZK_EINVAL, "bad eval arguments");
     if (n == 0) return CUZK_OK;
     cuzk_gpu_g16 *g = nullptr;
@@ -1119,11 +1126,16 @@ extern "C" int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cu
             (err = cuzk_gpu_g16_h(g, n)) != CUZK_OK)
             goto out;
         break;
-    case CUZK_GPU_G16_OP_H_DIV:
+    case CUZK_GPU_G16_OP_MUL_A:
         if ((err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, a, n, n)) != CUZK_OK ||
             (err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, b, n, n)) != CUZK_OK ||
+            (err = cuzk_gpu_g16_mul_a(g, n)) != CUZK_OK)
+            goto out;
+        break;
+    case CUZK_GPU_G16_OP_SUB_K:
+        if ((err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, a, n, n)) != CUZK_OK ||
             (err = cuzk_gpu_g16_upload(g, CUZK_GPU_G16_C, c, n, n)) != CUZK_OK ||
-            (err = cuzk_gpu_g16_h_div(g, n, k)) != CUZK_OK)
+            (err = cuzk_gpu_g16_sub_k(g, n, k)) != CUZK_OK)
             goto out;
         break;
     default:
@@ -1133,9 +1145,9 @@ extern "C" int cuzk_gpu_g16_eval_k(int device, enum cuzk_gpu_g16_op op, const cu
         break;
     }
     {
-        const enum cuzk_gpu_g16_vec res = op == CUZK_GPU_G16_OP_MUL ? CUZK_GPU_G16_C
-                                          : h                       ? CUZK_GPU_G16_A
-                                                                    : CUZK_GPU_G16_W;
+        const enum cuzk_gpu_g16_vec res = op == CUZK_GPU_G16_OP_MUL       ? CUZK_GPU_G16_C
+                                          : op == CUZK_GPU_G16_OP_TO_MONT ? CUZK_GPU_G16_W
+                                                                          : CUZK_GPU_G16_A;
         err = cuzk_gpu_g16_download(g, res, out, n);
     }
 out:
