@@ -119,6 +119,9 @@ static void check_result(const struct cuzk_job_result *r, const struct cuzk_vani
     struct cuzk_groth16_keydata kd = {0};
     struct cuzk_snarkjs_vk vk = {0};
     CHECK(cuzk_g16key_open(&kf, path, err, sizeof err) == CUZK_OK);
+    /* a development key has h in bellperson's coefficient basis, as a real parameter file:
+     * its proofs took the prover path of real parameters */
+    CHECK(kf && cuzk_g16key_get_info(kf)->h_basis == CUZK_H_COEFF);
     CHECK(kf && cuzk_groth16_keydata_load(&kd, kf, NULL, 0, err, sizeof err) == CUZK_OK);
     CHECK(cuzk_groth16_vk_from_keydata(&vk, &kd) == CUZK_OK);
     /* the public inputs the circuit defines, from the vanilla values (filecoin/vanilla.h) */

@@ -600,7 +600,8 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
         if (found == CUZK_OK) {
             rc = import_params(pce, params, tmp, compressed, pool, err, errlen);
         } else {
-            struct cuzk_keygen_opts ko = {.compressed = compressed, .cs_checksum = pce->checksum};
+            struct cuzk_keygen_opts ko = {
+                .compressed = compressed, .cs_checksum = pce->checksum, .h_basis = CUZK_H_COEFF};
             rc = cuzk_groth16_keygen_file(pool, &pce->cs, &ko, tmp, err, errlen);
         }
         if (!rc && rename(tmp, path)) {
@@ -666,7 +667,7 @@ static int fc_key_load(const struct cuzk_kind *k, const char *key_id, struct cuz
         rc = cuzk_groth16_keydata_load(&pv->kd, pv->file, pool, host_points, err, errlen);
     } else {
         /* no cache (or the system could not be saved): a key in memory only */
-        struct cuzk_keygen_opts ko = {.cs_checksum = pv->pce.checksum};
+        struct cuzk_keygen_opts ko = {.cs_checksum = pv->pce.checksum, .h_basis = CUZK_H_COEFF};
         rc = cuzk_groth16_keygen_mem(pool, &pv->pce.cs, &ko, &pv->kd, err, errlen);
     }
     if (rc) goto fail;

@@ -31,9 +31,11 @@
  *               coefficient basis, proves with bellperson's h: groth16/bpkey.h); otherwise
  *               the development setup (groth16/setup.h, cuzk_groth16_keygen) of the profile's
  *               recorded constraint system (filecoin/pce.h): points only, the A and B queries
- *               filtered by density, in a key file (formats/g16key.h; compressed points when
- *               the devices load it, uncompressed when a CPU backend reads it) cached as
- *               <cache_dir>/fc-<profile>-<checksum>.key next to the PCE file pce-<profile>.bin,
+ *               filtered by density, h in bellperson's coefficient basis as in a real file (so
+ *               a development key proves by the path real parameters take), in a key file
+ *               (formats/g16key.h; compressed points when the devices load it, uncompressed
+ *               when a CPU backend reads it) cached as <cache_dir>/fc-<profile>-<checksum>.key
+ *               next to the PCE file pce-<profile>.bin,
  *               named by that file's payload checksum so that a key of a stale system is never
  *               used; opened when present (a lock file makes concurrent processes create it
  *               once; an unusable file is set up again, and a file a device found corrupt is
