@@ -11,12 +11,13 @@
  *      buffer is free (witness_done);
  *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
  *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
- *      the domain); c = a o b and the three inverse and three coset NTTs, queued on the NTT
- *      context's stream; meanwhile, on the MSM context's (higher-priority) streams, the
- *      gathers of the filtered queries' scalars into S and the MSMs A', B1', B2' (G2), C' on
- *      the slot; then h = a b - c in place of a once the transforms are done (for a key in
- *      bellperson's coefficient basis divided by t and taken back to coefficients by an
- *      inverse coset NTT), and the MSM H' from device memory. The two sets of work share no
+ *      the domain); c = a o b and the NTTs that take a and b to their coset evaluations a',
+ *      b' and c to its coset evaluations (snarkjs's basis) or to its coefficients
+ *      (bellperson's coefficient basis), queued on the NTT context's stream; meanwhile, on the
+ *      MSM context's (higher-priority) streams, the gathers of the filtered queries' scalars
+ *      into S and the MSMs A', B1', B2' (G2), C' on the slot; then, once the transforms are
+ *      done, h in place of a: a' b' - c', or (the inverse coset NTT of a' b' - c) / t (see
+ *      h_queue); and the MSM H' from device memory. The two sets of work share no
  *      buffer (the transforms touch A, B, C and the NTT context's scratch; the MSMs read W
  *      or W1 and S); cuzk_cuda_backend_set_overlap(0) runs them one after the other;
  *   3. gives the device and the slot back and assembles the proof on the host.

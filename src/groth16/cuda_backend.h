@@ -56,10 +56,12 @@ struct cuzk_cuda_timing {
     double spmv_ms;       /* a = A w, b = B w on the device */
     double msm_ms;        /* A', B1', C' (with the gathers of the filtered queries) */
     double g2_msm_ms;     /* B2' */
-    double ntt_ms;        /* c = a o b, 3 inverse + 3 coset NTTs, h (coefficient basis: / t and
-                             one inverse coset NTT); with the overlap on (set_overlap) only
-                             what they add to the section: c, the queueing, and the wait for
-                             the transforms after the MSMs, with h */
+    double ntt_ms;        /* c = a o b, the six NTTs and h (cuzk_groth16_pk_h's order: in the
+                             coefficient basis a b and (the last NTT) its inverse coset
+                             transform, then h = (that - c) / t); with the overlap on
+                             (set_overlap) only what they add to the section: c, the
+                             queueing, and the wait for the transforms after the MSMs, with
+                             h */
     double h_msm_ms;      /* H' from the device-resident h */
     double gpu_total_ms;  /* the compute section, device lock held */
     double total_ms;      /* prove's entry to the end of the device's work */
@@ -84,9 +86,10 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
 /* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
  * CUZK_EINVAL. */
 int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
-/* Whether a proof's NTTs (the h polynomial's six transforms) run on the device beside its
- * A, B1, B2 and C MSMs (on: the default) or after them (off), for proofs that start from now on.
- * The proof's bytes are the same either way. Returns CUZK_OK or CUZK_EINVAL. */
+/* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's basis,
+ * the first five in bellperson's coefficient basis, whose last needs a b first) run on the
+ * device beside its A, B1, B2 and C MSMs (on: the default) or after them (off), for proofs that
+ * start from now on. The proof's bytes are the same either way. Returns CUZK_OK or CUZK_EINVAL. */
 int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on);
 /* be->key_upload / key_drop, callable directly (tests, benchmarks). */
 int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,

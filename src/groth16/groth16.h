@@ -8,10 +8,10 @@
  * then MSMs of the witness with A, B1, B2, C and of h with H, and the blinding with random r and
  * s. So every snarkjs .zkey proves, and snarkjs verifies the proofs. A key whose H is in
  * bellperson's coefficient basis (pk->h_basis = CUZK_H_COEFF, formats/g16key.h: n - 1 points
- * tau^i t(tau) / delta) takes bellperson's h instead: a, b, c to coefficients and by a coset NTT
- * to the coset g <omega_n> (g = cuzk_fr_generator() = 7, bellperson's shift), (a b - c) divided
- * there by t = x^n - 1 (the constant g^n - 1 on that coset), and an inverse coset NTT back to
- * the coefficients h_0 .. h_(n-2) of (A B - C) / t; everything else is the same. So the
+ * tau^i t(tau) / delta) takes bellperson's h instead: the coefficients h_0 .. h_(n-2) of
+ * (A B - C) / t, t = x^n - 1, from the evaluations on the coset g <omega_n> (g =
+ * cuzk_fr_generator() = 7, bellperson's shift), where t is the constant g^n - 1
+ * (cuzk_groth16_pk_h); everything else is the same. So the
  * proofs of a bellperson parameter file are the proofs bellperson makes (for the same r, s).
  *
  * A proving key (struct cuzk_groth16_pk) is a view: it points at a constraint system for the
