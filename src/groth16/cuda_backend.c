@@ -616,9 +616,9 @@ static void h_params(const struct key_entry *k, cuzk_fr *shift, cuzk_fr *t_inv) 
  * evaluations c' the same way (six transforms). For bellperson's coefficient basis c only goes
  * to its coefficients (five): h = coset_inverse((a' o b' - c') / t), the inverse coset transform
  * is linear and takes c' back to c's coefficients, so h = (coset_inverse(a' o b') - c's
- * coefficients) / t, one transform fewer than the CPU's order with the same values
- * (h_finish). The transforms are queued on the NTT context's stream and this returns without
- * waiting for them; h_finish waits. */
+ * coefficients) / t, the same values with one transform fewer (h_finish; cuzk_groth16_pk_h
+ * takes the same order). The transforms are queued on the NTT context's stream and this returns
+ * without waiting for them; h_finish waits. */
 static int h_queue(struct cuda_state *st, const struct key_entry *k, void *const vec[3],
                    const cuzk_fr *shift, char *err, size_t errlen) {
     int rc;
