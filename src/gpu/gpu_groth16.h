@@ -133,11 +133,9 @@ int cuzk_gpu_g16_download(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec v, void 
 int cuzk_gpu_g16_mul(struct cuzk_gpu_g16 *g, size_t n);   /* C = A o B */
 int cuzk_gpu_g16_mul_a(struct cuzk_gpu_g16 *g, size_t n); /* A = A o B */
 int cuzk_gpu_g16_h(struct cuzk_gpu_g16 *g, size_t n);     /* A = A o B - C */
-/* A = (A - C) k. The coefficient basis's h (groth16/groth16.h, cuzk_groth16_pk_h) is the
- * inverse coset transform of (a' o b' - c') k on the coset g <omega_n>, k the inverse of the
- * constant g^n - 1 that t takes there; the transform is linear and takes c' (the coset
- * evaluations of c's coefficients) back to those coefficients, so h = (the inverse coset
- * transform of a' o b' - c's coefficients) k: with A the first and C the second, this. */
+/* A = (A - C) k: the last step of the coefficient basis's h (groth16/groth16.h,
+ * cuzk_groth16_pk_h), with A the inverse coset transform of a' o b', C c's coefficients and k
+ * the inverse of the constant g^n - 1 that t takes on the coset g <omega_n>. */
 int cuzk_gpu_g16_sub_k(struct cuzk_gpu_g16 *g, size_t n, const cuzk_fr *k);
 int cuzk_gpu_g16_to_mont(struct cuzk_gpu_g16 *g, size_t n); /* W = Montgomery(W) */
 

@@ -11,8 +11,8 @@
  * tau^i t(tau) / delta) takes bellperson's h instead: the coefficients h_0 .. h_(n-2) of
  * (A B - C) / t, t = x^n - 1, from the evaluations on the coset g <omega_n> (g =
  * cuzk_fr_generator() = 7, bellperson's shift), where t is the constant g^n - 1
- * (cuzk_groth16_pk_h); everything else is the same. So the
- * proofs of a bellperson parameter file are the proofs bellperson makes (for the same r, s).
+ * (cuzk_groth16_pk_h); everything else is the same. So the proofs of a bellperson parameter
+ * file are the proofs bellperson makes (for the same r, s).
  *
  * A proving key (struct cuzk_groth16_pk) is a view: it points at a constraint system for the
  * A/B rows (a zkey's coefficients turned into CSR by cuzk_groth16_pk_prepare, or a Filecoin
