@@ -155,6 +155,8 @@ struct cuzk_gpu_msm_timing {
     unsigned window; /* the widest window of the windowed pass (0: none ran, all scalars 0/1) */
     unsigned windows, sets; /* its windows and bucket sets (fewer sets than windows: folded) */
     unsigned folded;        /* 1 when it ran a folded layout */
+    size_t windowed;        /* the scalars its windows took: all n, or the others (neither 0
+                             * nor 1) of a bit-witness split; 0 when none ran */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

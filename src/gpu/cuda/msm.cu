@@ -752,6 +752,7 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     ctx->timing.windows = rep.nw;
     ctx->timing.sets = rep.sets;
     ctx->timing.folded = rep.folded;
+    ctx->timing.windowed = rep.nw ? rep.m : 0;
     return CUZK_OK;
 }
 
