@@ -22,6 +22,9 @@
  *     the snarkjs-basis key of the same secrets; a witness that does not satisfy the circuit
  *     gives the CPU's (invalid) proof; the h kernel with its division (h = (a b - c) k) against
  *     the CPU field;
+ *   - dense queries folded after a key's first proof (all five for a random witness, only H
+ *     for a witness of 0s and 1s; none with the threshold 0 or a budget without room): the
+ *     key's bytes, the stats and the proofs, equal to the CPU's before and after;
  *   - refusals: a witness of the wrong length or with w[0] != 1.
  * With CUZK_GPU_PROOF_DIR set, one CUDA proof is written there as proof.json, public.json and
  * verification_key.json, for `snarkjs groth16 verify`.
@@ -41,6 +44,7 @@
 #include "formats/zkey.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_groth16.h"
+#include "gpu/gpu_msm.h"
 #include "groth16/cuda_backend.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
@@ -617,6 +621,115 @@ static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size
     cuzk_cuda_backend_free(&tight);
 }
 
+/* ---- dense queries folded after a first proof ------------------------------------------------ */
+
+/* The bytes of multiples a backend folding every query of k (at least `min` points) adds. */
+static size_t dense_fold_bytes(const struct kit *k, size_t min, size_t *smallest, size_t *count) {
+    const struct cuzk_groth16_pk *pk = &k->pk;
+    const size_t n[5] = {pk->n_a, pk->n_b, pk->n_b, (size_t)pk->n_vars - pk->n_public - 1,
+                         cuzk_h_basis_points(pk->h_basis, pk->domain_size)};
+    size_t sum = 0;
+    *smallest = SIZE_MAX;
+    *count = 0;
+    for (int q = 0; q < 5; q++) {
+        if (n[q] < min || n[q] == 0) continue;
+        const size_t b = cuzk_gpu_bases_vram_for(q == 2 ? CUZK_GPU_G2 : CUZK_GPU_G1, n[q]);
+        sum += b;
+        if (b < *smallest) *smallest = b;
+        ++*count;
+    }
+    return sum;
+}
+
+/* After a key's first proof, a backend folding dense queries of at least one point
+ * (cuzk_cuda_backend_set_fold_dense_min 1, no H fold at upload) folds every query whose MSM
+ * took at least half of its scalars through the windows: all of them for a random witness,
+ * only H for a witness of 0s and 1s (its A, B and C scalars are summed apart). The key's bytes
+ * grow by exactly the multiples, the first proof's fold_ms says what they cost and later
+ * proofs fold nothing more; an eviction frees them and the next residency learns again. Every
+ * proof, before and after, equals the CPU's. Threshold 0 folds nothing; a budget that would
+ * leave less than the key's plain size free folds nothing either. */
+static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k) {
+    struct cuzk_backend plain, db, bb, tb;
+    struct cuzk_cuda_stats ps, ds, bs, ts;
+    struct cuzk_cuda_timing tm;
+    size_t smallest, nq;
+    const size_t extra = dense_fold_bytes(k, 1, &smallest, &nq);
+    CHECK(nq == 5 && extra > 0);
+
+    CHECK(cuzk_cuda_backend_init(&plain, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&plain, 0) == CUZK_OK);
+    for (int rep = 0; rep < 2; rep++)
+        check_same_proof(cpu, &plain, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&plain, &ps);
+    CHECK(ps.dense_folded == 0 && ps.folded == 0);
+    const size_t plain_bytes = cuzk_cuda_backend_resident_bytes(&plain, &k->pk);
+    cuzk_cuda_backend_free(&plain);
+
+    CHECK(cuzk_cuda_backend_init(&db, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&db, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&db, 1) == CUZK_OK);
+    for (int residency = 0; residency < 2; residency++) {
+        for (int rep = 0; rep < 3; rep++) {
+            check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
+            CHECK(cuzk_cuda_backend_last_timing(&db, &tm) == CUZK_OK);
+            CHECK(rep == 0 ? tm.fold_ms > 0 : tm.fold_ms == 0);
+            cuzk_cuda_backend_stats(&db, &ds);
+            CHECK(ds.dense_folded == 5 && ds.folded == 0);
+            CHECK(cuzk_cuda_backend_resident_bytes(&db, &k->pk) == plain_bytes + extra);
+        }
+        CHECK(cuzk_cuda_backend_evict(&db, &k->pk) == CUZK_OK);
+        cuzk_cuda_backend_stats(&db, &ds);
+        CHECK(ds.dense_folded == 0 && ds.keys == 0 && ds.bases_vram == 0);
+    }
+    printf("test_gpu_groth16: dense queries folded after the first proof, 2^%d: 5 queries, "
+           "%zu bytes more, cpu == cuda\n",
+           k->log_n, extra);
+
+    /* a witness of 0s and 1s: only H is dense */
+    cuzk_fr *bits = malloc(k->r.n_wires * sizeof *bits);
+    CHECK(bits != NULL);
+    if (!bits) return;
+    cuzk_fr_set_one(&bits[0]);
+    for (uint32_t i = 1; i < k->r.n_wires; i++) {
+        if (cuzk_rng_u64(&test_rng) & 1)
+            cuzk_fr_set_one(&bits[i]);
+        else
+            cuzk_fr_set_zero(&bits[i]);
+    }
+    CHECK(cuzk_cuda_backend_init(&bb, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&bb, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&bb, 1) == CUZK_OK);
+    for (int rep = 0; rep < 2; rep++) {
+        check_same_proof(cpu, &bb, k, bits, cuzk_rng_u64(&test_rng), 0);
+        cuzk_cuda_backend_stats(&bb, &bs);
+        CHECK(bs.dense_folded == 1);
+    }
+    const size_t h_bytes =
+        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(k->pk.h_basis, k->pk.domain_size));
+    CHECK(cuzk_cuda_backend_resident_bytes(&bb, &k->pk) == plain_bytes + h_bytes);
+    cuzk_cuda_backend_free(&bb);
+    free(bits);
+    printf("test_gpu_groth16: a witness of 0s and 1s: only H folded, cpu == cuda\n");
+
+    /* a budget that holds the key, its folding work space and a second key of its size, but
+     * not the smallest query's multiples besides: nothing folded, the same proofs */
+    CHECK(cuzk_cuda_backend_init(&tb, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&tb, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&tb, 1) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_vram_budget(&tb, ds.work_vram + 2 * plain_bytes + smallest - 1) ==
+          CUZK_OK);
+    for (int rep = 0; rep < 2; rep++)
+        check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&tb, &ts);
+    CHECK(ts.keys == 1 && ts.dense_folded == 0 && ts.work_vram == ds.work_vram);
+    CHECK(cuzk_cuda_backend_resident_bytes(&tb, &k->pk) == plain_bytes);
+    cuzk_cuda_backend_free(&tb);
+    cuzk_cuda_backend_free(&db);
+    printf("test_gpu_groth16: dense folds refused by a budget of %zu bytes: plain, cpu == cuda\n",
+           ds.work_vram + 2 * plain_bytes + smallest - 1);
+}
+
 /* ---- the NTTs after the MSMs ----------------------------------------------------------------- */
 
 /* The default backend runs a proof's NTTs beside its witness MSMs; with the overlap off
@@ -787,6 +900,7 @@ int main(void) {
     CHECK(st.pinned == 0);
 
     test_folded_h(&cpu, kits, nsizes);
+    test_dense_folds(&cpu, &kits[8]); /* 2^14, full */
     test_no_overlap(&cpu, kits, nsizes);
 
     /* threads: one key, then two keys */

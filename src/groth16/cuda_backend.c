@@ -45,7 +45,22 @@
  * H MSM takes the folded layout: the same point, fewer bucket additions. Both are counted against
  * the budget; when the budget cannot hold them (with the key) the key stays plain (the context
  * too, and the backend stops asking for a folding context until the budget or the threshold is
- * set again), which is logged. */
+ * set again), which is logged.
+ *
+ * Dense queries folded after a first proof. Whether folding a witness query pays depends on
+ * its scalars, which only a proof shows: a random or circom witness sends every scalar through
+ * the windows, a Filecoin witness (mostly 0 and 1) only a few, its ones being summed apart.
+ * So after a key's first successful proof, still in its compute section (dev_mu held), the
+ * backend folds each query (B2 first: a G2 MSM gains most, then H, A, B1, C) of at least
+ * fold_dense_min points whose MSM took at least half its scalars through the windows
+ * (cuzk_gpu_msm_timing.windowed), when the MSM context folds and the budget holds the
+ * multiples while leaving room for a second key of the key's plain size (the SRS manager would
+ * otherwise evict idle keys to make room the folds took). The decision is taken once per
+ * residency (key_entry.learned); that proof's fold_ms says what it cost. A fold that finds the
+ * device short of memory leaves the query plain; any other failure leaves it plain and marks
+ * the work objects broken, as a failed proof does (the proof itself, already computed, stands).
+ * The folds are part of the key's bytes and are freed with it. For keys with a query of at
+ * least fold_dense_min points the MSM context is sized for folding, as for a folded H. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -79,7 +94,11 @@ struct key_entry {
     struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
     struct cuzk_gpu_cs *cs;                     /* the A/B rows */
     struct cuzk_gpu_idx *a_idx, *b_idx;         /* the filtered queries' wires; NULL = dense */
-    size_t bytes;
+    size_t bytes;                               /* device bytes, folds included */
+    size_t plain_bytes;                         /* the same without any fold */
+    int h_folded;                               /* the H query was folded at upload (see DESIGN) */
+    int learned;      /* the dense queries' folds were decided (after the first proof) */
+    unsigned n_dense; /* queries folded so */
     double last_used;
     struct key_entry *next;
 };
@@ -104,9 +123,10 @@ struct cuda_state {
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused; /* the budget could not hold a folding context: do not ask again */
     atomic_size_t fold_min;  /* H queries of at least this many points are folded (0: never) */
-    atomic_int overlap;      /* h's transforms run beside the witness MSMs (compute) */
-    uint64_t work_bytes;     /* what the work objects take (their budget share) */
-    atomic_int broken;       /* a GPU failure: rebuilt (work_grow) before the next use */
+    atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
+    atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
+    uint64_t work_bytes;          /* what the work objects take (their budget share) */
+    atomic_int broken;            /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
     uint64_t keys_bytes;
 
@@ -114,7 +134,7 @@ struct cuda_state {
     struct cuzk_cuda_timing last;
     int have_last;
 
-    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded;
+    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded, n_dense_folded;
 };
 
 static double now_ms(void) {
@@ -192,6 +212,17 @@ static int fold_wanted(struct cuda_state *st, const struct cuzk_groth16_pk *pk) 
     return min && cuzk_h_basis_points(pk->h_basis, pk->domain_size) >= min;
 }
 
+/* Whether a proof of pk may fold dense queries (see DESIGN): one of them is large enough. */
+static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    const size_t min = atomic_load(&st->fold_dense_min);
+    const size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
+    size_t big = cuzk_h_basis_points(pk->h_basis, pk->domain_size);
+    if (pk->n_a > big) big = pk->n_a;
+    if (pk->n_b > big) big = pk->n_b;
+    if (nc > big) big = nc;
+    return min && big >= min;
+}
+
 /* The sizes a key needs of the work objects. */
 static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
                       size_t *nw, size_t *msm_n, int *fold) {
@@ -200,7 +231,7 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
     *log_n = pk->log_n;
     *nw = pk->n_vars;
     *msm_n = m;
-    *fold = fold_wanted(st, pk);
+    *fold = fold_wanted(st, pk) || dense_fold_possible(st, pk);
 }
 
 /* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
@@ -237,7 +268,8 @@ static void key_unlink(struct cuda_state *st, struct key_entry **link) {
     st->keys_bytes -= k->bytes;
     atomic_fetch_sub(&st->bases_vram, k->bytes);
     atomic_fetch_sub(&st->n_keys, 1);
-    if (cuzk_gpu_bases_fold_window(k->h)) atomic_fetch_sub(&st->n_folded, 1);
+    if (k->h_folded) atomic_fetch_sub(&st->n_folded, 1);
+    atomic_fetch_sub(&st->n_dense_folded, k->n_dense);
     key_entry_free(k);
 }
 
@@ -419,13 +451,15 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         }
     }
     k->bytes = need;
+    k->plain_bytes = key_bytes_for(pk);
+    k->h_folded = cuzk_gpu_bases_fold_window(k->h) != 0;
     k->last_used = now_ms();
     k->next = st->keys;
     st->keys = k;
     st->keys_bytes += need;
     atomic_fetch_add(&st->bases_vram, need);
     atomic_fetch_add(&st->n_keys, 1);
-    if (cuzk_gpu_bases_fold_window(k->h)) atomic_fetch_add(&st->n_folded, 1);
+    if (k->h_folded) atomic_fetch_add(&st->n_folded, 1);
     *out = k;
     return CUZK_OK;
 }
@@ -658,11 +692,21 @@ static int h_finish(struct cuda_state *st, const struct key_entry *k, void *cons
     return CUZK_OK;
 }
 
+/* A key's queries, in the order their dense folds are tried (see DESIGN). */
+enum query { Q_B2, Q_H, Q_A, Q_B1, Q_C, Q_N };
+
+/* The scalars the last MSM on the context took through its windows. */
+static size_t msm_windowed(const struct cuda_state *st) {
+    struct cuzk_gpu_msm_timing mt;
+    cuzk_gpu_msm_last_timing(st->msm, &mt);
+    return mt.windowed;
+}
+
 /* The MSMs on the witness: A and B over their wires (gathered into S when filtered), B2 in G2,
- * C over the private wires. */
+ * C over the private wires. dense[q]: the scalars each one took through its windows. */
 static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
-                        struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
-                        size_t errlen) {
+                        struct cuzk_groth16_msms *m, size_t dense[Q_N], struct cuzk_cuda_timing *t,
+                        char *err, size_t errlen) {
     struct cuzk_gpu_g16 *g = st->g16;
     const size_t nc = k->n_vars - k->n_public - 1;
     const unsigned char *w = cuzk_gpu_g16_vec(g, wv);
@@ -672,18 +716,24 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
     STEP("A MSM", MOD_MSM,
          cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
+    dense[Q_A] = msm_windowed(st);
     if (k->b_idx) STEP("B gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->b_idx));
     const void *sb = k->b_idx ? s : w;
     STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, sb, k->n_b, &m->b1));
+    dense[Q_B1] = msm_windowed(st);
     double t2 = now_ms();
     STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, sb, k->n_b, &m->b2));
+    dense[Q_B2] = msm_windowed(st);
     double t3 = now_ms();
-    if (nc)
+    dense[Q_C] = 0;
+    if (nc) {
         STEP("C MSM", MOD_MSM,
              cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w + (k->n_public + 1) * sizeof(cuzk_fr), nc,
                                     &m->c));
-    else
+        dense[Q_C] = msm_windowed(st);
+    } else {
         cuzk_g1_set_inf(&m->c);
+    }
     t->msm_ms = (t2 - t1) + (now_ms() - t3);
     t->g2_msm_ms = t3 - t2;
     return CUZK_OK;
@@ -696,8 +746,8 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
  * c = a o b and the transforms add to the section: c's product and the queueing, and the wait
  * for the transforms after the MSMs, with h. */
 static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
-                   struct cuzk_groth16_msms *m, struct cuzk_cuda_timing *t, char *err,
-                   size_t errlen) {
+                   struct cuzk_groth16_msms *m, size_t dense[Q_N], struct cuzk_cuda_timing *t,
+                   char *err, size_t errlen) {
     void *vec[3] = {cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_A),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_B),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_C)};
@@ -713,12 +763,12 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
     if (overlap) {
         if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
         t->ntt_ms = now_ms() - t1;
-        if ((rc = witness_msms(st, k, wv, m, t, err, errlen))) {
+        if ((rc = witness_msms(st, k, wv, m, dense, t, err, errlen))) {
             (void)cuzk_gpu_ntt_sync(st->ntt); /* nothing of this proof runs after it returns */
             return rc;
         }
     } else {
-        if ((rc = witness_msms(st, k, wv, m, t, err, errlen))) return rc;
+        if ((rc = witness_msms(st, k, wv, m, dense, t, err, errlen))) return rc;
         double t2 = now_ms();
         if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
         t->ntt_ms = now_ms() - t2;
@@ -728,19 +778,72 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
     double t4 = now_ms();
     t->ntt_ms += t4 - t3;
     STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], k->n_h, &m->h));
+    dense[Q_H] = msm_windowed(st);
     t->h_msm_ms = now_ms() - t4;
     return CUZK_OK;
 }
 
 #undef STEP
 
+/* After a key's first proof (dev_mu held): folds its dense queries (see DESIGN). Returns
+ * CUZK_OK, or the code of a fold that failed otherwise than for device memory (that query stays
+ * plain, and the caller has the work objects rebuilt). */
+static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t dense[Q_N]) {
+    k->learned = 1;
+    const size_t min = atomic_load(&st->fold_dense_min);
+    if (!min || !st->cap_fold) return CUZK_OK;
+    static const char *const names[Q_N] = {"B2", "H", "A", "B1", "C"};
+    struct cuzk_gpu_bases *const bases[Q_N] = {k->b2, k->h, k->a, k->b1, k->c};
+    const size_t count[Q_N] = {k->n_b, k->n_h, k->n_a, k->n_b, (size_t)k->n_vars - k->n_public - 1};
+    for (int q = 0; q < Q_N; q++) {
+        const size_t n = count[q];
+        if (!bases[q] || n < min || 2 * dense[q] < n || cuzk_gpu_bases_fold_window(bases[q]))
+            continue;
+        const uint64_t bytes = cuzk_gpu_bases_vram_for(q == Q_B2 ? CUZK_GPU_G2 : CUZK_GPU_G1, n);
+        if (st->work_bytes + st->keys_bytes + bytes + k->plain_bytes > st->vram_budget) {
+            cuzk_log_info("cuda",
+                          "device %d: %s query of %zu points not folded: its %llu bytes of "
+                          "multiples would leave the budget of %llu bytes (%llu of work space, "
+                          "%llu of keys) less than the key's %llu free",
+                          st->device, names[q], n, (unsigned long long)bytes,
+                          (unsigned long long)st->vram_budget, (unsigned long long)st->work_bytes,
+                          (unsigned long long)st->keys_bytes, (unsigned long long)k->plain_bytes);
+            continue;
+        }
+        const double t0 = now_ms();
+        const int rc = cuzk_gpu_bases_fold(bases[q], 0);
+        if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the query stays plain */
+            cuzk_log_warn("cuda", "device %d: %s query of %zu points not folded: %s", st->device,
+                          names[q], n, cuzk_gpu_msm_last_error());
+            continue;
+        }
+        if (rc) {
+            cuzk_log_error("cuda", "device %d: fold of the %s query: %s: %s", st->device, names[q],
+                           cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+            return rc;
+        }
+        k->bytes += bytes;
+        k->n_dense++;
+        st->keys_bytes += bytes;
+        atomic_fetch_add(&st->bases_vram, bytes);
+        atomic_fetch_add(&st->n_dense_folded, 1);
+        cuzk_log_info("cuda",
+                      "device %d: %s query of %zu points folded for %u bits after the key's first "
+                      "proof (%zu of its scalars took the windows; %llu bytes, %.1f s)",
+                      st->device, names[q], n, cuzk_gpu_bases_fold_window(bases[q]), dense[q],
+                      (unsigned long long)bytes, (now_ms() - t0) / 1e3);
+    }
+    return CUZK_OK;
+}
+
 static void stage_line(const struct cuzk_cuda_timing *t, char *out, size_t len) {
     snprintf(out, len,
              "slot_wait_ms=%.2f upload_ms=%.2f lock_wait_ms=%.2f key_upload_ms=%.2f spmv_ms=%.2f "
-             "msm_ms=%.2f g2_msm_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f gpu_total_ms=%.2f "
-             "total_ms=%.2f",
+             "msm_ms=%.2f g2_msm_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f fold_ms=%.2f "
+             "gpu_total_ms=%.2f total_ms=%.2f",
              t->slot_wait_ms, t->upload_ms, t->lock_wait_ms, t->key_upload_ms, t->spmv_ms,
-             t->msm_ms, t->g2_msm_ms, t->ntt_ms, t->h_msm_ms, t->gpu_total_ms, t->total_ms);
+             t->msm_ms, t->g2_msm_ms, t->ntt_ms, t->h_msm_ms, t->fold_ms, t->gpu_total_ms,
+             t->total_ms);
 }
 
 static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -808,6 +911,7 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
 
     /* 2. the compute section */
     struct cuzk_groth16_msms m;
+    size_t dense[Q_N] = {0};
     if (!rc) {
         double t2 = now_ms();
         pthread_mutex_lock(&st->dev_mu);
@@ -826,7 +930,12 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
             if (t.key_upload_ms > 0)
                 cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
                               (unsigned long long)k->bytes, t.key_upload_ms / 1e3);
-            rc = compute(st, k, wv, &m, &t, err, errlen);
+            rc = compute(st, k, wv, &m, dense, &t, err, errlen);
+            if (!rc && !k->learned) { /* the key's first proof: its dense queries (DESIGN) */
+                const double tf = now_ms();
+                if (fold_dense(st, k, dense)) atomic_store(&st->broken, 1);
+                t.fold_ms = now_ms() - tf;
+            }
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
          * no slot is taken (another proof may be uploading into the area now) */
@@ -895,6 +1004,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     cuzk_gpu_mem_info(device, &free_b, &total_b);
     st->vram_budget = total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
     st->fold_min = CUZK_CUDA_FOLD_MIN;
+    st->fold_dense_min = CUZK_CUDA_FOLD_DENSE_MIN;
     st->overlap = 1;
     pthread_mutex_init(&st->slot_mu, NULL);
     pthread_cond_init(&st->slot_cv, NULL);
@@ -944,6 +1054,16 @@ int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
     if (!st) return CUZK_EINVAL;
     pthread_mutex_lock(&st->dev_mu);
     st->fold_min = points;
+    st->fold_refused = 0;
+    pthread_mutex_unlock(&st->dev_mu);
+    return CUZK_OK;
+}
+
+int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points) {
+    struct cuda_state *st = be->impl;
+    if (!st) return CUZK_EINVAL;
+    pthread_mutex_lock(&st->dev_mu);
+    st->fold_dense_min = points;
     st->fold_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
@@ -1008,6 +1128,7 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     out->pinned = atomic_load(&st->pinned);
     out->proofs = atomic_load(&st->proofs);
     out->folded = atomic_load(&st->n_folded);
+    out->dense_folded = atomic_load(&st->n_dense_folded);
 }
 
 int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cuda_timing *out) {

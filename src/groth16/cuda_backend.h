@@ -63,6 +63,8 @@ struct cuzk_cuda_timing {
                              queueing, and the wait for the transforms after the MSMs, with
                              h */
     double h_msm_ms;      /* H' from the device-resident h */
+    double fold_ms;       /* the dense queries folded after the MSMs (only in a key's first
+                             proof, see set_fold_dense_min; 0 otherwise) */
     double gpu_total_ms;  /* the compute section, device lock held */
     double total_ms;      /* prove's entry to the end of the device's work */
 };
@@ -86,6 +88,16 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
 /* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
  * CUZK_EINVAL. */
 int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
+/* Dense queries are folded after a key's first proof (see DESIGN in cuda_backend.c): each of
+ * the key's queries (A, B1, B2, C, H) of at least this many points whose MSM in that proof
+ * took at least half of its scalars through the windows (a random witness, a circom circuit's;
+ * not the mostly 0/1 witness of a Filecoin circuit, whose ones are summed apart), when the
+ * budget holds its multiples and still leaves room for a second key of the same plain size.
+ * The MSM context is sized for folding for keys with a query this large. */
+#define CUZK_CUDA_FOLD_DENSE_MIN ((size_t)1 << 22)
+/* Sets that threshold (0: never) for keys whose first proof comes from now on. Returns
+ * CUZK_OK or CUZK_EINVAL. */
+int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points);
 /* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's basis,
  * the first five in bellperson's coefficient basis, whose last needs a b first) run on the
  * device beside its A, B1, B2 and C MSMs (on: the default) or after them (off), for proofs that
@@ -103,13 +115,14 @@ size_t cuzk_cuda_backend_resident_bytes(struct cuzk_backend *be, const struct cu
 /* What the backend holds now (read without waiting for the device). */
 struct cuzk_cuda_stats {
     int device;
-    size_t keys;        /* resident keys */
-    size_t bases_vram;  /* bytes of device memory the keys take (points, rows, wire lists) */
-    size_t work_vram;   /* bytes of device memory of the NTT and MSM contexts and the vectors */
-    size_t vram_budget; /* the device memory budget */
-    size_t pinned;      /* bytes of pinned host memory of witness buffers handed out */
-    size_t proofs;      /* proofs finished */
-    size_t folded;      /* resident keys whose H query is folded */
+    size_t keys;         /* resident keys */
+    size_t bases_vram;   /* bytes of device memory the keys take (points, rows, wire lists) */
+    size_t work_vram;    /* bytes of device memory of the NTT and MSM contexts and the vectors */
+    size_t vram_budget;  /* the device memory budget */
+    size_t pinned;       /* bytes of pinned host memory of witness buffers handed out */
+    size_t proofs;       /* proofs finished */
+    size_t folded;       /* resident keys whose H query is folded (at upload) */
+    size_t dense_folded; /* queries of resident keys folded after a first proof */
 };
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
 
