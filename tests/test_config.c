@@ -91,6 +91,7 @@ static const char all_keys[] = "[daemon]\n"
                                "gpu_threads = 32\n"
                                "vram_budget = \"100GiB\"\n"
                                "fold_h_min = 0\n"
+                               "fold_dense_min = 65536\n"
                                "overlap_ntt = false\n"
                                "[scheduler]\n"
                                "result_ttl = \"1.5h\"\n"
@@ -133,8 +134,9 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->n_devices == 3 && c->devices[0] == 1 && c->devices[1] == 0 && c->devices[2] == 3);
     CHECK(c->engine.gpu_workers_per_device == 3 && c->gpu_threads == 32);
     CHECK(c->vram_budget == 100ull << 30);
-    CHECK(c->fold_h_min == 0);  /* the default is 2^26 */
-    CHECK(c->overlap_ntt == 0); /* the default is on */
+    CHECK(c->fold_h_min == 0);         /* the default is 2^26 */
+    CHECK(c->fold_dense_min == 65536); /* the default is 2^22 */
+    CHECK(c->overlap_ntt == 0);        /* the default is on */
     CHECK(c->engine.result_ttl_ms == 5400000);
     CHECK(c->engine.cpu_threads == 12 && c->engine.synth_workers == 18);
     CHECK(c->engine.key_loaders == 3 && c->engine.self_verify == 0);
@@ -228,6 +230,7 @@ static void test_bad_values(void) {
         {"[gpus]\nvram_budget = \"1MiB\"\n", "gpus.vram_budget: 1048576 bytes is outside"},
         {"[gpus]\nfold_h_min = -1\n", "gpus.fold_h_min: -1 is outside"},
         {"[gpus]\nfold_h_min = 1073741824\n", "gpus.fold_h_min: 1073741824 is outside"},
+        {"[gpus]\nfold_dense_min = -5\n", "gpus.fold_dense_min: -5 is outside"},
         {"[memory]\novertake = 5\n", "memory.overtake: expected a duration"},
         {"[pipeline]\nkey_loaders = 0\n", "pipeline.key_loaders: 0 is outside"},
         {"[scheduler]\nresult_ttl = \"0\"\n", "scheduler.result_ttl: 0 ms is outside"},

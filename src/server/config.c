@@ -155,6 +155,11 @@ static const struct cfg_row rows[] = {
      "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster; a\n"
      "porep-c18 key takes 18 GiB more device memory (the copy, a larger MSM context). Only\n"
      "when vram_budget holds it, else the key loads without. 0 = never."},
+    {"gpus.fold_dense_min", CFG_INT, "4194304", 0, 1073741823, NULL, F(fold_dense_min),
+     "After a key's first proof, each of its queries (A, B1, B2, C, H) of at least this many\n"
+     "points whose MSM took at least half of its scalars through the windows (a random or\n"
+     "circom witness; not a Filecoin one, mostly 0 and 1) gets the same second copy, when\n"
+     "vram_budget holds it and still leaves room for another key as large. 0 = never."},
     {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
      "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
      "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},

@@ -47,11 +47,12 @@ struct cuzk_config {
     char *snarkjs_dir;
     /* [gpus] */
     int64_t devices[CUZK_CONFIG_MAX_DEVICES];
-    size_t n_devices;     /* 0 = every GPU found */
-    int64_t gpu_threads;  /* threads of the GPU backends' CPU pool; 0 = all CPUs */
-    uint64_t vram_budget; /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
-    int64_t fold_h_min;   /* H queries of at least this many points are folded; 0 = never */
-    int overlap_ntt;      /* a proof's NTTs run beside its witness MSMs */
+    size_t n_devices;       /* 0 = every GPU found */
+    int64_t gpu_threads;    /* threads of the GPU backends' CPU pool; 0 = all CPUs */
+    uint64_t vram_budget;   /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
+    int64_t fold_h_min;     /* H queries of at least this many points are folded; 0 = never */
+    int64_t fold_dense_min; /* dense queries this large are folded after a proof; 0 = never */
+    int overlap_ntt;        /* a proof's NTTs run beside its witness MSMs */
     /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
      * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
      * devices, fallback and trace output are the daemon's to fill */
