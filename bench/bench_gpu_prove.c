@@ -10,18 +10,23 @@
  * allocated there; the key's points are uploaded before it, timed separately), then --reps timed
  * proofs, each verified.
  *
- * Per rep it prints the backend's stage times (SpMV, upload, NTT, H MSM, A/B1/C MSMs, B2 MSM),
- * the prove time (prove_start to prove_finish returning), the verification and their sum, then
- * min and median over the reps. --csv FILE writes one line per rep:
+ * Per rep it prints the backend's stage times (SpMV, upload, NTT, H MSM, A/B1/C MSMs, B2 MSM,
+ * the folds of dense queries), the prove time (prove_start to prove_finish returning), the
+ * verification and their sum, then min and median over the reps. --csv FILE writes one line
+ * per rep:
  *   gpu_prove,<log_n>,<rep>,<spmv_ms>,<upload_ms>,<ntt_ms>,<h_msm_ms>,<msm_ms>,<g2_msm_ms>,
- *   <gpu_ms>,<prove_ms>,<verify_ms>,<total_ms>
+ *   <gpu_ms>,<prove_ms>,<verify_ms>,<total_ms>,<fold_ms>
+ * The backend folds the key's dense queries after its first proof, the warm-up (see
+ * cuzk_cuda_backend_set_fold_dense_min; its fold column says what that took), so the timed reps
+ * run over folded queries; --no-fold sets the threshold to 0 (every query plain, the H query
+ * too: the threshold of folding at upload is also set to 0).
  * A proof that does not verify is a wrong result (exit 1). --quick proves a 2^12 circuit and
  * also checks that the CPU backend gives the same proof bytes for the same blinding.
  * --no-overlap runs the NTTs after the A, B1, B2 and C MSMs instead of beside them
  * (cuzk_cuda_backend_set_overlap): the NTT column is then their whole time.
  *
  *   bench_gpu_prove [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] [--seed S]
- *                   [--no-overlap]
+ *                   [--no-overlap] [--no-fold]
  * Exit status: 0, 1 for a wrong result or a failure, 2 usage, 77 without a GPU (skipped). */
 #include <errno.h>
 #include <stdio.h>
@@ -145,7 +150,7 @@ static int make_key(int log_n, uint64_t seed, const char *cache, struct cuzk_zke
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] "
-            "[--seed S] [--no-overlap]\n",
+            "[--seed S] [--no-overlap] [--no-fold]\n",
             argv0);
     return 2;
 }
@@ -156,7 +161,7 @@ static void report_gpu_failure(const char *why, int rc) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0, log_n = 24, reps = 3, overlap = 1;
+    int quick = 0, log_n = 24, reps = 3, overlap = 1, fold = 1;
     const char *csv_path = NULL, *cache = NULL;
     uint64_t seed = 0xc0ffee;
     for (int i = 1; i < argc; i++) {
@@ -176,6 +181,8 @@ int main(int argc, char **argv) {
             seed = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--no-overlap")) {
             overlap = 0;
+        } else if (!strcmp(argv[i], "--no-fold")) {
+            fold = 0;
         } else {
             return usage(argv[0]);
         }
@@ -211,11 +218,14 @@ int main(int argc, char **argv) {
     }
     printf("# witness and prepared key in %.0f ms\n", bench_now_ms() - t0);
     int rc = cuzk_cuda_backend_init(&gpu, 0, pool);
-    if (rc || (rc = cuzk_cuda_backend_set_overlap(&gpu, overlap))) {
+    if (rc || (rc = cuzk_cuda_backend_set_overlap(&gpu, overlap)) ||
+        (!fold && ((rc = cuzk_cuda_backend_set_fold_min(&gpu, 0)) ||
+                   (rc = cuzk_cuda_backend_set_fold_dense_min(&gpu, 0))))) {
         fprintf(stderr, "bench_gpu_prove: CUDA backend: %s\n", cuzk_strerror(rc));
         goto out;
     }
-    printf("# NTTs %s the A, B1, B2 and C MSMs\n", overlap ? "beside" : "after");
+    printf("# NTTs %s the A, B1, B2 and C MSMs; %s\n", overlap ? "beside" : "after",
+           fold ? "dense queries folded after the first proof" : "no query folded");
     /* the witness in pinned host memory, as the engine's synthesis writes it */
     cuzk_fr *pw = NULL;
     if ((rc = gpu.witness_alloc(&gpu, nw, &pw))) {
@@ -243,7 +253,7 @@ int main(int argc, char **argv) {
     struct cuzk_rng rng;
     cuzk_rng_seed(&rng, seed + 1);
     printf("rep       spmv   upload      ntt    h_msm      msm   g2_msm      gpu    prove   "
-           "verify    total (ms)\n");
+           "verify    total     fold (ms)\n");
     for (int rep = -1; rep < reps; rep++) { /* rep -1: the warm-up */
         struct cuzk_snarkjs_proof proof;
         uint64_t s = cuzk_rng_u64(&rng);
@@ -266,9 +276,9 @@ int main(int argc, char **argv) {
         cuzk_cuda_backend_last_timing(&gpu, &t);
         char name[16] = "warm-up";
         if (rep >= 0) snprintf(name, sizeof name, "%d", rep);
-        printf("%-7s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n", name,
+        printf("%-7s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n", name,
                t.spmv_ms, t.upload_ms, t.ntt_ms, t.h_msm_ms, t.msm_ms, t.g2_msm_ms, t.gpu_total_ms,
-               b - a, c - b, c - a);
+               b - a, c - b, c - a, t.fold_ms);
         fflush(stdout);
         if (quick && rep == 0) { /* the CPU backend, same blinding: the same bytes */
             struct cuzk_backend cpu;
@@ -286,9 +296,9 @@ int main(int argc, char **argv) {
         prove[rep] = b - a;
         total[rep] = c - a;
         if (csv)
-            fprintf(csv, "gpu_prove,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+            fprintf(csv, "gpu_prove,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
                     log_n, rep, t.spmv_ms, t.upload_ms, t.ntt_ms, t.h_msm_ms, t.msm_ms, t.g2_msm_ms,
-                    t.gpu_total_ms, b - a, c - b, c - a);
+                    t.gpu_total_ms, b - a, c - b, c - a, t.fold_ms);
     }
     bench_sort(prove, (size_t)reps);
     bench_sort(total, (size_t)reps);
@@ -297,9 +307,10 @@ int main(int argc, char **argv) {
            log_n, prove[0], prove[reps / 2], total[0], total[reps / 2]);
     struct cuzk_cuda_stats st;
     cuzk_cuda_backend_stats(&gpu, &st);
-    printf("# device memory: key %.0f MiB, work %.0f MiB; pinned host %.0f MiB\n",
+    printf("# device memory: key %.0f MiB, work %.0f MiB; pinned host %.0f MiB; queries folded: "
+           "%zu after the first proof, H at upload: %s\n",
            (double)st.bases_vram / (1 << 20), (double)st.work_vram / (1 << 20),
-           (double)st.pinned / (1 << 20));
+           (double)st.pinned / (1 << 20), st.dense_folded, st.folded ? "yes" : "no");
     ret = 0;
 out:
     if (csv) fclose(csv);
