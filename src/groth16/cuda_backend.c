@@ -396,6 +396,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         return CUZK_ENOMEM;
     }
     k->uid = pk->uid;
+    k->plain_bytes = need; /* before the H query's fold below */
     k->n_vars = pk->n_vars;
     k->n_public = pk->n_public;
     k->domain = pk->domain_size;
@@ -451,7 +452,6 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         }
     }
     k->bytes = need;
-    k->plain_bytes = key_bytes_for(pk);
     k->h_folded = cuzk_gpu_bases_fold_window(k->h) != 0;
     k->last_used = now_ms();
     k->next = st->keys;
