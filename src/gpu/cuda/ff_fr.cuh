@@ -193,10 +193,12 @@ CUZK_HD void fr_chain_add(uint32_t r[8], const uint32_t b[8]) {
 #endif
 }
 
-// The five chains of one step of fr_mul (see there).
+// The chains of fr_mul (see there). Its running sum is T = e + 2^32 o: e holds eight words at
+// place values 0..7, o eight words at place values 1..8.
 
-// x (9 words) += sum over k < 4 of a[2k] w at words 2k, 2k + 1. No carry out of x[8].
-CUZK_HD void fr_chain_madd_even(uint32_t x[9], const uint32_t a[8], uint32_t w) {
+// e (8 words) += sum over k < 4 of a[2k] w at words 2k, 2k + 1; the carry out of e[7] (place
+// value 8) is added to top (o's top word, the same place). No carry out of top.
+CUZK_HD void fr_chain_madd_even(uint32_t e[8], uint32_t &top, const uint32_t a[8], uint32_t w) {
 #ifdef __CUDA_ARCH__
     asm("mad.lo.cc.u32 %0, %9, %13, %0;\n\t"
         "madc.hi.cc.u32 %1, %9, %13, %1;\n\t"
@@ -207,17 +209,17 @@ CUZK_HD void fr_chain_madd_even(uint32_t x[9], const uint32_t a[8], uint32_t w) 
         "madc.lo.cc.u32 %6, %12, %13, %6;\n\t"
         "madc.hi.cc.u32 %7, %12, %13, %7;\n\t"
         "addc.u32 %8, %8, 0;"
-        : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
-          "+r"(x[7]), "+r"(x[8])
+        : "+r"(e[0]), "+r"(e[1]), "+r"(e[2]), "+r"(e[3]), "+r"(e[4]), "+r"(e[5]), "+r"(e[6]),
+          "+r"(e[7]), "+r"(top)
         : "r"(a[0]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(w));
 #else
-    x[8] += static_cast<uint32_t>(host_mac_pairs(x, a, 2, w, 0, 4, 0));
+    top += static_cast<uint32_t>(host_mac_pairs(e, a, 2, w, 0, 4, 0));
 #endif
 }
 
-// y (8 words) = sum over k < 4 of a[2k + 1] w at words 2k, 2k + 1: four plain wide products
-// that do not overlap.
-CUZK_HD void fr_chain_mul_odd(uint32_t y[8], const uint32_t a[8], uint32_t w) {
+// y (8 words) = sum over k < 4 of a[OFF + 2k] w at words 2k, 2k + 1: four plain wide products
+// that do not overlap (OFF = 0: the even words of a, OFF = 1: the odd ones).
+template <int OFF> CUZK_HD void fr_chain_mul_pairs(uint32_t y[8], const uint32_t a[8], uint32_t w) {
 #ifdef __CUDA_ARCH__
     asm("{\n\t"
         ".reg .u64 w;\n\t"
@@ -232,22 +234,61 @@ CUZK_HD void fr_chain_mul_odd(uint32_t y[8], const uint32_t a[8], uint32_t w) {
         "}"
         : "=r"(y[0]), "=r"(y[1]), "=r"(y[2]), "=r"(y[3]), "=r"(y[4]), "=r"(y[5]), "=r"(y[6]),
           "=r"(y[7])
-        : "r"(a[1]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(w));
+        : "r"(a[OFF]), "r"(a[OFF + 2]), "r"(a[OFF + 4]), "r"(a[OFF + 6]), "r"(w));
 #else
     for (int k = 0; k < 4; k++) {
-        const uint64_t p = static_cast<uint64_t>(a[2 * k + 1]) * w;
+        const uint64_t p = static_cast<uint64_t>(a[OFF + 2 * k]) * w;
         y[2 * k] = static_cast<uint32_t>(p);
         y[2 * k + 1] = static_cast<uint32_t>(p >> 32);
     }
 #endif
 }
 
-// m = -x[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1) and hi1 = m - [m != 0] (the
-// high word of m r_1, for fr_chain_redc_odd: the subtraction's borrow), then x (9 words) +=
-// m r_even at words 2k, 2k + 1 (m r_0 = m); returns m. No carry out of x[8]. (m is computed
-// inside the chain's asm statement: computed outside it, ptxas no longer fuses the chain's
-// multiply-add pairs into wide ones, 48 more multiplier instructions per multiplication.)
-CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9], uint32_t *hi1) {
+// The step's division by 2^32 folded into its odd products: given the previous step's e (whose
+// word 0 the reduction cleared) and the new e0 (the previous o's word 0), e0 += e[1] and
+// o (8 words, fresh) = e[2..7] + sum over k < 4 of a[2k + 1] w at words 2k, 2k + 1, with the
+// carry of e0 + e[1] entering at o's word 0 (place value 1, as e0's word is place value 0).
+// So (e >> 32) + previous o, the step's quotient, is never formed: e's words move down two
+// places as the addends of the products. No carry out of o[7].
+CUZK_HD void fr_chain_shift_madd_odd(uint32_t o[8], uint32_t &e0, const uint32_t e[8],
+                                     const uint32_t a[8], uint32_t w) {
+#ifdef __CUDA_ARCH__
+    asm("add.cc.u32 %8, %8, %9;\n\t"
+        "madc.lo.cc.u32 %0, %16, %20, %10;\n\t"
+        "madc.hi.cc.u32 %1, %16, %20, %11;\n\t"
+        "madc.lo.cc.u32 %2, %17, %20, %12;\n\t"
+        "madc.hi.cc.u32 %3, %17, %20, %13;\n\t"
+        "madc.lo.cc.u32 %4, %18, %20, %14;\n\t"
+        "madc.hi.cc.u32 %5, %18, %20, %15;\n\t"
+        "madc.lo.cc.u32 %6, %19, %20, %21;\n\t"
+        "madc.hi.u32 %7, %19, %20, %21;"
+        : "=&r"(o[0]), "=&r"(o[1]), "=&r"(o[2]), "=&r"(o[3]), "=&r"(o[4]), "=&r"(o[5]), "=&r"(o[6]),
+          "=&r"(o[7]), "+r"(e0)
+        : "r"(e[1]), "r"(e[2]), "r"(e[3]), "r"(e[4]), "r"(e[5]), "r"(e[6]), "r"(e[7]), "r"(a[1]),
+          "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(w), "r"(0u));
+#else
+    uint64_t s = static_cast<uint64_t>(e0) + e[1];
+    e0 = static_cast<uint32_t>(s);
+    uint64_t c = s >> 32;
+    for (int k = 0; k < 4; k++) {
+        const uint64_t p = static_cast<uint64_t>(a[2 * k + 1]) * w;
+        s = static_cast<uint64_t>(static_cast<uint32_t>(p)) + (k < 3 ? e[2 * k + 2] : 0u) + c;
+        o[2 * k] = static_cast<uint32_t>(s);
+        c = s >> 32;
+        s = (p >> 32) + (k < 3 ? e[2 * k + 3] : 0u) + c;
+        o[2 * k + 1] = static_cast<uint32_t>(s);
+        c = s >> 32; // zero after the last word
+    }
+#endif
+}
+
+// m = -e[0] (the reduction factor: r = 1 mod 2^32, so -r^-1 = -1) and hi1 = m - [m != 0] (the
+// high word of m r_1, for fr_chain_redc_odd: the subtraction's borrow), then e (8 words) +=
+// m r_even at words 2k, 2k + 1 (m r_0 = m), the carry out of e[7] added to top (as in
+// fr_chain_madd_even); returns m. (m is computed inside the chain's asm statement: computed
+// outside it, ptxas no longer fuses the chain's multiply-add pairs into wide ones, 48 more
+// multiplier instructions per multiplication.)
+CUZK_HD uint32_t fr_chain_redc_even(uint32_t e[8], uint32_t &top, uint32_t *hi1) {
     uint32_t m, h;
 #ifdef __CUDA_ARCH__
     asm("sub.cc.u32 %9, 0, %0;\n\t"
@@ -261,30 +302,30 @@ CUZK_HD uint32_t fr_chain_redc_even(uint32_t x[9], uint32_t *hi1) {
         "madc.lo.cc.u32 %6, %9, %13, %6;\n\t"
         "madc.hi.cc.u32 %7, %9, %13, %7;\n\t"
         "addc.u32 %8, %8, 0;"
-        : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
-          "+r"(x[7]), "+r"(x[8]), "=&r"(m), "=&r"(h)
+        : "+r"(e[0]), "+r"(e[1]), "+r"(e[2]), "+r"(e[3]), "+r"(e[4]), "+r"(e[5]), "+r"(e[6]),
+          "+r"(e[7]), "+r"(top), "=&r"(m), "=&r"(h)
         : "r"(fr_p<2>::v), "r"(fr_p<4>::v), "r"(fr_p<6>::v));
 #else
-    m = 0u - x[0];
-    h = m - (x[0] != 0 ? 1u : 0u);
+    m = 0u - e[0];
+    h = m - (e[0] != 0 ? 1u : 0u);
     const uint32_t r[3] = {fr_p<2>::v, fr_p<4>::v, fr_p<6>::v};
-    uint64_t s = static_cast<uint64_t>(x[0]) + m;
-    x[0] = static_cast<uint32_t>(s);
-    s = static_cast<uint64_t>(x[1]) + (s >> 32);
-    x[1] = static_cast<uint32_t>(s);
-    x[8] += static_cast<uint32_t>(host_mac_pairs(x, r, 1, m, 1, 4, s >> 32)); // m r[k - 1]
+    uint64_t s = static_cast<uint64_t>(e[0]) + m;
+    e[0] = static_cast<uint32_t>(s);
+    s = static_cast<uint64_t>(e[1]) + (s >> 32);
+    e[1] = static_cast<uint32_t>(s);
+    top += static_cast<uint32_t>(host_mac_pairs(e, r, 1, m, 1, 4, s >> 32)); // m r[k - 1]
 #endif
     *hi1 = h;
     return m;
 }
 
-// y (8 words) += m r_odd: m r_(2k+1) at words 2k, 2k + 1, given x0 = -m mod 2^32 (the word
-// that m cancels) and hi1 from fr_chain_redc_even. No carry out of y[7]. r_1 = 2^32 - 1, so
-// m r_1 = (m - c) 2^32 + (c 2^32 - m) with c = [m != 0]: its words are x0 and hi1 = m - c,
+// o (8 words) += m r_odd: m r_(2k+1) at words 2k, 2k + 1, given e0 = -m mod 2^32 (the word
+// that m cancels) and hi1 from fr_chain_redc_even. No carry out of o[7]. r_1 = 2^32 - 1, so
+// m r_1 = (m - c) 2^32 + (c 2^32 - m) with c = [m != 0]: its words are e0 and hi1 = m - c,
 // which the integer ALU makes in place of the multiplier (on sm_90 a wide product occupies the
 // multiplier pipe twice as long as an ALU instruction its pipe, and the NTT is bound by the
 // multiplier).
-CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m, uint32_t x0, uint32_t hi1) {
+CUZK_HD void fr_chain_redc_odd(uint32_t o[8], uint32_t m, uint32_t e0, uint32_t hi1) {
 #ifdef __CUDA_ARCH__
     asm("add.cc.u32 %0, %0, %9;\n\t"
         "addc.cc.u32 %1, %1, %10;\n\t"
@@ -294,42 +335,42 @@ CUZK_HD void fr_chain_redc_odd(uint32_t y[8], uint32_t m, uint32_t x0, uint32_t 
         "madc.hi.cc.u32 %5, %8, %12, %5;\n\t"
         "madc.lo.cc.u32 %6, %8, %13, %6;\n\t"
         "madc.hi.u32 %7, %8, %13, %7;"
-        : "+r"(y[0]), "+r"(y[1]), "+r"(y[2]), "+r"(y[3]), "+r"(y[4]), "+r"(y[5]), "+r"(y[6]),
-          "+r"(y[7])
-        : "r"(m), "r"(x0), "r"(hi1), "r"(fr_p<3>::v), "r"(fr_p<5>::v), "r"(fr_p<7>::v));
+        : "+r"(o[0]), "+r"(o[1]), "+r"(o[2]), "+r"(o[3]), "+r"(o[4]), "+r"(o[5]), "+r"(o[6]),
+          "+r"(o[7])
+        : "r"(m), "r"(e0), "r"(hi1), "r"(fr_p<3>::v), "r"(fr_p<5>::v), "r"(fr_p<7>::v));
 #else
     const uint32_t r[3] = {fr_p<3>::v, fr_p<5>::v, fr_p<7>::v};
-    uint64_t s = static_cast<uint64_t>(y[0]) + x0;
-    y[0] = static_cast<uint32_t>(s);
-    s = static_cast<uint64_t>(y[1]) + hi1 + (s >> 32);
-    y[1] = static_cast<uint32_t>(s);
-    (void)host_mac_pairs(y, r, 1, m, 1, 4, s >> 32); // m r[k - 1]; no carry out of y[7]
+    uint64_t s = static_cast<uint64_t>(o[0]) + e0;
+    o[0] = static_cast<uint32_t>(s);
+    s = static_cast<uint64_t>(o[1]) + hi1 + (s >> 32);
+    o[1] = static_cast<uint32_t>(s);
+    (void)host_mac_pairs(o, r, 1, m, 1, 4, s >> 32); // m r[k - 1]; no carry out of o[7]
 #endif
 }
 
-// x <- (x >> 32) + y: x[i] = x[i + 1] + y[i] for i < 8 with carries, x[8] = the carry out.
-CUZK_HD void fr_chain_shift_add(uint32_t x[9], const uint32_t y[8]) {
+// t = (e >> 32) + o: t[i] = e[i + 1] + o[i] for i < 7, t[7] = o[7] + the carry (the
+// multiplication's quotient after its last step). No carry out of t[7].
+CUZK_HD void fr_chain_merge(uint32_t t[8], const uint32_t e[8], const uint32_t o[8]) {
 #ifdef __CUDA_ARCH__
-    asm("add.cc.u32 %0, %1, %9;\n\t"
-        "addc.cc.u32 %1, %2, %10;\n\t"
-        "addc.cc.u32 %2, %3, %11;\n\t"
-        "addc.cc.u32 %3, %4, %12;\n\t"
-        "addc.cc.u32 %4, %5, %13;\n\t"
-        "addc.cc.u32 %5, %6, %14;\n\t"
-        "addc.cc.u32 %6, %7, %15;\n\t"
-        "addc.cc.u32 %7, %8, %16;\n\t"
-        "addc.u32 %8, 0, 0;"
-        : "+r"(x[0]), "+r"(x[1]), "+r"(x[2]), "+r"(x[3]), "+r"(x[4]), "+r"(x[5]), "+r"(x[6]),
-          "+r"(x[7]), "+r"(x[8])
-        : "r"(y[0]), "r"(y[1]), "r"(y[2]), "r"(y[3]), "r"(y[4]), "r"(y[5]), "r"(y[6]), "r"(y[7]));
+    asm("add.cc.u32 %0, %8, %15;\n\t"
+        "addc.cc.u32 %1, %9, %16;\n\t"
+        "addc.cc.u32 %2, %10, %17;\n\t"
+        "addc.cc.u32 %3, %11, %18;\n\t"
+        "addc.cc.u32 %4, %12, %19;\n\t"
+        "addc.cc.u32 %5, %13, %20;\n\t"
+        "addc.cc.u32 %6, %14, %21;\n\t"
+        "addc.u32 %7, %22, 0;"
+        : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]),
+          "=r"(t[7])
+        : "r"(e[1]), "r"(e[2]), "r"(e[3]), "r"(e[4]), "r"(e[5]), "r"(e[6]), "r"(e[7]), "r"(o[0]),
+          "r"(o[1]), "r"(o[2]), "r"(o[3]), "r"(o[4]), "r"(o[5]), "r"(o[6]), "r"(o[7]));
 #else
     uint64_t c = 0;
     for (int i = 0; i < 8; i++) {
-        const uint64_t s = static_cast<uint64_t>(x[i + 1]) + y[i] + c;
-        x[i] = static_cast<uint32_t>(s);
+        const uint64_t s = static_cast<uint64_t>(i < 7 ? e[i + 1] : 0u) + o[i] + c;
+        t[i] = static_cast<uint32_t>(s);
         c = s >> 32;
     }
-    x[8] = static_cast<uint32_t>(c);
 #endif
 }
 
@@ -369,31 +410,47 @@ CUZK_HD fr_t fr_neg(const fr_t &a) { return fr_sub(fr_zero(), a); }
 // a * b / 2^256 mod r: CIOS Montgomery multiplication, one 32-bit word b_i of b per step, with
 // the partial products split by the parity of their word index so that every carry chain adds
 // the low and the high half of one 32 x 32-bit product to two adjacent words (the form the
-// hardware's wide multiply-add with carry executes as one instruction):
-//   x (9 words) holds the words at even offsets' products:  x += a_(2k) b_i at words 2k, 2k+1;
-//   y (8 words, one word up) holds the odd ones:             y  = a_(2k+1) b_i at words 2k, 2k+1
-//     of y, i.e. words 2k+1, 2k+2 of the sum (they do not overlap: four plain wide products);
-//   m = -x_0 (r = 1 mod 2^32, so -r^-1 = -1 and m r_0 = m), x += m r_(even), y += m r_(odd)
-//     (m r_1 without a multiplication: r_1 = 2^32 - 1, see fr_chain_redc_odd);
-//   then x_0 = 0 and the sum divided by 2^32 is (x >> 32) + y, one addition chain.
-// With x + 2^32 y < 2r on entry, the sum stays below 2^33 r < 2^288, so x never carries out of
-// its ninth word and y (= at most the sum / 2^32) fits eight words; after the step the sum is
-// below 2r again, and one conditional subtraction at the end reduces it.
+// hardware's wide multiply-add with carry executes as one instruction). The running sum is
+// T = e + 2^32 o, e of 8 words at place values 0..7 (the even words' products: a_(2k) b_i at
+// words 2k, 2k + 1) and o of 8 words at place values 1..8 (the odd ones: a_(2k+1) b_i at o's
+// words 2k, 2k + 1). A step:
+//   the quotient of the previous step, T / 2^32 = (e >> 32) + o, is taken apart as: new e = old
+//     o, whose words now sit at place values 0..7, plus old e_1 at word 0; new o = old e_2..7,
+//     now at place values 1..6: they become the addends of the odd products' multiply-adds
+//     (fr_chain_shift_madd_odd), so the division costs one addition, not a chain of eight;
+//   e += a_(even) b_i, its carry out into o's top word (fr_chain_madd_even);
+//   m = -e_0 (r = 1 mod 2^32, so -r^-1 = -1 and m r_0 = m), e += m r_(even), o += m r_(odd)
+//     (m r_1 without a multiplication: r_1 = 2^32 - 1, see fr_chain_redc_odd); now e_0 = 0.
+// The first step starts from T = 0 with plain products, and after the last one the quotient is
+// formed once (fr_chain_merge). Bounds: with T < 2r before a step (a, r < 2^255), the step's sum
+// T + a b_i + m r stays below 2^33 r < 2^288; o, which is at most that sum / 2^32 at every
+// moment (all addends are non-negative), stays below 2r < 2^256, so no chain carries out of
+// o's top word, and e's carries out are added there exactly. The quotient is below 2r again,
+// and one conditional subtraction at the end reduces it.
 CUZK_HD fr_t fr_mul(const fr_t &a, const fr_t &b) {
-    uint32_t x[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t e[8], o[8], hi1;
+    fr_chain_mul_pairs<0>(e, a.l, b.l[0]);
+    fr_chain_mul_pairs<1>(o, a.l, b.l[0]);
+    uint32_t e0 = e[0], m = fr_chain_redc_even(e, o[7], &hi1);
+    fr_chain_redc_odd(o, m, e0, hi1);
     CUZK_UNROLL
-    for (int i = 0; i < 8; i++) {
-        uint32_t y[8];
-        fr_chain_madd_even(x, a.l, b.l[i]);
-        fr_chain_mul_odd(y, a.l, b.l[i]);
-        uint32_t hi1;
-        const uint32_t x0 = x[0], m = fr_chain_redc_even(x, &hi1);
-        fr_chain_redc_odd(y, m, x0, hi1);
-        fr_chain_shift_add(x, y);
+    for (int i = 1; i < 8; i++) {
+        uint32_t ne[8], no[8];
+        CUZK_UNROLL
+        for (int j = 0; j < 8; j++) ne[j] = o[j];
+        fr_chain_shift_madd_odd(no, ne[0], e, a.l, b.l[i]);
+        fr_chain_madd_even(ne, no[7], a.l, b.l[i]);
+        e0 = ne[0];
+        m = fr_chain_redc_even(ne, no[7], &hi1);
+        fr_chain_redc_odd(no, m, e0, hi1);
+        CUZK_UNROLL
+        for (int j = 0; j < 8; j++) {
+            e[j] = ne[j];
+            o[j] = no[j];
+        }
     }
     fr_t t;
-    CUZK_UNROLL
-    for (int i = 0; i < 8; i++) t.l[i] = x[i]; // x[8] is zero: the result is below 2r < 2^256
+    fr_chain_merge(t.l, e, o); // below 2r < 2^256
     return fr_reduce_once(t);
 }
 

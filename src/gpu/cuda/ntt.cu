@@ -42,12 +42,14 @@
 // the work.
 //
 // Speed, on the H200 (data in device memory, forward natural -> natural, kernels alone;
-// docs/performance.md 2026-12-02): 2^20 0.251 ms, 2^22 1.019, 2^24 4.165, 2^26 18.24, 2^27 38.00;
-// the coset inverse about 13 % more. The radix-2 kernel that preceded this one took 0.273,
-// 1.069, 4.361, 18.95 and 39.10 ms. The kernel is bound by the multiplier pipe, not by memory (a
-// pass over 2^24 elements moves 1 GiB, 0.25 ms): on sm_90 an IMAD occupies it 2 cycles per warp
-// and a wide one (IMAD.WIDE, IMAD.HI) 4, an ALU instruction its own pipe 2 cycles, and ptxas
-// moves plain adds and moves between the two to balance them. Per butterfly (SASS of the step
+// docs/performance.md): 2^24 3.75 ms, 2^27 34.3 (2026-12-03, the multiplication whose steps fold
+// their division into the multiply-adds, ff_fr.cuh); before it 2^20 0.251 ms, 2^22 1.019, 2^24
+// 4.165, 2^26 18.24, 2^27 38.00 (2026-12-02); the coset inverse about 13 % more. The radix-2
+// kernel that preceded this one took 0.273, 1.069, 4.361, 18.95 and 39.10 ms.
+// The kernel is bound by the multiplier pipe, not by memory (a pass over 2^24 elements moves 1
+// GiB, 0.25 ms): on sm_90 an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE,
+// IMAD.HI) 4, an ALU instruction its own pipe 2 cycles, and ptxas moves plain adds and moves
+// between the two to balance them. Per butterfly (SASS of the step
 // loops, ptxas for sm_90):
 //                   instructions  wide IMAD  other IMAD  ALU   multiplier-pipe cycles/warp
 //   radix 2 (old)       340          120         21       185        522
@@ -61,10 +63,10 @@
 // multiprocessor), no spills in the step loops; unbounded (154 registers) it ran 5 % slower at
 // 2^24, and every other block shape measured was slower than 2^10 elements as 4 columns of 128
 // threads.
-// Next steps: fewer ALU instructions in the multiplication (a parity-alternating accumulator
-// layout that drops the per-word x + y merge, 64 of its additions: with less ALU pressure
-// ptxas stops moving work onto the multiplier pipe). Blocks of 2^11 elements (2^27 in three
-// passes instead of four) measured slower (38.9 ms).
+// (The instruction counts above are those of the multiplication before 2026-12-03; its steps
+// now add one word where they added nine, 64 additions fewer per multiplication, which took
+// 9-10 % off the transforms of 2^24 and 2^27.) Blocks of 2^11 elements (2^27 in three passes
+// instead of four) measured slower, before (38.9 ms) and after (35.7 against 34.4) that change.
 #include <cuda_runtime.h>
 
 #include <algorithm>
