@@ -125,48 +125,13 @@ static int gpu_ok(int err, const char *what, int log_n) {
 /* ---- device field arithmetic --------------------------------------------------------------- */
 
 static void test_field(void) {
-    static const uint64_t r[4] = CUZK_FR_MODULUS, half[4] = CUZK_FR_HALF;
-    /* raw Montgomery limbs, all below r */
-    const uint64_t edges[][4] = {
-        {0, 0, 0, 0},
-        {1, 0, 0, 0},
-        {2, 0, 0, 0},
-        {r[0] - 1, r[1], r[2], r[3]},
-        {r[0] - 2, r[1], r[2], r[3]},
-        {half[0], half[1], half[2], half[3]},
-        {half[0] + 1, half[1], half[2], half[3]},
-        {0xffffffffull, 0, 0, 0},
-        {~0ull, 0, 0, 0},
-        {~0ull, ~0ull, 0, 0},
-        {~0ull, ~0ull, ~0ull, 0},
-        {0, 0, 0, 1ull << 62},
-        {0, r[1], r[2], r[3]}, /* r - (2^64 - 2^32 + ... ): below r */
-        {r[0] - (1ull << 32), r[1], r[2], r[3]},
-        {~0ull, ~0ull, ~0ull, r[3] - 1}, /* the largest value with top limb r[3] - 1 */
-    };
-    const size_t ne = sizeof edges / sizeof edges[0], nrand = 1 << 14, n = ne * ne + nrand;
+    const size_t nrand = 1 << 14, n = TEST_FR_NEDGES * TEST_FR_NEDGES + nrand;
     cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
             *want = malloc(n * sizeof *want);
-    for (size_t i = 0; i < ne; i++)
-        for (size_t j = 0; j < ne; j++) {
-            memcpy(a[i * ne + j].l, edges[i], sizeof a->l);
-            memcpy(b[i * ne + j].l, edges[j], sizeof b->l);
-        }
-    for (size_t i = ne * ne; i < n; i++) {
-        cuzk_fr_random(&a[i], &test_rng);
-        cuzk_fr_random(&b[i], &test_rng);
-    }
+    test_fr_pairs(a, b, nrand); /* every pair of the edge values, then random pairs */
     static const char *op_name[] = {"add", "sub", "mul", "sqr", "neg"};
     for (int op = CUZK_GPU_FR_ADD; op <= CUZK_GPU_FR_NEG; op++) {
-        for (size_t i = 0; i < n; i++) {
-            switch (op) {
-            case CUZK_GPU_FR_ADD: cuzk_fr_add(&want[i], &a[i], &b[i]); break;
-            case CUZK_GPU_FR_SUB: cuzk_fr_sub(&want[i], &a[i], &b[i]); break;
-            case CUZK_GPU_FR_MUL: cuzk_fr_mul(&want[i], &a[i], &b[i]); break;
-            case CUZK_GPU_FR_SQR: cuzk_fr_sqr(&want[i], &a[i]); break;
-            default: cuzk_fr_neg(&want[i], &a[i]); break;
-            }
-        }
+        test_fr_apply(op, want, a, b, n);
         memset(got, 0xa5, n * sizeof *got);
         if (!gpu_ok(cuzk_gpu_fr_eval(0, (enum cuzk_gpu_fr_op)op, a, b, got, n), "fr_eval", 0))
             continue;

@@ -3,7 +3,8 @@
  *   - Fp and Fp2 add, sub, mul, sqr on every pair of edge values and 10^4 random pairs, and
  *     inversion (the binary GCD) on the special inputs of test_util.h (small, power-of-two,
  *     near-p and near-2^380 values, runs of ones, one half zero in Fp2) and 20 000 random Fp /
- *     4000 random Fp2 elements, bit for bit against src/ff;
+ *     4000 random Fp2 elements, bit for bit against src/ff; Fr add, sub, mul, sqr, neg on
+ *     every pair of edge values and 20 000 random pairs;
  *   - the XYZZ formulas through the eval chain of cuzk_gpu_g*_add_eval (a + b and 2a) on random
  *     points and on the exceptional cases: a = b, a = -b, b = 3a, identities; the same chain
  *     with its mixed additions made into a running sum in memory (madd_mem, the summing
@@ -144,6 +145,44 @@ static void test_fp(void) {
     free(b);
     free(got);
     free(want);
+}
+
+static void fr_hex(char out[67], const cuzk_fr *a) {
+    char *o = out;
+    o += sprintf(o, "0x");
+    for (int i = 3; i >= 0; i--) o += sprintf(o, "%016llx", (unsigned long long)a->l[i]);
+}
+
+/* Fr: the NTT's multiplication and the butterfly's addition and subtraction, on the host
+ * spelling of their carry chains (the device spelling: test_gpu_ntt's field checks). */
+static void test_fr(void) {
+    const size_t nrand = 20000, n = TEST_FR_NEDGES * TEST_FR_NEDGES + nrand;
+    cuzk_fr *a = test_xmalloc(n * sizeof *a), *b = test_xmalloc(n * sizeof *b),
+            *got = test_xmalloc(n * sizeof *got), *want = test_xmalloc(n * sizeof *want);
+    test_fr_pairs(a, b, nrand); /* every pair of the edge values, then random pairs */
+    static const char *name[] = {"add", "sub", "mul", "sqr", "neg"};
+    for (int op = CUZK_GPU_FR_ADD; op <= CUZK_GPU_FR_NEG; op++) {
+        test_fr_apply(op, want, a, b, n);
+        memset(got, 0xa5, n * sizeof *got);
+        CHECK(cuzk_gpu_twin_fr((enum cuzk_gpu_fr_op)op, a, b, got, n) == CUZK_OK);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (cuzk_fr_eq(&got[i], &want[i])) continue;
+            if (!bad++) {
+                char x[67], y[67], g[67], w[67];
+                fr_hex(x, &a[i]), fr_hex(y, &b[i]), fr_hex(g, &got[i]), fr_hex(w, &want[i]);
+                fprintf(stderr,
+                        "test_gpu_twin: fr %s at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n",
+                        name[op], i, x, y, g, w);
+            }
+        }
+        CHECK(bad == 0);
+    }
+    /* bad arguments are refused */
+    CHECK(cuzk_gpu_twin_fr((enum cuzk_gpu_fr_op)7, a, b, got, 1) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_fr(CUZK_GPU_FR_MUL, a, NULL, got, 1) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_twin_fr(CUZK_GPU_FR_SQR, a, NULL, got, 1) == CUZK_OK);
+    free(a), free(b), free(got), free(want);
 }
 
 static void test_fp2(void) {
@@ -849,6 +888,7 @@ int main(void) {
     }
     test_fp();
     test_fp2();
+    test_fr();
     test_digits();
     cuzk_g1_test_add();
     cuzk_g2_test_add();

@@ -9,6 +9,7 @@
 #include "ff/ff_constants.h"
 #include "ff/fr.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
 
 struct cuzk_rng test_rng;
 long test_checks, test_failures;
@@ -92,6 +93,57 @@ void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]) {
         CUZK_FP_R1,
     };
     for (int i = 0; i < TEST_FP_NEDGES; i++) memcpy(out[i].l, edges[i], sizeof out[i].l);
+}
+
+void test_fr_edges(cuzk_fr out[TEST_FR_NEDGES]) {
+    static const uint64_t r[4] = CUZK_FR_MODULUS, half[4] = CUZK_FR_HALF;
+    const uint64_t edges[TEST_FR_NEDGES][4] = {
+        {0, 0, 0, 0},
+        {1, 0, 0, 0},
+        {2, 0, 0, 0},
+        {r[0] - 1, r[1], r[2], r[3]},
+        {r[0] - 2, r[1], r[2], r[3]},
+        {half[0], half[1], half[2], half[3]},
+        {half[0] + 1, half[1], half[2], half[3]},
+        {0xffffffffull, 0, 0, 0},
+        {~0ull, 0, 0, 0},
+        {~0ull, ~0ull, 0, 0},
+        {~0ull, ~0ull, ~0ull, 0},
+        {0, 0, 0, 1ull << 62},
+        {0, r[1], r[2], r[3]},                   /* r less its low limb: below r */
+        {r[0] - (1ull << 32), r[1], r[2], r[3]}, /* r - 2^32 */
+        {~0ull, ~0ull, ~0ull, r[3] - 1},         /* the largest value with top limb r[3] - 1 */
+        CUZK_FR_R1,
+    };
+    for (int i = 0; i < TEST_FR_NEDGES; i++) memcpy(out[i].l, edges[i], sizeof out[i].l);
+}
+
+size_t test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand) {
+    cuzk_fr edges[TEST_FR_NEDGES];
+    test_fr_edges(edges);
+    const size_t ne = TEST_FR_NEDGES;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++) {
+            a[i * ne + j] = edges[i];
+            b[i * ne + j] = edges[j];
+        }
+    for (size_t i = ne * ne; i < ne * ne + nrand; i++) {
+        cuzk_fr_random(&a[i], &test_rng);
+        cuzk_fr_random(&b[i], &test_rng);
+    }
+    return ne * ne + nrand;
+}
+
+void test_fr_apply(int op, cuzk_fr *want, const cuzk_fr *a, const cuzk_fr *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        switch (op) {
+        case CUZK_GPU_FR_ADD: cuzk_fr_add(&want[i], &a[i], &b[i]); break;
+        case CUZK_GPU_FR_SUB: cuzk_fr_sub(&want[i], &a[i], &b[i]); break;
+        case CUZK_GPU_FR_MUL: cuzk_fr_mul(&want[i], &a[i], &b[i]); break;
+        case CUZK_GPU_FR_SQR: cuzk_fr_sqr(&want[i], &a[i]); break;
+        default: cuzk_fr_neg(&want[i], &a[i]); break;
+        }
+    }
 }
 
 /* r = a + b (add) or a - b (sub) on six limbs, the carry or borrow out dropped. */

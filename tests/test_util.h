@@ -13,6 +13,7 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fp.h"
+#include "ff/fr.h"
 #include "msm/msm.h"
 #include "util/pool.h"
 #include "util/rand.h"
@@ -52,6 +53,16 @@ void test_scalar_set(cuzk_scalar *k, uint64_t v);
  * and one above, values at limb and carry boundaries, p less its low limb, R mod p (one). */
 #define TEST_FP_NEDGES 15
 void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]);
+/* The edge values of Fr as raw Montgomery limbs, all below r: 0, 1, 2, r - 1, r - 2, (r - 1) / 2
+ * and one above, values at limb and carry boundaries (32-bit ones too: the GPU code works on
+ * 32-bit words), r less its low limb, the largest value below r's top limb, R mod r (one). */
+#define TEST_FR_NEDGES 16
+void test_fr_edges(cuzk_fr out[TEST_FR_NEDGES]);
+/* The operands of the GPU Fr checks: a[i], b[i] for i < TEST_FR_NEDGES^2 are every pair of the
+ * edge values, the next nrand pairs random (test_rng). Returns the count of pairs. */
+size_t test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand);
+/* want[i] = op(a[i], b[i]) by src/ff, op an enum cuzk_gpu_fr_op (add, sub, mul, sqr, neg). */
+void test_fr_apply(int op, cuzk_fr *want, const cuzk_fr *a, const cuzk_fr *b, size_t n);
 /* The inputs that make an inversion by the binary GCD work hardest or take rare paths, as raw
  * Montgomery limbs below p: the edge values, the integers 3..1000, each 2^k (k <= 380) with
  * 2^k - 1, 2^k + 1 and p - 2^k, runs of ones (2^j - 1) 2^i of several lengths, 2^380 + d for

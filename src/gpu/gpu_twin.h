@@ -4,8 +4,9 @@
  * Promise: each function runs, on the host, the very functions the GPU runs (the device field
  * and curve code is __host__ __device__ with portable C++ in place of the PTX carry chains),
  * so comparing a twin with src/ff, src/ec and src/msm checks the GPU's arithmetic, formulas,
- * digit decomposition, MSM driver and batch multiplication everywhere but in the PTX of six
- * carry chains and the CUB calls (which the GPU tests in tests/test_gpu_msm.c cover). The
+ * digit decomposition, MSM driver, batch multiplication and NTT everywhere but in the PTX of the
+ * fields' carry chains and the CUB calls (which the GPU tests in tests/test_gpu_msm.c and
+ * tests/test_gpu_ntt.c cover). The
  * twins are slow (portable 32-bit arithmetic, one thread): for thousands of field operations
  * and MSMs of a few thousand points.
  *
@@ -27,6 +28,9 @@ extern "C" {
 
 /* out[i] = op(a[i], b[i]) by the device field code on the host (as cuzk_gpu_fp_eval). */
 int cuzk_gpu_twin_fp(enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out, size_t n);
+/* The same for Fr (as cuzk_gpu_fr_eval; b may be NULL for SQR and NEG). */
+int cuzk_gpu_twin_fr(enum cuzk_gpu_fr_op op, const cuzk_fr *a, const cuzk_fr *b, cuzk_fr *out,
+                     size_t n);
 /* As cuzk_gpu_g*_add_eval: the device XYZZ formulas, their exceptional cases included. */
 int cuzk_gpu_twin_g1_add(const cuzk_g1_affine *a, const cuzk_g1_affine *b, cuzk_g1 *sum_out,
                          cuzk_g1 *dbl_out, size_t n);

@@ -188,9 +188,9 @@ __global__ void twiddle_lower_kernel(fr_mem *tw, size_t half) {
     if (e < half) twiddle_lower_at(tw, half, e);
 }
 
-__global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem *out, size_t n) {
-    size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+// out[i] = op(a[i], b[i]): the field checks' body, run by fr_eval_kernel and by the host twin
+// (cuzk_gpu_twin_fr).
+CUZK_HD void fr_eval_at(int op, const fr_mem *a, const fr_mem *b, fr_mem *out, size_t i) {
     fr_t x = cuzk_cuda::fr_load(a + i), y = cuzk_cuda::fr_load(b + i), r;
     switch (op) {
     case CUZK_GPU_FR_ADD: r = cuzk_cuda::fr_add(x, y); break;
@@ -200,6 +200,11 @@ __global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem 
     default: r = cuzk_cuda::fr_neg(x); break;
     }
     cuzk_cuda::fr_store(out + i, r);
+}
+
+__global__ void fr_eval_kernel(int op, const fr_mem *a, const fr_mem *b, fr_mem *out, size_t n) {
+    const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) fr_eval_at(op, a, b, out, i);
 }
 
 // ---- one pass: the phases of a block --------------------------------------------------------
@@ -874,6 +879,17 @@ extern "C" int cuzk_gpu_fr_eval(int device, enum cuzk_gpu_fr_op op, const cuzk_f
 }
 
 // ---- host twin (gpu_twin.h) -----------------------------------------------------------------
+
+extern "C" int cuzk_gpu_twin_fr(enum cuzk_gpu_fr_op op, const cuzk_fr *a, const cuzk_fr *b,
+                                cuzk_fr *out, size_t n) {
+    if (op < CUZK_GPU_FR_ADD || op > CUZK_GPU_FR_NEG ||
+        (n && (!a || !out || (!b && op != CUZK_GPU_FR_SQR && op != CUZK_GPU_FR_NEG))))
+        return CUZK_EINVAL;
+    const fr_mem *fa = reinterpret_cast<const fr_mem *>(a);
+    const fr_mem *fb = reinterpret_cast<const fr_mem *>(b ? b : a);
+    for (size_t i = 0; i < n; i++) fr_eval_at(op, fa, fb, reinterpret_cast<fr_mem *>(out), i);
+    return CUZK_OK;
+}
 
 // What the twin watches while it runs a block's phases: every tile access is noted with the
 // thread making it. Within one phase (between two barriers) a slot must be touched by one
