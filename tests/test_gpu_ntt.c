@@ -126,8 +126,8 @@ static int gpu_ok(int err, const char *what, int log_n) {
 
 static void test_field(void) {
     const size_t nrand = 1 << 14, n = TEST_FR_NEDGES * TEST_FR_NEDGES + nrand;
-    cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got),
-            *want = malloc(n * sizeof *want);
+    cuzk_fr *a = test_xmalloc(n * sizeof *a), *b = test_xmalloc(n * sizeof *b),
+            *got = test_xmalloc(n * sizeof *got), *want = test_xmalloc(n * sizeof *want);
     test_fr_pairs(a, b, nrand); /* every pair of the edge values, then random pairs */
     static const char *op_name[] = {"add", "sub", "mul", "sqr", "neg"};
     for (int op = CUZK_GPU_FR_ADD; op <= CUZK_GPU_FR_NEG; op++) {
