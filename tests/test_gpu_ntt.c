@@ -42,11 +42,6 @@ static double now_ms(void) {
 }
 
 /* The Montgomery limbs of a, most significant first. */
-static void fr_hex(char out[67], const cuzk_fr *a) {
-    snprintf(out, 67, "0x%016llx%016llx%016llx%016llx", (unsigned long long)a->l[3],
-             (unsigned long long)a->l[2], (unsigned long long)a->l[1], (unsigned long long)a->l[0]);
-}
-
 /* Compares got (GPU) with want (CPU); on a mismatch prints what the header comment promises.
  * Returns 1 if they are equal. */
 static int compare(const char *what, int log_n, const char *kind, const cuzk_fr *got,
@@ -62,8 +57,8 @@ static int compare(const char *what, int log_n, const char *kind, const cuzk_fr 
     CHECK(bad == 0);
     if (!bad) return 1;
     char g[67], w[67];
-    fr_hex(g, &got[first]);
-    fr_hex(w, &want[first]);
+    test_fr_hex(g, &got[first]);
+    test_fr_hex(w, &want[first]);
     fprintf(stderr,
             "test_gpu_ntt: MISMATCH %s log_n=%d kind=%s: %zu of %zu elements differ (first %zu, "
             "last %zu)\n  index %zu: gpu %s\n  index %zu: cpu %s\n",
@@ -139,8 +134,8 @@ static void test_field(void) {
             for (size_t i = 0; i < n; i++) {
                 if (cuzk_fr_eq(&got[i], &want[i])) continue;
                 char x[67], y[67];
-                fr_hex(x, &a[i]);
-                fr_hex(y, &b[i]);
+                test_fr_hex(x, &a[i]);
+                test_fr_hex(y, &b[i]);
                 fprintf(stderr, "  operands at %zu: a %s\n                  b %s\n", i, x, y);
                 break;
             }

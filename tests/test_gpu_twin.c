@@ -147,12 +147,6 @@ static void test_fp(void) {
     free(want);
 }
 
-static void fr_hex(char out[67], const cuzk_fr *a) {
-    char *o = out;
-    o += sprintf(o, "0x");
-    for (int i = 3; i >= 0; i--) o += sprintf(o, "%016llx", (unsigned long long)a->l[i]);
-}
-
 /* Fr: the NTT's multiplication and the butterfly's addition and subtraction, on the host
  * spelling of their carry chains (the device spelling: test_gpu_ntt's field checks). */
 static void test_fr(void) {
@@ -170,7 +164,8 @@ static void test_fr(void) {
             if (cuzk_fr_eq(&got[i], &want[i])) continue;
             if (!bad++) {
                 char x[67], y[67], g[67], w[67];
-                fr_hex(x, &a[i]), fr_hex(y, &b[i]), fr_hex(g, &got[i]), fr_hex(w, &want[i]);
+                test_fr_hex(x, &a[i]), test_fr_hex(y, &b[i]), test_fr_hex(g, &got[i]),
+                    test_fr_hex(w, &want[i]);
                 fprintf(stderr,
                         "test_gpu_twin: fr %s at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n",
                         name[op], i, x, y, g, w);

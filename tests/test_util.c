@@ -118,7 +118,7 @@ void test_fr_edges(cuzk_fr out[TEST_FR_NEDGES]) {
     for (int i = 0; i < TEST_FR_NEDGES; i++) memcpy(out[i].l, edges[i], sizeof out[i].l);
 }
 
-size_t test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand) {
+void test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand) {
     cuzk_fr edges[TEST_FR_NEDGES];
     test_fr_edges(edges);
     const size_t ne = TEST_FR_NEDGES;
@@ -131,7 +131,11 @@ size_t test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand) {
         cuzk_fr_random(&a[i], &test_rng);
         cuzk_fr_random(&b[i], &test_rng);
     }
-    return ne * ne + nrand;
+}
+
+void test_fr_hex(char out[67], const cuzk_fr *a) {
+    snprintf(out, 67, "0x%016llx%016llx%016llx%016llx", (unsigned long long)a->l[3],
+             (unsigned long long)a->l[2], (unsigned long long)a->l[1], (unsigned long long)a->l[0]);
 }
 
 void test_fr_apply(int op, cuzk_fr *want, const cuzk_fr *a, const cuzk_fr *b, size_t n) {

@@ -59,8 +59,10 @@ void test_fp_edges(cuzk_fp out[TEST_FP_NEDGES]);
 #define TEST_FR_NEDGES 16
 void test_fr_edges(cuzk_fr out[TEST_FR_NEDGES]);
 /* The operands of the GPU Fr checks: a[i], b[i] for i < TEST_FR_NEDGES^2 are every pair of the
- * edge values, the next nrand pairs random (test_rng). Returns the count of pairs. */
-size_t test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand);
+ * edge values, the next nrand pairs random (test_rng). */
+void test_fr_pairs(cuzk_fr *a, cuzk_fr *b, size_t nrand);
+/* a as "0x" and 64 hex digits, most significant first (the raw limbs). */
+void test_fr_hex(char out[67], const cuzk_fr *a);
 /* want[i] = op(a[i], b[i]) by src/ff, op an enum cuzk_gpu_fr_op (add, sub, mul, sqr, neg). */
 void test_fr_apply(int op, cuzk_fr *want, const cuzk_fr *a, const cuzk_fr *b, size_t n);
 /* The inputs that make an inversion by the binary GCD work hardest or take rare paths, as raw

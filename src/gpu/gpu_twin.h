@@ -6,9 +6,8 @@
  * so comparing a twin with src/ff, src/ec and src/msm checks the GPU's arithmetic, formulas,
  * digit decomposition, MSM driver, batch multiplication and NTT everywhere but in the PTX of the
  * fields' carry chains and the CUB calls (which the GPU tests in tests/test_gpu_msm.c and
- * tests/test_gpu_ntt.c cover). The
- * twins are slow (portable 32-bit arithmetic, one thread): for thousands of field operations
- * and MSMs of a few thousand points.
+ * tests/test_gpu_ntt.c cover). The twins are slow (portable 32-bit arithmetic, one thread): for
+ * thousands of field operations and MSMs of a few thousand points.
  *
  * Every function returns CUZK_OK or a negative cuzk code: CUZK_EINVAL for bad arguments,
  * CUZK_ENOMEM. The twin code lives in the CUDA sources: a build without CUDA has none (nor
