@@ -26,8 +26,9 @@
 
 #define TEST_MAX_LOG 24 /* every size up to this one, all kinds */
 #define TEST_BIG_LOG 27 /* and this one: forward against the CPU, GPU roundtrips */
-/* the library's default kernel shape, restored after the sweep of shapes */
-#define TEST_SHAPE 10, 2, 128
+/* the library's default kernel shape (the last pass's columns chosen per size), restored after
+ * the sweep of shapes */
+#define TEST_SHAPE 10, -1, 128
 
 static struct cuzk_pool *pool;
 static struct cuzk_gpu_ntt_ctx *ctx;
@@ -197,12 +198,13 @@ static void test_size(int k) {
         gpu_ok(cuzk_gpu_ntt_store(ctx, x, n), "store", k))
         compare("device-resident run", k, "forward", x, fwd_cpu, n);
     {
-        /* the timed run's passes: 2^10-element blocks as 4 columns (the default shape) do 8
-         * stages a pass, and one pass holds a transform of up to 2^10; the passes' times are
-         * within the transform's (the events around them lie inside its two) */
+        /* the timed run's passes: one pass holds a transform of up to 2^10 (the default
+         * shape's blocks); above, a pass does up to 8 stages (4 columns) or 9 (2 columns),
+         * whichever makes fewer passes: ceil(k / 9); the passes' times are within the
+         * transform's (the events around them lie inside its two) */
         float pms[CUZK_GPU_NTT_MAX_LOG + 1], sum = 0;
         const int np = cuzk_gpu_ntt_pass_ms(ctx, pms, CUZK_GPU_NTT_MAX_LOG + 1);
-        CHECK(np == (k <= 10 ? 1 : 1 + (k - 8 + 7) / 8));
+        CHECK(np == (k <= 10 ? 1 : (k + 8) / 9));
         for (int p = 0; p < np && p <= CUZK_GPU_NTT_MAX_LOG; p++) {
             CHECK(pms[p] >= 0);
             sum += pms[p];
@@ -253,7 +255,7 @@ static void test_size(int k) {
 static void test_shapes(void) {
     static const int shapes[][3] = {{4, 1, 32},   {5, 0, 32},   {6, 2, 64},   {8, 3, 64},
                                     {9, 4, 128},  {10, 3, 256}, {11, 3, 256}, {12, 3, 256},
-                                    {12, 5, 128}, {TEST_SHAPE}};
+                                    {12, 5, 128}, {10, 2, 128}, {TEST_SHAPE}};
     static const int sizes[] = {3, 7, 11, 13, 17, 20};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int lb = shapes[s][0], lc = shapes[s][1], th = shapes[s][2];
@@ -359,6 +361,7 @@ static void test_args(void) {
     CHECK(cuzk_gpu_ntt_tune(ctx, 13, 3, 256) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt_tune(ctx, 3, 1, 32) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt_tune(ctx, 11, 11, 256) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_tune(ctx, 10, -2, 128) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt_tune(ctx, 11, 3, 96) == CUZK_EINVAL);
     CHECK(cuzk_gpu_ntt_tune(ctx, 11, 3, 512) == CUZK_EINVAL);
     /* the rejected calls left the context usable: the unit vector transforms to all ones */

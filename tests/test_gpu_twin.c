@@ -24,9 +24,9 @@
  *   - the NTT (the kernel's phases, every thread's share in turn, over a host tile) against
  *     src/ntt's CPU NTT, bit for bit: every kind at every size 2^1..2^14 with the library's
  *     kernel shape and at 2^1..2^12 with shapes that cut small sizes into several passes, and
- *     2^16 forward; no two threads may touch one tile slot between two barriers, and at 2^16
- *     (the passes of 2^24) the default shape's tile accesses must have no bank-group collisions
- *     within quarter warps.
+ *     2^16 and 2^18 forward; no two threads may touch one tile slot between two barriers, and at
+ *     2^16 and 2^18 (the passes of 2^24 and of 2^27) the default shape's tile accesses must have
+ *     no bank-group collisions within quarter warps.
  * A build without CUDA has no twins: the test reports itself skipped (exit 77). */
 #include <stdlib.h>
 #include <string.h>
@@ -834,25 +834,32 @@ static void test_ntt(void) {
             }
         }
     }
-    /* 2^16 with the default shape has the passes of 2^24 (8 stages each, 4 columns): its tile
-     * accesses must be free of bank-group collisions */
-    const size_t nbig = (size_t)1 << 16;
-    cuzk_fr *big = malloc(nbig * sizeof *big), *big_want = malloc(nbig * sizeof *big_want);
-    const struct cuzk_ntt_domain *d16;
-    CHECK(cuzk_ntt_domain_get(16, &d16) == CUZK_OK);
-    for (size_t i = 0; i < nbig; i++) cuzk_fr_random(&big[i], &test_rng);
-    memcpy(big_want, big, nbig * sizeof *big);
-    cuzk_ntt_forward(NULL, d16, big_want);
-    struct cuzk_gpu_twin_ntt_report big_rep;
-    CHECK(cuzk_gpu_twin_ntt(big, 16, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0, &big_rep) == CUZK_OK);
-    CHECK(!memcmp(big, big_want, nbig * sizeof *big));
-    CHECK(big_rep.passes == 2 && big_rep.races == 0 && big_rep.collisions == 0);
-    printf("test_gpu_twin: NTT 2^16 forward (default shape, %d passes) equals the CPU's: %llu tile "
-           "accesses, %llu races, %llu bank-group collisions\n",
-           big_rep.passes, (unsigned long long)big_rep.accesses, (unsigned long long)big_rep.races,
-           (unsigned long long)big_rep.collisions);
-    free(big);
-    free(big_want);
+    /* The default shape's full-size passes: 2^16 has those of 2^24 (8 stages, 4 columns), 2^18
+     * those of 2^27 (9 stages, 2 columns: pass_cols picks them there, two passes instead of
+     * three). Each must equal the CPU's forward NTT, and its tile accesses must be free of
+     * bank-group collisions within quarter warps. */
+    static const int big_log[] = {16, 18};
+    for (size_t b = 0; b < sizeof big_log / sizeof big_log[0]; b++) {
+        const int lg = big_log[b];
+        const size_t nbig = (size_t)1 << lg;
+        cuzk_fr *big = test_xmalloc(nbig * sizeof *big),
+                *big_want = test_xmalloc(nbig * sizeof *big_want);
+        const struct cuzk_ntt_domain *dbig;
+        CHECK(cuzk_ntt_domain_get(lg, &dbig) == CUZK_OK);
+        for (size_t i = 0; i < nbig; i++) cuzk_fr_random(&big[i], &test_rng);
+        memcpy(big_want, big, nbig * sizeof *big);
+        cuzk_ntt_forward(NULL, dbig, big_want);
+        struct cuzk_gpu_twin_ntt_report big_rep;
+        CHECK(cuzk_gpu_twin_ntt(big, lg, CUZK_GPU_NTT_FORWARD, NULL, 0, 0, 0, &big_rep) == CUZK_OK);
+        CHECK(!memcmp(big, big_want, nbig * sizeof *big));
+        CHECK(big_rep.passes == 2 && big_rep.races == 0 && big_rep.collisions == 0);
+        printf("test_gpu_twin: NTT 2^%d forward (default shape, %d passes) equals the CPU's: %llu "
+               "tile accesses, %llu races, %llu bank-group collisions\n",
+               lg, big_rep.passes, (unsigned long long)big_rep.accesses,
+               (unsigned long long)big_rep.races, (unsigned long long)big_rep.collisions);
+        free(big);
+        free(big_want);
+    }
     /* arguments */
     cuzk_fr zero;
     cuzk_fr_set_zero(&zero);

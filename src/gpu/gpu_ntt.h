@@ -106,9 +106,10 @@ int cuzk_gpu_ntt_pass_ms(const struct cuzk_gpu_ntt_ctx *ctx, float *ms, int cap)
 /* ---- tuning and diagnostics --------------------------------------------------------------- */
 
 /* The kernel shape, for benchmarks: each thread block transforms 2^log_block elements in
- * shared memory (4 <= log_block <= 12), as 2^log_cols adjacent columns of a pass's strided rows
- * (0 <= log_cols < log_block; 4 columns = 128-byte runs in memory), with `threads` threads
- * (a power of two, 32 .. 256). Results do not depend on the shape. */
+ * shared memory (4 <= log_block <= 12), the last pass as 2^log_cols columns of contiguous rows
+ * (0 <= log_cols < log_block; 4 columns = 128-byte runs in memory; -1: chosen per size, as the
+ * default shape does, 4 unless 2 make fewer passes), with `threads` threads (a power of two,
+ * 32 .. 256). Results do not depend on the shape. */
 int cuzk_gpu_ntt_tune(struct cuzk_gpu_ntt_ctx *ctx, int log_block, int log_cols, int threads);
 
 /* A description of the last CUDA failure seen by this thread in this module ("" if none). */

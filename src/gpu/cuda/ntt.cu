@@ -20,7 +20,12 @@
 //     2^logc elements. It writes to another vector (the permutation moves elements between
 //     tiles), so the passes ping-pong: data -> scratch, scratch in place, scratch -> data. A
 //     transform that fits one block is a single pass in place (the block holds the whole
-//     vector in shared memory before it writes anything).
+//     vector in shared memory before it writes anything);
+//   - with blocks of 2^10 elements the last pass has 4 columns (8 stages, 128-byte runs), or 2
+//     (9 stages) where that makes fewer passes (pass_cols): 2^25..2^27 (and 2^17, 2^18) take
+//     three passes of 9 stages instead of four, each a quarter fewer reads and writes of the
+//     vector; the other passes then have 2 columns too (64-byte runs), which cost less than the
+//     pass they save.
 // A pass's work is written once, as the phases of a block (pass_block: load, each step of
 // stages, store) over its tile, for one thread of the block at a time; the kernel runs the
 // phases with a barrier between them, and the host twin (cuzk_gpu_twin_ntt, gpu_twin.h) runs
@@ -42,15 +47,15 @@
 // the work.
 //
 // Speed, on the H200 (data in device memory, forward natural -> natural, kernels alone;
-// docs/performance.md): 2^24 3.75 ms, 2^27 34.3 (2026-12-03, the multiplication whose steps fold
-// their division into the multiply-adds, ff_fr.cuh); before it 2^20 0.251 ms, 2^22 1.019, 2^24
-// 4.165, 2^26 18.24, 2^27 38.00 (2026-12-02); the coset inverse about 13 % more. The radix-2
-// kernel that preceded this one took 0.273, 1.069, 4.361, 18.95 and 39.10 ms.
-// The kernel is bound by the multiplier pipe, not by memory (a pass over 2^24 elements moves 1
-// GiB, 0.25 ms): on sm_90 an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE,
-// IMAD.HI) 4, an ALU instruction its own pipe 2 cycles, and ptxas moves plain adds and moves
-// between the two to balance them. Per butterfly (SASS of the step
-// loops, ptxas for sm_90):
+// docs/performance.md): 2^24 3.75 ms, 2^26 16.1, 2^27 33.6 (2026-12-03, three passes of 9
+// stages: 16.5 and 34.4 in four); the multiplication whose steps fold their division into the
+// multiply-adds (ff_fr.cuh) took 2^24 to 3.75 and 2^27 to 34.3; before it 2^20 0.251 ms,
+// 2^22 1.019, 2^24 4.165, 2^26 18.24, 2^27 38.00 (2026-12-02); the coset inverse about 13 % more.
+// The radix-2 kernel that preceded this one took 0.273, 1.069, 4.361, 18.95 and 39.10 ms. The
+// kernel is bound by the multiplier pipe, not by memory (a pass over 2^24 elements moves 1 GiB,
+// 0.25 ms): on sm_90 an IMAD occupies it 2 cycles per warp and a wide one (IMAD.WIDE, IMAD.HI) 4,
+// an ALU instruction its own pipe 2 cycles, and ptxas moves plain adds and moves between the two to
+// balance them. Per butterfly (SASS of the step loops, ptxas for sm_90):
 //                   instructions  wide IMAD  other IMAD  ALU   multiplier-pipe cycles/warp
 //   radix 2 (old)       340          120         21       185        522
 //   radix 4             338          112         18.8     200        485.5
@@ -108,9 +113,11 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 // docs/performance.md): blocks of 2^10 elements as 4 columns, 128 threads, compiled for 2
 // blocks of 256 threads (128 registers): 4.16 / 38.0 ms; 2^10 x 256 threads 4.49; 2^11 x 4 or 8
 // columns x 256 threads 4.42 / 38.9 and 4.41 / 40.3; 2^9 x 128 threads 4.59; 2^12 x 256 threads
-// 6.15; with no register bound (154 registers) 4.35 / 40.2 ms.
+// 6.15; with no register bound (154 registers) 4.35 / 40.2 ms. The last pass's columns, 4 or
+// 2 by size (pass_cols), measured 2026-12-03: 2^27 33.6 ms against 34.4 with 4 at every size,
+// 2^24 3.77 against 3.75 with 2 at every size, 8 columns 3.87 / 34.6.
 #define NTT_LOG_BLOCK 10     // elements per block: 2^10 x 32 B = 32 KiB of shared memory
-#define NTT_LOG_COLS 2       // columns per tile: 4 elements = 128-byte runs
+#define NTT_LOG_COLS 2       // last-pass columns: 4 elements = 128-byte runs (see pass_cols)
 #define NTT_THREADS 128      // threads per block
 #define NTT_MAX_LOG_BLOCK 12 // shared memory opted in at creation: 128 KiB
 #define NTT_MAX_THREADS 256  // the register budget the kernel is compiled for
@@ -488,15 +495,27 @@ struct cuzk_gpu_ntt_ctx {
     // (see shift_params); shift_valid = 0 when they hold nothing usable
     int shift_valid, shift_mode, shift_log_n;
     cuzk_fr shift_key;
-    int log_block, log_cols, threads;
+    int log_block, log_cols, threads; // the kernel shape; log_cols -1: per size (pass_cols)
 };
 
 struct pass_plan {
     int lo, g, logc, last;
 };
 
+// The last pass's columns for a transform of 2^k elements: log_cols when given (>= 0, a tuned
+// shape), else NTT_LOG_COLS (128-byte runs) unless one column bit fewer makes fewer passes. A
+// transform of more than one block takes ceil(k / (log_block - log_cols)) passes: with blocks of
+// 2^10, 2^25..2^27 (and 2^17, 2^18) take three passes of 2 columns instead of four of 4; 2^27
+// forward 33.6 ms instead of 34.4 (docs/performance.md, 2026-12-03).
+static int pass_cols(int k, int log_block, int log_cols) {
+    if (log_cols >= 0) return log_cols;
+    const int per = log_block - NTT_LOG_COLS;
+    return (k + per - 1) / per > (k + per) / (per + 1) ? NTT_LOG_COLS - 1 : NTT_LOG_COLS;
+}
+
 // Splits the k stages into passes, top bits first (see DESIGN). Returns the number of passes.
 static int plan_passes(int k, int log_block, int log_cols, pass_plan *plan) {
+    log_cols = pass_cols(k, log_block, log_cols);
     if (k <= log_block) {
         plan[0] = {0, k, 0, 1};
         return 1;
@@ -605,7 +624,7 @@ extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gp
     ctx->device = device;
     ctx->max_log = max_log_n;
     ctx->log_block = NTT_LOG_BLOCK;
-    ctx->log_cols = NTT_LOG_COLS;
+    ctx->log_cols = -1; // per size (pass_cols)
     ctx->threads = NTT_THREADS;
     err = ctx_init(ctx);
     if (err != CUZK_OK) {
@@ -618,7 +637,7 @@ extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gp
 
 // Whether a kernel shape is one cuzk_gpu_ntt_tune accepts.
 static bool shape_ok(int log_block, int log_cols, int threads) {
-    return log_block >= 4 && log_block <= NTT_MAX_LOG_BLOCK && log_cols >= 0 &&
+    return log_block >= 4 && log_block <= NTT_MAX_LOG_BLOCK && log_cols >= -1 &&
            log_cols < log_block && threads >= 32 && threads <= NTT_MAX_THREADS &&
            (threads & (threads - 1)) == 0;
 }
@@ -968,7 +987,7 @@ extern "C" int cuzk_gpu_twin_ntt(cuzk_fr *data, int log_n, enum cuzk_gpu_ntt_kin
                                  struct cuzk_gpu_twin_ntt_report *report) {
     if (log_block == 0) {
         log_block = NTT_LOG_BLOCK;
-        log_cols = NTT_LOG_COLS;
+        log_cols = -1;
         threads = NTT_THREADS;
     }
     const bool coset = kind_shifted(kind);
