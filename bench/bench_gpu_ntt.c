@@ -18,7 +18,8 @@
  *   bench_gpu_ntt [--quick] [--log K] [--shape LOG_BLOCK,LOG_COLS,THREADS]
  *     --quick  2^16 and 2^20 only, fewer samples
  *     --log K  this size only (1 <= K <= 28)
- *     --shape  a kernel shape (cuzk_gpu_ntt_tune) instead of the library's default
+ *     --shape  a kernel shape (cuzk_gpu_ntt_tune; LOG_COLS -1: the last pass's columns chosen
+ *              per size, as by default) instead of the library's default
  * Exit status: 0, 1 for a wrong result or a failure, 77 without a GPU (skipped). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -107,8 +107,8 @@ int cuzk_gpu_ntt_pass_ms(const struct cuzk_gpu_ntt_ctx *ctx, float *ms, int cap)
 
 /* The kernel shape, for benchmarks: each thread block transforms 2^log_block elements in
  * shared memory (4 <= log_block <= 12), the last pass as 2^log_cols columns of contiguous rows
- * (0 <= log_cols < log_block; 4 columns = 128-byte runs in memory; -1: chosen per size, as the
- * default shape does, 4 unless 2 make fewer passes), with `threads` threads (a power of two,
+ * (-1 <= log_cols < log_block; 4 columns = 128-byte runs in memory; -1 chooses per size, as the
+ * default shape does: 4 unless 2 make fewer passes), with `threads` threads (a power of two,
  * 32 .. 256). Results do not depend on the shape. */
 int cuzk_gpu_ntt_tune(struct cuzk_gpu_ntt_ctx *ctx, int log_block, int log_cols, int threads);
 
