@@ -22,9 +22,9 @@
 //     transform that fits one block is a single pass in place (the block holds the whole
 //     vector in shared memory before it writes anything);
 //   - with blocks of 2^10 elements the last pass has 4 columns (8 stages, 128-byte runs), or 2
-//     (9 stages) where that makes fewer passes (pass_cols): 2^25..2^27 (and 2^17, 2^18) take
-//     three passes of 9 stages instead of four, each a quarter fewer reads and writes of the
-//     vector; the other passes then have 2 columns too (64-byte runs), which cost less than the
+//     (9 stages) where that makes fewer passes (pass_cols): 2^25..2^27 take three passes
+//     instead of four (2^17 and 2^18 two instead of three), one read and write of the vector
+//     fewer; the other passes then have 2 columns too (64-byte runs), which cost less than the
 //     pass they save.
 // A pass's work is written once, as the phases of a block (pass_block: load, each step of
 // stages, store) over its tile, for one thread of the block at a time; the kernel runs the
@@ -505,8 +505,8 @@ struct pass_plan {
 // The last pass's columns for a transform of 2^k elements: log_cols when given (>= 0, a tuned
 // shape), else NTT_LOG_COLS (128-byte runs) unless one column bit fewer makes fewer passes. A
 // transform of more than one block takes ceil(k / (log_block - log_cols)) passes: with blocks of
-// 2^10, 2^25..2^27 (and 2^17, 2^18) take three passes of 2 columns instead of four of 4; 2^27
-// forward 33.6 ms instead of 34.4 (docs/performance.md, 2026-12-03).
+// 2^10, 2^25..2^27 take three passes with 2 columns instead of four with 4 (2^17 and 2^18 two
+// instead of three); 2^27 forward 33.6 ms instead of 34.4 (docs/performance.md, 2026-12-03).
 static int pass_cols(int k, int log_block, int log_cols) {
     if (log_cols >= 0) return log_cols;
     const int per = log_block - NTT_LOG_COLS;
