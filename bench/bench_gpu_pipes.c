@@ -5,7 +5,9 @@
  *
  * For each kind it prints one CSV line
  *   pipe,<kind>,<iters>,<ms_min>,<ms_median>,<lane_ops_per_clk_sm_median>
- * (lane operations: instructions x 32 threads; at the device's maximum clock). Every run is
+ * (lane operations: instructions x 32 threads; at the device's maximum clock). The kinds fp.mul,
+ * fp.mul64 and fp.mul+mul64 run whole Fp products (the integer one, the FP64 one, one of each a
+ * call) for iters / 64 steps and count one operation per product. Every run is
  * checked: the final values of the launch's first 64 threads must equal the host's twin
  * (cuzk_gpu_pipe_thread), else the program says which and exits 1.
  *
@@ -76,7 +78,7 @@ int main(int argc, char **argv) {
         if (status) break;
         bench_sort(ms, reps);
         bench_sort(rate, reps);
-        printf("pipe,%s,%u,%.4f,%.4f,%.1f\n", cuzk_gpu_pipe_name(kind), iters, ms[0], ms[reps / 2],
+        printf("pipe,%s,%u,%.4f,%.4f,%.4g\n", cuzk_gpu_pipe_name(kind), iters, ms[0], ms[reps / 2],
                rate[reps / 2]);
     }
     free(ms);

@@ -12,7 +12,14 @@
  *   CUZK_GPU_PIPE_IADD       a <- a + b                   (add.u32)
  *   CUZK_GPU_PIPE_IMAD_DFMA  IMAD_LO and DFMA interleaved (do the pipes run side by side?)
  *   CUZK_GPU_PIPE_IMAD_IADD  IMAD_LO and IADD interleaved
- * (b is the next chain's value; k, c and e are constants.) The rate is the instructions of the
+ * (b is the next chain's value; k, c and e are constants.) Three kinds measure whole Fp
+ * Montgomery products (src/gpu/cuda/ff_fp.cuh, ff_fp64.cuh) instead, over 2 blocks of 256
+ * threads per multiprocessor (at most 128 registers a thread, as the G1 MSM's summing loop), each
+ * thread running 2 chains x <- x y for iters / 64 steps (at least 1) through one call a step:
+ *   CUZK_GPU_PIPE_FP_MUL      the integer product (mul2)
+ *   CUZK_GPU_PIPE_FP_MUL64    the FP64 product (mul2_64)
+ *   CUZK_GPU_PIPE_FP_MUL_MIX  one of each (mul2_mix)
+ * and count one operation per product. The rate is the instructions of the
  * kernel per clock (at the device's maximum clock) per multiprocessor, counted per thread ("lane
  * operations"), so a pipe that takes a warp's instruction in two clocks on each of the four
  * partitions reads 64.
@@ -43,6 +50,9 @@ enum cuzk_gpu_pipe_kind {
     CUZK_GPU_PIPE_IADD,
     CUZK_GPU_PIPE_IMAD_DFMA,
     CUZK_GPU_PIPE_IMAD_IADD,
+    CUZK_GPU_PIPE_FP_MUL,
+    CUZK_GPU_PIPE_FP_MUL64,
+    CUZK_GPU_PIPE_FP_MUL_MIX,
     CUZK_GPU_PIPE_KINDS
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cuzk/error.h"
+#include "gpu/cuda/ff_fp.cuh"
 #include "gpu/gpu_pipes.h"
 
 #define CUZK_PIPES_HD __host__ __device__ __forceinline__
@@ -111,6 +112,54 @@ template <int K> CUZK_PIPES_HD uint64_t pipe_thread(unsigned t, unsigned iters) 
     return v;
 }
 
+// The product kinds: thread t's two chains x <- x y over `steps` steps, folded into one value.
+constexpr unsigned kProdBlocksPerSm = 2, kProdStepDiv = 64;
+CUZK_PIPES_HD cuzk_cuda::fp_t prod_seed(unsigned t, unsigned j) {
+    cuzk_cuda::fp_t x;
+    uint32_t h = t * 0x9e3779b1u + j * 0x85ebca6bu + 1u;
+    for (int i = 0; i < 12; i++) {
+        h ^= h >> 15;
+        h *= 0x2c1b3c6du;
+        h ^= h >> 12;
+        x.l[i] = h;
+    }
+    x.l[11] &= 0x0fffffffu; // below p, whose top word is 0x1a0111ea
+    return x;
+}
+template <int K> CUZK_PIPES_HD uint64_t prod_thread(unsigned t, unsigned steps) {
+    using namespace cuzk_cuda;
+    fp_t x0 = prod_seed(t, 0), x1 = prod_seed(t, 1);
+    const fp_t y = prod_seed(t, 2);
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+    for (unsigned i = 0; i < steps; i++) {
+        fp_pair r;
+        if (K == CUZK_GPU_PIPE_FP_MUL) r = mul2(x0, y, x1, y);
+        if (K == CUZK_GPU_PIPE_FP_MUL64) r = mul2_64(x0, y, x1, y);
+        if (K == CUZK_GPU_PIPE_FP_MUL_MIX) r = mul2_mix(x0, y, x1, y);
+        x0 = r.a;
+        x1 = r.b;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 12; i++) v ^= (static_cast<uint64_t>(x0.l[i]) << 32 | x1.l[i]) << i;
+    return v;
+}
+
+template <int K>
+__global__ void __launch_bounds__(kThreads, kProdBlocksPerSm)
+    prod_kernel(unsigned steps, uint64_t *vals, unsigned sample) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t v = prod_thread<K>(t, steps);
+    if (t < sample)
+        vals[t] = v;
+    else if (v == 0)
+        vals[kThreads] = v;
+}
+
+bool is_prod(int kind) { return kind >= CUZK_GPU_PIPE_FP_MUL && kind <= CUZK_GPU_PIPE_FP_MUL_MIX; }
+unsigned prod_steps(unsigned iters) { return iters / kProdStepDiv ? iters / kProdStepDiv : 1; }
+
 template <int K> __global__ void pipe_kernel(unsigned iters, uint64_t *vals, unsigned sample) {
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     const uint64_t v = pipe_thread<K>(t, iters);
@@ -122,6 +171,7 @@ template <int K> __global__ void pipe_kernel(unsigned iters, uint64_t *vals, uns
 
 // The instructions a step of K counts (per chain).
 int ops_per_step(int kind) {
+    if (is_prod(kind)) return 2;
     return kind == CUZK_GPU_PIPE_IMAD_DFMA || kind == CUZK_GPU_PIPE_IMAD_IADD ? 2 : 1;
 }
 
@@ -145,6 +195,15 @@ int launch(int kind, unsigned blocks, unsigned iters, uint64_t *vals, unsigned s
     case CUZK_GPU_PIPE_IMAD_DFMA:
         pipe_kernel<CUZK_GPU_PIPE_IMAD_DFMA><<<blocks, kThreads>>>(iters, vals, sample);
         break;
+    case CUZK_GPU_PIPE_FP_MUL:
+        prod_kernel<CUZK_GPU_PIPE_FP_MUL><<<blocks, kThreads>>>(iters, vals, sample);
+        break;
+    case CUZK_GPU_PIPE_FP_MUL64:
+        prod_kernel<CUZK_GPU_PIPE_FP_MUL64><<<blocks, kThreads>>>(iters, vals, sample);
+        break;
+    case CUZK_GPU_PIPE_FP_MUL_MIX:
+        prod_kernel<CUZK_GPU_PIPE_FP_MUL_MIX><<<blocks, kThreads>>>(iters, vals, sample);
+        break;
     default: pipe_kernel<CUZK_GPU_PIPE_IMAD_IADD><<<blocks, kThreads>>>(iters, vals, sample); break;
     }
     return cudaPeekAtLastError() == cudaSuccess ? CUZK_OK : CUZK_EGPU;
@@ -154,7 +213,8 @@ int launch(int kind, unsigned blocks, unsigned iters, uint64_t *vals, unsigned s
 
 extern "C" const char *cuzk_gpu_pipe_name(int kind) {
     static const char *const names[CUZK_GPU_PIPE_KINDS] = {
-        "imad.lo", "imad.hi", "imad.wide", "dfma", "iadd", "imad.lo+dfma", "imad.lo+iadd"};
+        "imad.lo",      "imad.hi",      "imad.wide", "dfma",     "iadd",
+        "imad.lo+dfma", "imad.lo+iadd", "fp.mul",    "fp.mul64", "fp.mul+mul64"};
     return kind >= 0 && kind < CUZK_GPU_PIPE_KINDS ? names[kind] : nullptr;
 }
 
@@ -167,6 +227,10 @@ extern "C" uint64_t cuzk_gpu_pipe_thread(int kind, unsigned t, unsigned iters) {
     case CUZK_GPU_PIPE_IADD: return pipe_thread<CUZK_GPU_PIPE_IADD>(t, iters);
     case CUZK_GPU_PIPE_IMAD_DFMA: return pipe_thread<CUZK_GPU_PIPE_IMAD_DFMA>(t, iters);
     case CUZK_GPU_PIPE_IMAD_IADD: return pipe_thread<CUZK_GPU_PIPE_IMAD_IADD>(t, iters);
+    case CUZK_GPU_PIPE_FP_MUL: return prod_thread<CUZK_GPU_PIPE_FP_MUL>(t, prod_steps(iters));
+    case CUZK_GPU_PIPE_FP_MUL64: return prod_thread<CUZK_GPU_PIPE_FP_MUL64>(t, prod_steps(iters));
+    case CUZK_GPU_PIPE_FP_MUL_MIX:
+        return prod_thread<CUZK_GPU_PIPE_FP_MUL_MIX>(t, prod_steps(iters));
     default: return 0;
     }
 }
@@ -189,7 +253,9 @@ extern "C" int cuzk_gpu_pipe_run(int device, int kind, unsigned iters,
         (void)cudaGetLastError();
         return CUZK_EGPU;
     }
-    const unsigned blocks = static_cast<unsigned>(sms) * kBlocksPerSm;
+    const unsigned blocks =
+        static_cast<unsigned>(sms) * (is_prod(kind) ? kProdBlocksPerSm : kBlocksPerSm);
+    const unsigned steps = is_prod(kind) ? prod_steps(iters) : iters;
     uint64_t *vals = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     int rc = CUZK_EGPU;
@@ -198,7 +264,7 @@ extern "C" int cuzk_gpu_pipe_run(int device, int kind, unsigned iters,
         cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess &&
         launch(kind, blocks, 1, vals, 0) == CUZK_OK && // warm-up
         cudaEventRecord(e0) == cudaSuccess &&
-        launch(kind, blocks, iters, vals, sample) == CUZK_OK &&
+        launch(kind, blocks, steps, vals, sample) == CUZK_OK &&
         cudaEventRecord(e1) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
         cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess &&
         (!sample || cudaMemcpy(values, vals, sample * sizeof(uint64_t), cudaMemcpyDeviceToHost) ==
@@ -209,7 +275,8 @@ extern "C" int cuzk_gpu_pipe_run(int device, int kind, unsigned iters,
     if (vals) (void)cudaFree(vals);
     (void)cudaGetLastError();
     if (rc != CUZK_OK) return rc;
-    const double ops = static_cast<double>(blocks) * kThreads * iters * kN * ops_per_step(kind);
+    const double ops = static_cast<double>(blocks) * kThreads * steps * (is_prod(kind) ? 1 : kN) *
+                       ops_per_step(kind);
     out->ms = ms;
     out->lane_ops_per_clk_sm = ops / (ms * 1e-3) / (clk_khz * 1e3) / sms;
     out->blocks = blocks;
