@@ -279,7 +279,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
                           cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
                           int bits) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits, 0, 0};                                       \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0, 0, 0, 0};                                 \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
@@ -325,7 +325,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
         static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
             if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
-            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0};                                   \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0, 0, 0};                             \
             cuzk_gpu_msm_tune(ctx, &t);                                                            \
             for (int pinned = 0; pinned <= 1; pinned++) {                                          \
                 const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
@@ -349,6 +349,17 @@ ADD_TEST(cuzk_g2, g2, 5000)
         right += G##_cases(ns), runs += MSM_NCASES;                                                \
         printf("test_gpu_msm: " #G " shared cases at %zu sizes up to %zu: %zu of %zu right\n",     \
                MSM_NCASE_SIZES + 1, ns, right, runs);                                              \
+        { /* the shared cases again with the bit path and the ones' batch-affine levels forced     \
+           * (down to one point; identity bases, equal and cancelling points among the ones) */    \
+            const struct cuzk_gpu_msm_tuning tree = {0, 1, 0, 0, 1, 0};                            \
+            size_t tright = 0;                                                                     \
+            cuzk_gpu_msm_tune(ctx, &tree);                                                         \
+            tright += G##_cases(ns);                                                               \
+            cuzk_gpu_msm_tune(ctx, NULL);                                                          \
+            printf("test_gpu_msm: " #G                                                             \
+                   " shared cases at %zu, ones tree forced: %zu of %d right\n",                    \
+                   ns, tright, (int)MSM_NCASES);                                                   \
+        }                                                                                          \
         G##_affine *hb = test_xmalloc(nb * sizeof *hb);                                            \
         cuzk_scalar *k = test_xmalloc(nb * sizeof *k);                                             \
         struct cuzk_gpu_bases *db = NULL;                                                          \
@@ -393,6 +404,17 @@ ADD_TEST(cuzk_g2, g2, 5000)
             G##_tuned("bit path", db, hb, k, ns, MSM_ONE, 0, bits);                                \
             G##_tuned("bit path", db, hb, k, ns, MSM_RANDOM, 0, bits);                             \
             G##_tuned("bit path", db, hb, k, (size_t)1 << max_log, MSM_BITS, 0, bits);             \
+        }                                                                                          \
+        /* the sum of the ones by batch-affine levels down to one point, in one chunk and in       \
+         * chunks of an odd length, and by XYZZ sums alone */                                      \
+        static const struct cuzk_gpu_msm_tuning trees[] = {                                        \
+            {0, 1, 0, 0, 1, 0}, {0, 1, 0, 0, 1, 1001}, {0, 1, 0, 0, -1, 0}};                       \
+        for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {                              \
+            cuzk_gpu_msm_tune(ctx, &trees[t]);                                                     \
+            G##_check_shape("ones tree", db, hb, 0, k, ns, MSM_BITS);                              \
+            G##_check_shape("ones tree", db, hb, 0, k, ns, MSM_ONE);                               \
+            G##_check_shape("ones tree", db, hb, 0, k, (size_t)1 << max_log, MSM_BITS);            \
+            cuzk_gpu_msm_tune(ctx, NULL);                                                          \
         }                                                                                          \
     out:                                                                                           \
         cuzk_gpu_bases_free(db);                                                                   \
@@ -533,7 +555,7 @@ static void test_wide_windows(void) {
     cuzk_g1 want, got;
     CHECK(cuzk_g1_msm(pool, &want, hb, k, n) == CUZK_OK);
     for (unsigned w = 20; w <= 24; w += 2) {
-        const struct cuzk_gpu_msm_tuning t = {w, -1, 0, 0};
+        const struct cuzk_gpu_msm_tuning t = {w, -1, 0, 0, 0, 0};
         struct cuzk_gpu_msm_timing tm;
         cuzk_gpu_msm_tune(wide, &t);
         const int ran = gpu_ok(cuzk_gpu_g1_msm(wide, db, 0, k, n, &got), "wide-window msm");
@@ -597,7 +619,7 @@ static void test_folded(void) {
                 const size_t at = ki == 0 && mode > 0 ? off : 0; /* a range at an offset once */
                 cuzk_g1 got;
                 struct cuzk_gpu_msm_timing tm;
-                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, mode};
+                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, mode, 0, 0};
                 cuzk_gpu_msm_tune(fc, &t);
                 const int ran = gpu_ok(cuzk_gpu_g1_msm(fc, db, at, ks[ki], n, &got), "folded msm");
                 cuzk_gpu_msm_last_timing(fc, &tm);
@@ -640,7 +662,7 @@ static void test_folded(void) {
     if (!gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, n2, &db2), "G2 bases upload") ||
         !gpu_ok(cuzk_gpu_bases_fold(db2, 12), "G2 fold"))
         goto out;
-    const struct cuzk_gpu_msm_tuning forced = {0, 0, 0, 1};
+    const struct cuzk_gpu_msm_tuning forced = {0, 0, 0, 1, 0, 0};
     cuzk_gpu_msm_tune(fc, &forced);
     for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
         cuzk_g2 want, got;

@@ -499,8 +499,13 @@ static int fold_automatic;
         G##_points(pool, 8);                                                                       \
         for (size_t s = 0; s < nsizes; s++) {                                                      \
             const size_t n = sizes[s];                                                             \
-            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0}, bits_on = {0, 1, 0, 0},         \
-                                             bits_off = {0, -1, 0, 0}, no_fold = {0, 0, 0, -1};    \
+            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0, 0, 0},                           \
+                                             bits_on = {0, 1, 0, 0, 0, 0},                         \
+                                             bits_off = {0, -1, 0, 0, 0, 0},                       \
+                                             no_fold = {0, 0, 0, -1, 0, 0},                        \
+                                             tree = {0, 1, 0, 0, 1, 0},                            \
+                                             tree_chunks = {0, 1, 0, 0, 1, n / 5 + 3},             \
+                                             no_tree = {0, 1, 0, 0, -1, 0};                        \
             /* random scalars; then every forced window width */                                   \
             for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                   \
             G##_check_msm("random", pts, k, n, autot, NSHAPES), runs += NSHAPES;                   \
@@ -509,7 +514,7 @@ static int fold_automatic;
             G##_check_msm("random, fold automatic", pts, k, n, autot, NSHAPES), runs += NSHAPES;   \
             fold_automatic = 0;                                                                    \
             for (size_t w = 0; w < nwindows; w++) {                                                \
-                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0};                              \
+                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0, 0, 0};                        \
                 G##_check_msm("forced window", pts, k, n, t, 2), runs += 2;                        \
             }                                                                                      \
             /* edge scalars (zeros, ones, r - 1, 2^255 - 1, patterns) */                           \
@@ -526,6 +531,11 @@ static int fold_automatic;
             G##_check_msm("bits auto", pts, k, n, autot, NSHAPES), runs += NSHAPES;                \
             G##_check_msm("bits on", pts, k, n, bits_on, 2), runs += 2;                            \
             G##_check_msm("bits off", pts, k, n, bits_off, NSHAPES), runs += NSHAPES;              \
+            /* the sum of the ones by batch-affine levels down to one point, in one chunk and in   \
+             * several, and by XYZZ sums alone */                                                  \
+            G##_check_msm("bits on, ones tree", pts, k, n, tree, 2), runs += 2;                    \
+            G##_check_msm("bits on, ones tree in chunks", pts, k, n, tree_chunks, 1), runs++;      \
+            G##_check_msm("bits on, no ones tree", pts, k, n, no_tree, 1), runs++;                 \
             /* all zero, all one */                                                                \
             for (size_t i = 0; i < n; i++) set_small(&k[i], 0);                                    \
             G##_check_msm("all zero", pts, k, n, autot, 2), runs += 2;                             \
@@ -544,6 +554,23 @@ static int fold_automatic;
                 if (i % 11 == 10) G##_affine_set_inf(&q[i]);                                       \
             }                                                                                      \
             G##_check_msm("equal scalars, repeated and negated bases", q, k, n, autot, NSHAPES);   \
+            /* scalar 1 over pairs P + P, P + (-P), identity + P: the tree's first level meets     \
+             * each case, the later ones their sums (odd counts, chunks of an odd length) */       \
+            G##_affine *o = malloc(n * sizeof *o);                                                 \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                set_small(&k[i], 1);                                                               \
+                o[i] = pool[(i / 6) % 8];                                                          \
+                if (i % 6 == 3) G##_affine_neg(&o[i], &o[i]);                                      \
+                if (i % 6 == 4) G##_affine_set_inf(&o[i]);                                         \
+            }                                                                                      \
+            G##_check_msm("ones over doubled, cancelling and identity pairs, tree", o, k, n, tree, \
+                          1);                                                                      \
+            G##_check_msm("the same, tree in chunks", o, k, n, tree_chunks, 1);                    \
+            G##_check_msm("the same, no tree", o, k, n, no_tree, 1);                               \
+            runs += 3;                                                                             \
+            free(o);                                                                               \
+            random_scalar(&k[0]);                                                                  \
+            for (size_t i = 1; i < n; i++) k[i] = k[0];                                            \
             G##_check_msm("the same, no bit path", q, k, n, bits_off, 2);                          \
             runs += NSHAPES + 2;                                                                   \
             /* P and -P with equal random scalars: the sum is the identity */                      \

@@ -133,12 +133,18 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
  * upload from host memory, at most the staging size (larger values are that size). fold, for
  * folded bases: 0 their folded layout when the cost model prices it below the plain one for the
  * scalars the windows take (a table made for many bases is too wide for an MSM of a few, or for
- * the few a bit-witness split leaves), 1 always (when the context holds it), -1 never. */
+ * the few a bit-witness split leaves), 1 always (when the context holds it), -1 never.
+ * ones_tree, the bit-witness path's sum of the bases with scalar 1: 0 batch-affine levels of
+ * pairwise sums while a level has enough pairs to fill the GPU, then XYZZ sums; 1 such levels
+ * down to one point; -1 XYZZ sums only. tree_chunk: at most this many ones per chunk of the
+ * levels (0: as many as the context's bucket space holds). */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
     size_t upload_chunk;
     int fold;
+    int ones_tree;
+    size_t tree_chunk;
 };
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
 

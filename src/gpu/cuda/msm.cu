@@ -19,9 +19,10 @@
 //            CUB's DeviceSelect lists the indices of the ones and of the others; the host reads
 //            the two counts. When zeros and ones are more than MSM_BIT_PCT percent of n (a
 //            Filecoin witness) or the path is forced, the bases of the ones are summed by a
-//            tree of additions (first level: each thread sums a run of them by mixed
-//            additions; then levels of 32-to-1 sums) and only the others go through the
-//            windows. Otherwise all n scalars do.
+//            tree of additions (batch-affine levels of pairwise sums while they fill the GPU,
+//            in chunks that the then unused bucket space holds, see run_ones; then each thread
+//            sums a run of what is left by mixed additions; then levels of 32-to-1 sums) and
+//            only the others go through the windows. Otherwise all n scalars do.
 //   windows  Pippenger with signed digits over nw windows of two adjacent widths c and c + 1
 //            that sum to 256 bits (see msm_layout, msm_digit), the narrow windows first and
 //            then the wide ones, sorted and accumulated in batches of wb windows of one width
@@ -274,23 +275,77 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
     return reduce_group(ns);
 }
 
-// The sum of the bases of the cnt list entries into win[MSM_ONES_SLOT].
+// The batch-affine levels a chunk of len ones takes (ones_tree_body): while a level keeps
+// MSM_TREE_MIN_THREADS threads busy (tree 0), down to one point (tree > 0), none (tree < 0).
+// Sets *left to the points the last level leaves.
+static unsigned ones_levels(size_t len, int tree, size_t *left) {
+    unsigned l = 0;
+    size_t n = len;
+    while (n > 1 && (tree > 0 || (tree == 0 &&
+                                  (n / 2 + MSM_TREE_K - 1) / MSM_TREE_K >= MSM_TREE_MIN_THREADS))) {
+        n = (n + 1) / 2;
+        l++;
+    }
+    *left = n;
+    return l;
+}
+
+// The sum of the bases of the cnt list entries into win[MSM_ONES_SLOT]. The list goes in chunks
+// of `chunk` ones (at most what the bucket space holds as two levels' points: the buckets are
+// free until the windows run), each through its batch-affine levels (ones_levels), whose
+// outputs alternate between two regions of the bucket space; the points each chunk leaves are
+// summed by XYZZ mixed additions, sz a thread, into items (ones_body), and the items by levels of
+// 32-to-1 sums (reduce_body).
 template <class F, class X>
 static int run_ones(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
-                    const uint32_t *list, size_t cnt) {
+                    const uint32_t *list, size_t cnt, int tree, size_t tree_chunk) {
     auto *items = static_cast<xyzz_mem<F> *>(mm.items);
     auto *win = static_cast<xyzz_mem<F> *>(mm.win);
+    auto *pts = static_cast<aff_mem<F> *>(mm.buckets);
     const size_t step = static_cast<size_t>(1) << MSM_RED_LOG;
+    const size_t cap = msm_bytes_for(sz).buckets / sizeof(aff_mem<F>);
+    // ceil(chunk / 2) + ceil(chunk / 4) <= cap, and few enough chunks for the items
+    size_t chunk = cap > 8 ? (cap - 2) / 3 * 4 : 2;
+    if (tree_chunk) chunk = std::min(chunk, std::max<size_t>(tree_chunk, 2));
+    chunk = std::max(chunk, (cnt + sz.item_cap / 2 - 1) / (sz.item_cap / 2));
+    const size_t nchunks = (cnt + chunk - 1) / chunk;
+    size_t left_all = 0;
+    for (size_t off = 0; off < cnt; off += chunk) {
+        size_t left;
+        ones_levels(std::min(chunk, cnt - off), tree, &left);
+        left_all += left;
+    }
     ones_body<F> o;
-    o.bases = bases;
-    o.list = list;
-    o.cnt = cnt;
-    o.sz = std::max(step, (cnt + sz.item_cap - 1) / sz.item_cap);
-    size_t n_out = (cnt + o.sz - 1) / o.sz;
-    o.out = n_out == 1 ? win + MSM_ONES_SLOT : items;
-    TRY(x.launch(o, n_out));
+    o.sz = std::max(step, (left_all + sz.item_cap - nchunks - 1) / (sz.item_cap - nchunks));
+    size_t n_out = 0; // items written
+    for (size_t off = 0; off < cnt; off += chunk) {
+        const size_t len = std::min(chunk, cnt - off);
+        size_t left;
+        const unsigned levels = ones_levels(len, tree, &left);
+        ones_tree_body<F> t;
+        t.bases = bases;
+        t.list = list + off;
+        t.in = nullptr;
+        t.n = len;
+        aff_mem<F> *const region[2] = {pts, pts + (chunk + 1) / 2};
+        for (unsigned l = 0; l < levels; l++) {
+            t.out = region[l & 1];
+            t.nt = (t.n / 2 + MSM_TREE_K - 1) / MSM_TREE_K;
+            TRY(x.launch(t, std::max<size_t>(t.nt, 1)));
+            t.list = nullptr;
+            t.in = t.out;
+            t.n = (t.n + 1) / 2;
+        }
+        o.bases = levels ? t.in : bases;
+        o.list = levels ? nullptr : list + off;
+        o.cnt = left;
+        const size_t k = (left + o.sz - 1) / o.sz;
+        o.out = n_out == 0 && k == 1 && nchunks == 1 ? win + MSM_ONES_SLOT : items + n_out;
+        TRY(x.launch(o, k));
+        n_out += k;
+    }
     reduce_body<F> r;
-    r.in_acc = o.out;
+    r.in_acc = items;
     r.in_run = nullptr;
     r.out_run = nullptr;
     r.mlog = 0;
@@ -356,7 +411,8 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
         }
     }
     TRY(x.zero(mm.win, (MSM_MAX_WINDOWS + 1) * sizeof(xyzz_mem<F>)));
-    if (n_ones) TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones));
+    if (n_ones)
+        TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones, tune.ones_tree, tune.tree_chunk));
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
     const bool fold = qbases && fold_window;
@@ -645,12 +701,13 @@ extern "C" int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx) {
 extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
                                   const struct cuzk_gpu_msm_tuning *t) {
     if (!ctx) return;
-    cuzk_gpu_msm_tuning v = {0, 0, 0, 0};
+    cuzk_gpu_msm_tuning v = {0, 0, 0, 0, 0, 0};
     if (t) {
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
         v.bit_path = v.bit_path > 0 ? 1 : (v.bit_path < 0 ? -1 : 0);
         v.fold = v.fold > 0 ? 1 : (v.fold < 0 ? -1 : 0);
+        v.ones_tree = v.ones_tree > 0 ? 1 : (v.ones_tree < 0 ? -1 : 0);
     }
     ctx->tune = v;
 }
@@ -832,7 +889,7 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
                       shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold);
-    cuzk_gpu_msm_tuning t = {0, 0, 0, 0};
+    cuzk_gpu_msm_tuning t = {0, 0, 0, 0, 0, 0};
     if (tune) t = *tune;
     host_mem h;
     if (!h.init(sz)) return CUZK_ENOMEM;

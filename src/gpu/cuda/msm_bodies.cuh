@@ -331,8 +331,8 @@ template <class F> struct reduce_body {
     }
 };
 
-// The first level of the sum of the ones: item kk sums the bases of list entries
-// [kk sz, kk sz + sz).
+// The first XYZZ level of the sum of the ones: item kk sums the points of entries [kk sz, kk sz
+// + sz): bases[list[k]], or bases[k] with no list (the last batch-affine level's points).
 template <class F> struct ones_body {
     const aff_mem<F> *bases;
     const uint32_t *list;
@@ -343,8 +343,71 @@ template <class F> struct ones_body {
         acc_slot<F> slot;
         xyzz_mem<F> *a = slot.get();
         store_sh(a, xyzz_inf<F>());
-        for (size_t k = lo; k < hi; k++) madd_mem(a, load_ro(bases + list[k]));
+        for (size_t k = lo; k < hi; k++) madd_mem(a, load_ro(bases + (list ? list[k] : k)));
         store(out + kk, load_sh(a));
+    }
+};
+
+// The affine sum a + b is lambda = num / den away (tree_sum); den is b.x - a.x for distinct x,
+// 2 a.y for a doubling, and 1 when no division is needed (an identity term, or b = -a).
+template <class F> CUZK_HD F tree_den(const affine<F> &a, const affine<F> &b) {
+    if (is_inf(a) || is_inf(b)) return field_traits<F>::one();
+    if (!eq(a.x, b.x)) return sub(b.x, a.x);
+    if (eq(a.y, b.y)) return dbl(a.y);
+    return field_traits<F>::one();
+}
+
+// a + b in affine coordinates, given inv = 1 / tree_den(a, b) (the identity is (0, 0)).
+template <class F>
+CUZK_HD affine<F> tree_sum(const affine<F> &a, const affine<F> &b, const F &inv) {
+    if (is_inf(a)) return b;
+    if (is_inf(b)) return a;
+    F lambda;
+    if (!eq(a.x, b.x)) {
+        lambda = mul(sub(b.y, a.y), inv);
+    } else if (eq(a.y, b.y)) {
+        const F xx = sqr(a.x);
+        lambda = mul(add(dbl(xx), xx), inv); // 3 x^2 / 2 y
+    } else {
+        const F z = field_traits<F>::zero();
+        return affine<F>{z, z};
+    }
+    const F x3 = sub(sub(sqr(lambda), a.x), b.x);
+    return affine<F>{x3, sub(mul(lambda, sub(a.x, x3)), a.y)};
+}
+
+// One batch-affine level of the sum of the ones: the level's n points (bases[list[i]], or in[i]
+// with no list) are summed in pairs (2p, 2p + 1) into out[p], an odd last point copied to
+// out[n / 2]. Thread tid takes the pairs p = tid + r nt for r < MSM_TREE_K and inverts their
+// denominators together (Montgomery's trick: prefix products forward, one inversion, then
+// backward), so each affine sum costs 6 products and a share of one inversion, against 10
+// products for a mixed XYZZ addition. Nothing but the prefix products is kept between the two
+// passes; the backward pass reads its pairs again.
+template <class F> struct ones_tree_body {
+    const aff_mem<F> *bases, *in;
+    const uint32_t *list;
+    aff_mem<F> *out;
+    size_t n, nt;
+    CUZK_HD affine<F> point(size_t i) const { return load_ro(list ? bases + list[i] : in + i); }
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t pairs = n / 2;
+        if (tid == 0 && (n & 1)) store(out + pairs, point(n - 1));
+        F pre[MSM_TREE_K];
+        F acc = field_traits<F>::one();
+        unsigned cnt = 0;
+        for (size_t p = tid; cnt < MSM_TREE_K && p < pairs; p += nt) {
+            acc = mul(acc, tree_den(point(2 * p), point(2 * p + 1)));
+            pre[cnt++] = acc;
+        }
+        if (cnt == 0) return;
+        F inv = inv_var(acc);
+        for (unsigned r = cnt; r-- > 0;) {
+            const size_t p = tid + r * nt;
+            const affine<F> a = point(2 * p), b = point(2 * p + 1);
+            const F ir = r ? mul(inv, pre[r - 1]) : inv; // 1 / den_r
+            inv = mul(inv, tree_den(a, b));              // 1 / (den_0 .. den_(r-1))
+            store(out + p, tree_sum(a, b, ir));
+        }
     }
 };
 

@@ -29,6 +29,12 @@ template <> struct msm_min_blocks<ones_body<fp_t>> {
 template <> struct msm_min_blocks<ones_body<fp2_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
 };
+template <> struct msm_min_blocks<ones_tree_body<fp_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
+};
+template <> struct msm_min_blocks<ones_tree_body<fp2_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
+};
 
 template <class B>
 __global__ void __launch_bounds__(MSM_THREADS, msm_min_blocks<B>::v)
@@ -58,6 +64,8 @@ template int dev_exec::launch(const reduce_body<fp_t> &, size_t);
 template int dev_exec::launch(const reduce_body<fp2_t> &, size_t);
 template int dev_exec::launch(const ones_body<fp_t> &, size_t);
 template int dev_exec::launch(const ones_body<fp2_t> &, size_t);
+template int dev_exec::launch(const ones_tree_body<fp_t> &, size_t);
+template int dev_exec::launch(const ones_tree_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fr_canonical_body &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp_t> &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp2_t> &, size_t);

@@ -25,6 +25,8 @@
 #define MSM_RED_LOG_UP 3           //   the levels above it: 2^3 items per thread
 #define MSM_MIN_ITEMS (1u << 12)   // reduction buffer of the smallest context
 #define MSM_BIT_PCT 50             // the bit-witness path when more than this % is 0 or 1
+#define MSM_TREE_K 32              // the sum of the ones' batch-affine levels: pairs per thread
+#define MSM_TREE_MIN_THREADS 50000 //   (one inversion for them), a level while it has this many
 #define MSM_THREADS 128            // threads per block of every MSM kernel
 #define MSM_MAX_N 0x3fffffffu      // point indices keep a sign in bit 31 and "upper" in bit 30
 #define MSM_SIGN_BIT 0x80000000u   // a sorted value: the base negated
