@@ -304,10 +304,15 @@ static int run_ones(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<
     auto *pts = static_cast<aff_mem<F> *>(mm.buckets);
     const size_t step = static_cast<size_t>(1) << MSM_RED_LOG;
     const size_t cap = msm_bytes_for(sz).buckets / sizeof(aff_mem<F>);
-    // ceil(chunk / 2) + ceil(chunk / 4) <= cap, and few enough chunks for the items
+    // ceil(chunk / 2) + ceil(chunk / 4) <= cap; with more chunks than half the items (no
+    // context comes near: its buckets are many more than the square root of its points), no
+    // levels and one chunk
     size_t chunk = cap > 8 ? (cap - 2) / 3 * 4 : 2;
     if (tree_chunk) chunk = std::min(chunk, std::max<size_t>(tree_chunk, 2));
-    chunk = std::max(chunk, (cnt + sz.item_cap / 2 - 1) / (sz.item_cap / 2));
+    if ((cnt + chunk - 1) / chunk > sz.item_cap / 2) {
+        tree = -1;
+        chunk = cnt;
+    }
     const size_t nchunks = (cnt + chunk - 1) / chunk;
     size_t left_all = 0;
     for (size_t off = 0; off < cnt; off += chunk) {
