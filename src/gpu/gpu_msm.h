@@ -137,7 +137,8 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
  * ones_tree, the bit-witness path's sum of the bases with scalar 1: 0 batch-affine levels of
  * pairwise sums while a level has enough pairs to fill the GPU, then XYZZ sums; 1 such levels
  * down to one point; -1 XYZZ sums only. tree_chunk: at most this many ones per chunk of the
- * levels (0: as many as the context's bucket space holds). */
+ * levels (0: as many as the context's bucket space holds; chunks so small that they outnumber
+ * half the reduction's first-level items turn the levels off). */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
