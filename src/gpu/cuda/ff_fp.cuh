@@ -357,9 +357,9 @@ static __host__ __device__ __noinline__ fp_pair mul2(const fp_t a0, const fp_t b
     return fp_pair{fp_mul_first(a0, b0), fp_mul_second(a1, b1)};
 }
 #else
-CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) { return fp_mul_body(a, b); }
+CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) { return fp_mul_second(a, b); }
 CUZK_HD fp_pair mul2(const fp_t &a0, const fp_t &b0, const fp_t &a1, const fp_t &b1) {
-    return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
+    return fp_pair{fp_mul_first(a0, b0), fp_mul_second(a1, b1)};
 }
 #endif
 
