@@ -1,7 +1,8 @@
 /* GPU MSM benchmark: G1 (or G2) MSMs with the bases resident in device memory.
  *
  *   bench_gpu_msm [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R]
- *                 [--window C] [--fold W] [--pinned] [--chunk N] [--ones-tree T] [--csv FILE]
+ *                 [--window C] [--fold W] [--pinned] [--chunk N] [--ones-tree T] [--presum P]
+ *                 [--csv FILE]
  *     --quick    2^16 and 2^18, 3 repetitions (the CI smoke test)
  *     --log-n    the sizes, as base-2 logarithms (default 20,22,24,26; G2: 18,20,22)
  *     --g2       G2 instead of G1
@@ -17,6 +18,9 @@
  *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
  *     --ones-tree T  the sum of the ones (the tuning's ones_tree): 0 automatic (default), 1
  *                batch-affine levels down to one point, -1 XYZZ sums only
+ *     --presum P a context with a presum space (CUZK_GPU_MSM_PRESUM) and the tuning's presum P:
+ *                0 automatic, 1 every set the space holds, -1 none (the same context's memory
+ *                without the level); without the option, a context without the space
  *     --csv FILE append the CSV lines to FILE as well
  *
  * For each size it prints one CSV line
@@ -103,7 +107,7 @@ static void make_scalars(cuzk_fr *fr, size_t n, int bits_pct, uint64_t seed) {
 /* ---- one size -------------------------------------------------------------------------------- */
 
 struct opts {
-    int g2, bits, reps, window, pinned, fold, ones_tree;
+    int g2, bits, reps, window, pinned, fold, ones_tree, presum, presum_ctx;
     size_t chunk;
     FILE *csv;
 };
@@ -264,13 +268,14 @@ RUN_ALL(cuzk_g2, g2, "g2")
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n 20,22,24,26] [--g2] [--bits PCT] [--reps R] "
-            "[--window C] [--fold W] [--pinned] [--chunk N] [--ones-tree T] [--csv FILE]\n",
+            "[--window C] [--fold W] [--pinned] [--chunk N] [--ones-tree T] [--presum P] "
+            "[--csv FILE]\n",
             argv0);
     return 2;
 }
 
 int main(int argc, char **argv) {
-    struct opts o = {0, 0, 7, 0, 0, -1, 0, 0, NULL};
+    struct opts o = {0, 0, 7, 0, 0, -1, 0, 0, 0, 0, NULL};
     int quick = 0, sizes[MAX_SIZES], nsizes = 0;
     const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
@@ -303,6 +308,10 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--ones-tree") && v) {
             o.ones_tree = atoi(argv[++i]);
             if (o.ones_tree < -1 || o.ones_tree > 1) return usage(argv[0]);
+        } else if (!strcmp(a, "--presum") && v) {
+            o.presum = atoi(argv[++i]);
+            o.presum_ctx = 1;
+            if (o.presum < -1 || o.presum > 1) return usage(argv[0]);
         } else if (!strcmp(a, "--csv") && v) {
             csv = argv[++i];
         } else {
@@ -332,11 +341,13 @@ int main(int argc, char **argv) {
     }
     struct cuzk_gpu_msm_ctx *ctx = NULL;
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
-    const unsigned flags = o.fold >= 0 ? CUZK_GPU_MSM_FOLD : 0;
+    const unsigned flags =
+        (o.fold >= 0 ? CUZK_GPU_MSM_FOLD : 0u) | (o.presum_ctx ? CUZK_GPU_MSM_PRESUM : 0u);
     int err = cuzk_gpu_msm_ctx_create2(0, (size_t)1 << max, flags, &ctx);
     if (err != CUZK_OK) return !fail(err, "context creation", max);
-    if (o.window || o.chunk || o.ones_tree) {
-        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk, 0, o.ones_tree, 0};
+    if (o.window || o.chunk || o.ones_tree || o.presum) {
+        struct cuzk_gpu_msm_tuning t = {(unsigned)o.window, 0, o.chunk, 0,
+                                        o.ones_tree,        0, o.presum};
         cuzk_gpu_msm_tune(ctx, &t);
     }
     if (!o.g2 && cuzk_gpu_ntt_ctx_create(0, max, &nctx) != CUZK_OK) {

@@ -35,7 +35,11 @@
 #define CTX_MAX_N ((size_t)1 << G1_MAX_LOG)
 
 static struct cuzk_pool *pool;
-static struct cuzk_gpu_msm_ctx *ctx;
+static struct cuzk_gpu_msm_ctx *ctx; /* with a presum space (CUZK_GPU_MSM_PRESUM) */
+/* Set while ctx's tuning forces the presum level: each check then also wants it to have run on
+ * every set of a G1 windowed pass of two scalars or more (ctx's space holds every G1 batch), and
+ * on some set of a G2 one (the first sets of a batch that the space holds). */
+static int presum_forced;
 
 /* A GPU call that must succeed; prints the CUDA failure otherwise. */
 static int gpu_ok(int err, const char *what) {
@@ -260,6 +264,16 @@ ADD_TEST(cuzk_g2, g2, 5000)
         }                                                                                          \
         struct cuzk_gpu_msm_timing t;                                                              \
         cuzk_gpu_msm_last_timing(ctx, &t);                                                         \
+        if (presum_forced && t.windowed >= 2) {                                                    \
+            const int pre_ok = sizeof(G##_affine) == sizeof(cuzk_g1_affine)                        \
+                                   ? t.presum_sets == t.sets                                       \
+                                   : t.presum_sets > 0;                                            \
+            CHECK(pre_ok);                                                                         \
+            if (!pre_ok)                                                                           \
+                fprintf(stderr, "test_gpu_msm: " #G " n=%zu %s: presum level on %u of %u sets\n",  \
+                        n, what, t.presum_sets, t.sets);                                           \
+            ok &= pre_ok;                                                                          \
+        }                                                                                          \
         if (!ok || n >= ((size_t)1 << 18))                                                         \
             printf("test_gpu_msm: " #G " n=%zu %s offset %zu: %s; gpu %.2f ms (events %.2f: "      \
                    "upload %.2f bits %.2f sort %.2f accum %.2f reduce %.2f), cpu %.1f ms\n",       \
@@ -279,7 +293,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
     static void G##_tuned(const char *what, const struct cuzk_gpu_bases *db, const G##_affine *hb, \
                           cuzk_scalar *k, size_t n, enum msm_scalars sh, unsigned window,          \
                           int bits) {                                                              \
-        struct cuzk_gpu_msm_tuning t = {window, bits, 0, 0, 0, 0};                                 \
+        struct cuzk_gpu_msm_tuning t = {window, bits, 0, 0, 0, 0, 0};                              \
         char label[160];                                                                           \
         snprintf(label, sizeof label, "%.100s (window %u, bit path %d)", what, window, bits);      \
         cuzk_gpu_msm_tune(ctx, &t);                                                                \
@@ -325,7 +339,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
         static const size_t chunks[] = {1, 1000, 4099, 65536, 1u << 30};                           \
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {                            \
             if (chunks[c] == 1 && n > 5000) continue; /* one launch per scalar: small n only */    \
-            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0, 0, 0};                             \
+            struct cuzk_gpu_msm_tuning t = {0, 0, chunks[c], 0, 0, 0, 0};                          \
             cuzk_gpu_msm_tune(ctx, &t);                                                            \
             for (int pinned = 0; pinned <= 1; pinned++) {                                          \
                 const int ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, db, 0, pinned ? pk : k, n, &got),    \
@@ -351,7 +365,7 @@ ADD_TEST(cuzk_g2, g2, 5000)
                MSM_NCASE_SIZES + 1, ns, right, runs);                                              \
         { /* the shared cases again with the bit path and the ones' batch-affine levels forced     \
            * (down to one point; identity bases, equal and cancelling points among the ones) */    \
-            const struct cuzk_gpu_msm_tuning tree = {0, 1, 0, 0, 1, 0};                            \
+            const struct cuzk_gpu_msm_tuning tree = {0, 1, 0, 0, 1, 0, 0};                         \
             size_t tright = 0;                                                                     \
             cuzk_gpu_msm_tune(ctx, &tree);                                                         \
             tright += G##_cases(ns);                                                               \
@@ -359,6 +373,20 @@ ADD_TEST(cuzk_g2, g2, 5000)
             printf("test_gpu_msm: " #G                                                             \
                    " shared cases at %zu, ones tree forced: %zu of %d right\n",                    \
                    ns, tright, (int)MSM_NCASES);                                                   \
+        }                                                                                          \
+        { /* and with the presum level forced on every set: pair sums of one bucket, among them    \
+           * doublings, cancelling pairs and identity bases */                                     \
+            const struct cuzk_gpu_msm_tuning pre = {0, 0, 0, 0, 0, 0, 1};                          \
+            size_t pright = 0;                                                                     \
+            cuzk_gpu_msm_tune(ctx, &pre);                                                          \
+            presum_forced = 1;                                                                     \
+            for (size_t s = 0; s < MSM_NCASE_SIZES; s++) pright += G##_cases(msm_case_sizes[s]);   \
+            pright += G##_cases(ns);                                                               \
+            presum_forced = 0;                                                                     \
+            cuzk_gpu_msm_tune(ctx, NULL);                                                          \
+            printf("test_gpu_msm: " #G                                                             \
+                   " shared cases at %zu sizes up to %zu, presum forced: %zu of %d right\n",       \
+                   MSM_NCASE_SIZES + 1, ns, pright, (int)((MSM_NCASE_SIZES + 1) * MSM_NCASES));    \
         }                                                                                          \
         G##_affine *hb = test_xmalloc(nb * sizeof *hb);                                            \
         cuzk_scalar *k = test_xmalloc(nb * sizeof *k);                                             \
@@ -408,13 +436,32 @@ ADD_TEST(cuzk_g2, g2, 5000)
         /* the sum of the ones by batch-affine levels down to one point, in one chunk and in       \
          * chunks of an odd length, and by XYZZ sums alone */                                      \
         static const struct cuzk_gpu_msm_tuning trees[] = {                                        \
-            {0, 1, 0, 0, 1, 0}, {0, 1, 0, 0, 1, 1001}, {0, 1, 0, 0, -1, 0}};                       \
+            {0, 1, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 1001, 0}, {0, 1, 0, 0, -1, 0, 0}};              \
         for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {                              \
             cuzk_gpu_msm_tune(ctx, &trees[t]);                                                     \
             G##_check_shape("ones tree", db, hb, 0, k, ns, MSM_BITS);                              \
             G##_check_shape("ones tree", db, hb, 0, k, ns, MSM_ONE);                               \
             G##_check_shape("ones tree", db, hb, 0, k, (size_t)1 << max_log, MSM_BITS);            \
             cuzk_gpu_msm_tune(ctx, NULL);                                                          \
+        }                                                                                          \
+        { /* the presum level forced: every scalar shape, the largest size, an offset, narrow      \
+           * windows (short runs: many pairs of two buckets), the bit path's rest */               \
+            const struct cuzk_gpu_msm_tuning pre = {0, 0, 0, 0, 0, 0, 1},                          \
+                                             pre_narrow = {8, 0, 0, 0, 0, 0, 1},                   \
+                                             pre_wide = {22, 0, 0, 0, 0, 0, 1};                    \
+            presum_forced = 1;                                                                     \
+            cuzk_gpu_msm_tune(ctx, &pre);                                                          \
+            for (int sh = MSM_RANDOM; sh <= MSM_SAME_EDGE; sh++)                                   \
+                G##_check_shape("presum", db, hb, 0, k, ns, (enum msm_scalars)sh);                 \
+            G##_check_shape("presum", db, hb, 0, k, (size_t)1 << max_log, MSM_RANDOM);             \
+            G##_check_shape("presum", db, hb, 0, k, (size_t)1 << max_log, MSM_BITS);               \
+            G##_check_shape("presum, offset", db, hb, OFFSET_ROOM - 1, k, (size_t)odd, MSM_EDGE);  \
+            cuzk_gpu_msm_tune(ctx, &pre_narrow);                                                   \
+            G##_check_shape("presum, 8-bit windows", db, hb, 0, k, ns + 17, MSM_RANDOM);           \
+            cuzk_gpu_msm_tune(ctx, &pre_wide);                                                     \
+            G##_check_shape("presum, 22-bit windows", db, hb, 0, k, ns + 17, MSM_EDGE);            \
+            cuzk_gpu_msm_tune(ctx, NULL);                                                          \
+            presum_forced = 0;                                                                     \
         }                                                                                          \
     out:                                                                                           \
         cuzk_gpu_bases_free(db);                                                                   \
@@ -555,7 +602,7 @@ static void test_wide_windows(void) {
     cuzk_g1 want, got;
     CHECK(cuzk_g1_msm(pool, &want, hb, k, n) == CUZK_OK);
     for (unsigned w = 20; w <= 24; w += 2) {
-        const struct cuzk_gpu_msm_tuning t = {w, -1, 0, 0, 0, 0};
+        const struct cuzk_gpu_msm_tuning t = {w, -1, 0, 0, 0, 0, 0};
         struct cuzk_gpu_msm_timing tm;
         cuzk_gpu_msm_tune(wide, &t);
         const int ran = gpu_ok(cuzk_gpu_g1_msm(wide, db, 0, k, n, &got), "wide-window msm");
@@ -594,6 +641,8 @@ static void test_folded(void) {
     cuzk_g2_affine *hb2 = test_xmalloc(n2 * sizeof *hb2);
     CHECK(cuzk_gpu_msm_ctx_vram2((size_t)1 << 26, CUZK_GPU_MSM_FOLD) >
           cuzk_gpu_msm_ctx_vram((size_t)1 << 26));
+    CHECK(cuzk_gpu_msm_ctx_vram2((size_t)1 << 26, CUZK_GPU_MSM_PRESUM) >
+          cuzk_gpu_msm_ctx_vram((size_t)1 << 26));
     test_g1_points(pool, hb, n + off);
     for (size_t ki = 0; ki < NK; ki++) { /* the scalars and the CPU's answers, once */
         ks[ki] = test_xmalloc(n * sizeof *ks[ki]);
@@ -602,7 +651,8 @@ static void test_folded(void) {
     }
     k = ks[0];
     CHECK(cuzk_g1_msm(pool, &want_off, hb + off, ks[0], n) == CUZK_OK);
-    if (!gpu_ok(cuzk_gpu_msm_ctx_create2(0, (size_t)1 << 26, CUZK_GPU_MSM_FOLD, &fc),
+    if (!gpu_ok(cuzk_gpu_msm_ctx_create2(0, (size_t)1 << 26,
+                                         CUZK_GPU_MSM_FOLD | CUZK_GPU_MSM_PRESUM, &fc),
                 "folding context"))
         goto out;
     if (!gpu_ok(cuzk_gpu_g1_bases_upload(0, hb, n + off, &db), "bases upload")) goto out;
@@ -619,7 +669,7 @@ static void test_folded(void) {
                 const size_t at = ki == 0 && mode > 0 ? off : 0; /* a range at an offset once */
                 cuzk_g1 got;
                 struct cuzk_gpu_msm_timing tm;
-                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, mode, 0, 0};
+                const struct cuzk_gpu_msm_tuning t = {0, 0, 0, mode, 0, 0, 0};
                 cuzk_gpu_msm_tune(fc, &t);
                 const int ran = gpu_ok(cuzk_gpu_g1_msm(fc, db, at, ks[ki], n, &got), "folded msm");
                 cuzk_gpu_msm_last_timing(fc, &tm);
@@ -632,16 +682,19 @@ static void test_folded(void) {
                     (tm.folded ? tm.sets < tm.windows && tm.window == fw : tm.sets == tm.windows);
                 if (mode != 0 || (kinds[ki] == MSM_RANDOM && windows[wi] != 16))
                     ok = ok && tm.folded == (unsigned)want_fold;
+                /* the automatic presum level: on every set of the plain layout of 2^22 random
+                 * scalars (65 536 threads a set, 16 or more entries a bucket) */
+                if (mode < 0 && kinds[ki] == MSM_RANDOM) ok = ok && tm.presum_sets == tm.sets;
                 CHECK(ok);
                 printf("test_gpu_msm: cuzk_g1 n=%zu folded for %u bits, %s scalars, offset %zu, "
-                       "fold %s: %s (%u windows in %u sets, widest %u); sort %.2f accum %.2f "
-                       "reduce %.2f ms\n",
+                       "fold %s: %s (%u windows in %u sets, widest %u, %u presummed); sort %.2f "
+                       "accum %.2f reduce %.2f ms\n",
                        n, fw, msm_scalars_name[kinds[ki]], at,
                        mode > 0   ? "forced"
                        : mode < 0 ? "forbidden"
                                   : "automatic",
-                       ok ? "ok" : "WRONG", tm.windows, tm.sets, tm.window, (double)tm.sort_ms,
-                       (double)tm.accum_ms, (double)tm.reduce_ms);
+                       ok ? "ok" : "WRONG", tm.windows, tm.sets, tm.window, tm.presum_sets,
+                       (double)tm.sort_ms, (double)tm.accum_ms, (double)tm.reduce_ms);
             }
     }
     CHECK(cuzk_gpu_bases_fold(db, 7) == CUZK_EINVAL && cuzk_gpu_bases_fold(db, 25) == CUZK_EINVAL);
@@ -662,7 +715,7 @@ static void test_folded(void) {
     if (!gpu_ok(cuzk_gpu_g2_bases_upload(0, hb2, n2, &db2), "G2 bases upload") ||
         !gpu_ok(cuzk_gpu_bases_fold(db2, 12), "G2 fold"))
         goto out;
-    const struct cuzk_gpu_msm_tuning forced = {0, 0, 0, 1, 0, 0};
+    const struct cuzk_gpu_msm_tuning forced = {0, 0, 0, 1, 0, 0, 0};
     cuzk_gpu_msm_tune(fc, &forced);
     for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
         cuzk_g2 want, got;
@@ -754,10 +807,11 @@ int main(void) {
         fprintf(stderr, "test_gpu_msm: cannot create the thread pool\n");
         return 1;
     }
-    if (!gpu_ok(cuzk_gpu_msm_ctx_create(0, CTX_MAX_N, &ctx), "context creation"))
+    if (!gpu_ok(cuzk_gpu_msm_ctx_create2(0, CTX_MAX_N, CUZK_GPU_MSM_PRESUM, &ctx),
+                "context creation"))
         return test_finish();
-    printf("test_gpu_msm: context for 2^%d points: %.2f GiB of device memory\n", G1_MAX_LOG,
-           (double)cuzk_gpu_msm_ctx_vram(CTX_MAX_N) / (1 << 30));
+    printf("test_gpu_msm: context for 2^%d points: %.2f GiB of device memory (presum space)\n",
+           G1_MAX_LOG, (double)cuzk_gpu_msm_ctx_vram2(CTX_MAX_N, CUZK_GPU_MSM_PRESUM) / (1 << 30));
 
     test_args();
     test_field();

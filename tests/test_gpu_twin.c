@@ -459,20 +459,29 @@ static int fold_automatic;
             if (shapes[s].fold && tt.fold == 0 && !fold_automatic) tt.fold = 1;                    \
             int err = cuzk_gpu_twin_##S##_msm(&shapes[s], pts, k, n, &tt, &got, &rep);             \
             int ok = err == CUZK_OK && G##_eq(&got, &want) && G##_is_on_curve(&got);               \
-            /* folded bases make a folded layout when forced, none when forbidden */               \
+            /* folded bases make a folded layout when forced, none when forbidden; a forced        \
+             * presum level without the bit path runs on every G1 set of two entries or more (the  \
+             * presum space holds every G1 batch of max_n scalars) and on some G2 sets (the first  \
+             * sets of a batch that it holds), and none runs unless forced at these sizes */       \
             if (ok && rep.windowed)                                                                \
                 ok = (tt.fold == 0 || rep.folded == (shapes[s].fold && tt.fold > 0)) &&            \
-                     (rep.folded ? rep.sets < rep.windows : rep.sets == rep.windows);              \
+                     (rep.folded ? rep.sets < rep.windows : rep.sets == rep.windows) &&            \
+                     (tt.presum > 0 ? tt.bit_path >= 0 || n < 2 ||                                 \
+                                          (sizeof(G##_affine) == sizeof(cuzk_g1_affine)            \
+                                               ? rep.presum_sets == rep.sets                       \
+                                               : rep.presum_sets > 0)                              \
+                                    : rep.presum_sets == 0);                                       \
             CHECK(ok);                                                                             \
             if (!ok) {                                                                             \
                 bad++;                                                                             \
                 fprintf(stderr,                                                                    \
                         "test_gpu_twin: " #G                                                       \
                         " msm %s: n = %zu, shape %zu, window %u (%u windows in %u sets, "          \
-                        "folded %u, %u per batch), bit path %d, %zu windowed, %zu ones: %s\n",     \
+                        "folded %u, %u per batch, %u presummed), bit path %d, %zu windowed, "      \
+                        "%zu ones: %s\n",                                                          \
                         what, n, s, rep.window, rep.windows, rep.sets, rep.folded,                 \
-                        rep.windows_per_batch, tune.bit_path, rep.windowed, rep.ones,              \
-                        err ? cuzk_strerror(err) : "wrong sum or layout");                         \
+                        rep.windows_per_batch, rep.presum_sets, tune.bit_path, rep.windowed,       \
+                        rep.ones, err ? cuzk_strerror(err) : "wrong sum or layout");               \
             }                                                                                      \
             if (s || tune.upload_chunk) continue;                                                  \
             /* the scalars uploaded in several chunks (the last one shorter): the same bytes */    \
@@ -500,27 +509,31 @@ static int fold_automatic;
         G##_points(pool, 8);                                                                       \
         for (size_t s = 0; s < nsizes; s++) {                                                      \
             const size_t n = sizes[s];                                                             \
-            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0, 0, 0},                           \
-                                             bits_on = {0, 1, 0, 0, 0, 0},                         \
-                                             bits_off = {0, -1, 0, 0, 0, 0},                       \
-                                             no_fold = {0, 0, 0, -1, 0, 0},                        \
-                                             tree = {0, 1, 0, 0, 1, 0},                            \
-                                             tree_chunks = {0, 1, 0, 0, 1, n / 5 + 3},             \
-                                             no_tree = {0, 1, 0, 0, -1, 0};                        \
+            const struct cuzk_gpu_msm_tuning autot = {0, 0, 0, 0, 0, 0, 0},                        \
+                                             bits_on = {0, 1, 0, 0, 0, 0, 0},                      \
+                                             bits_off = {0, -1, 0, 0, 0, 0, 0},                    \
+                                             no_fold = {0, 0, 0, -1, 0, 0, 0},                     \
+                                             tree = {0, 1, 0, 0, 1, 0, 0},                         \
+                                             tree_chunks = {0, 1, 0, 0, 1, n / 5 + 3, 0},          \
+                                             no_tree = {0, 1, 0, 0, -1, 0, 0},                     \
+                                             presum = {0, -1, 0, 0, 0, 0, 1},                      \
+                                             presum_bits = {0, 1, 0, 0, 0, 0, 1};                  \
             /* random scalars; then every forced window width */                                   \
             for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                   \
             G##_check_msm("random", pts, k, n, autot, NSHAPES), runs += NSHAPES;                   \
             G##_check_msm("random, fold forbidden", pts, k, n, no_fold, NSHAPES), runs += NSHAPES; \
+            G##_check_msm("random, presum", pts, k, n, presum, NSHAPES), runs += NSHAPES;          \
             fold_automatic = 1;                                                                    \
             G##_check_msm("random, fold automatic", pts, k, n, autot, NSHAPES), runs += NSHAPES;   \
             fold_automatic = 0;                                                                    \
             for (size_t w = 0; w < nwindows; w++) {                                                \
-                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0, 0, 0};                        \
+                struct cuzk_gpu_msm_tuning t = {windows[w], 0, 0, 0, 0, 0, 0};                     \
                 G##_check_msm("forced window", pts, k, n, t, 2), runs += 2;                        \
             }                                                                                      \
             /* edge scalars (zeros, ones, r - 1, 2^255 - 1, patterns) */                           \
             for (size_t i = 0; i < n; i++) edge_scalar(&k[i], (unsigned)cuzk_rng_u64(&test_rng));  \
             G##_check_msm("edge scalars", pts, k, n, autot, NSHAPES), runs += NSHAPES;             \
+            G##_check_msm("edge scalars, presum", pts, k, n, presum, NSHAPES), runs += NSHAPES;    \
             /* 90% zeros and ones: the bit path forced on, off and automatic */                    \
             for (size_t i = 0; i < n; i++) {                                                       \
                 uint64_t u = cuzk_rng_u64(&test_rng) % 10;                                         \
@@ -531,6 +544,7 @@ static int fold_automatic;
             }                                                                                      \
             G##_check_msm("bits auto", pts, k, n, autot, NSHAPES), runs += NSHAPES;                \
             G##_check_msm("bits on", pts, k, n, bits_on, 2), runs += 2;                            \
+            G##_check_msm("bits on, presum", pts, k, n, presum_bits, NSHAPES), runs += NSHAPES;    \
             G##_check_msm("bits off", pts, k, n, bits_off, NSHAPES), runs += NSHAPES;              \
             /* the sum of the ones by batch-affine levels down to one point, in one chunk and in   \
              * several, and by XYZZ sums alone */                                                  \
@@ -555,6 +569,8 @@ static int fold_automatic;
                 if (i % 11 == 10) G##_affine_set_inf(&q[i]);                                       \
             }                                                                                      \
             G##_check_msm("equal scalars, repeated and negated bases", q, k, n, autot, NSHAPES);   \
+            G##_check_msm("the same, presum", q, k, n, presum, NSHAPES);                           \
+            runs += NSHAPES;                                                                       \
             /* scalar 1 over pairs P + P, P + (-P), identity + P: the tree's first level meets     \
              * each case, the later ones their sums (odd counts, chunks of an odd length) */       \
             G##_affine *o = malloc(n * sizeof *o);                                                 \
@@ -584,6 +600,7 @@ static int fold_automatic;
                 }                                                                                  \
             }                                                                                      \
             G##_check_msm("pairs that cancel", q, k, n, autot, NSHAPES), runs += NSHAPES;          \
+            G##_check_msm("pairs that cancel, presum", q, k, n, presum, NSHAPES), runs += NSHAPES; \
             free(q);                                                                               \
         }                                                                                          \
         G zero;                                                                                    \

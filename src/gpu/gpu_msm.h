@@ -97,6 +97,11 @@ unsigned cuzk_gpu_msm_fold_window(size_t n);
  * cuzk_gpu_msm_fold_window(max_n)). Without it, an MSM over folded bases runs the plain layout
  * (same result); so does one whose folded layout the context cannot hold. */
 #define CUZK_GPU_MSM_FOLD 1u
+/* CUZK_GPU_MSM_PRESUM gives the context a presum space: room for the affine G1 sums of half a
+ * sort batch's entries (48 bytes an entry, six times its key and value; a G2 batch's first sets
+ * that fit), so that its MSMs may sum adjacent sorted entries of one bucket in affine pairs
+ * before the accumulation (see the tuning's presum). */
+#define CUZK_GPU_MSM_PRESUM 2u
 
 /* Bytes of device memory a context for MSMs of up to max_n points takes (with flags). */
 size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
@@ -138,7 +143,10 @@ int cuzk_gpu_g2_msm_dev_fr(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_b
  * pairwise sums while a level has enough pairs to fill the GPU, then XYZZ sums; 1 such levels
  * down to one point; -1 XYZZ sums only. tree_chunk: at most this many ones per chunk of the
  * levels (0: as many as the context's bucket space holds; chunks so small that they outnumber
- * half the reduction's first-level items turn the levels off). */
+ * half the reduction's first-level items turn the levels off). presum, in a context created with
+ * CUZK_GPU_MSM_PRESUM: 0 the presum level (adjacent sorted entries of one bucket summed in
+ * affine pairs before the accumulation) for the sets that fill the GPU with it and average at
+ * least a few entries a bucket; 1 for every set the context's presum space holds; -1 never. */
 struct cuzk_gpu_msm_tuning {
     unsigned window;
     int bit_path;
@@ -146,6 +154,7 @@ struct cuzk_gpu_msm_tuning {
     int fold;
     int ones_tree;
     size_t tree_chunk;
+    int presum;
 };
 void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx, const struct cuzk_gpu_msm_tuning *t);
 
@@ -164,6 +173,7 @@ struct cuzk_gpu_msm_timing {
     unsigned folded;        /* 1 when it ran a folded layout */
     size_t windowed;        /* the scalars its windows took: all n, or the others (neither 0
                              * nor 1) of a bit-witness split; 0 when none ran */
+    unsigned presum_sets;   /* its sets that ran the presum level (see the tuning's presum) */
 };
 void cuzk_gpu_msm_last_timing(const struct cuzk_gpu_msm_ctx *ctx, struct cuzk_gpu_msm_timing *t);
 

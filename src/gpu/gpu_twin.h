@@ -71,9 +71,11 @@ struct cuzk_gpu_twin_shape {
 };
 /* What an MSM did: window width, number of windows and windows per batch of the windowed
  * part, its bucket sets (windows, or fewer when folded) and whether its layout was folded, its
- * number of scalars, and the number of scalars 1 summed by the bit-witness path. */
+ * number of scalars, and the number of scalars 1 summed by the bit-witness path; presum_sets:
+ * the sets that ran the presum level (a twin context always has a presum space, as one created
+ * with CUZK_GPU_MSM_PRESUM). */
 struct cuzk_gpu_twin_report {
-    unsigned window, windows, windows_per_batch, sets, folded;
+    unsigned window, windows, windows_per_batch, sets, folded, presum_sets;
     size_t windowed, ones;
 };
 

@@ -33,6 +33,16 @@
 //     sort     one thread per scalar writes, for each window of the batch, the key |digit|
 //              (0 for a zero digit) and the value point index | sign << 31; CUB's radix sort
 //              orders each window's pairs by key (c bits only) into the batch's buffers.
+//     presum   (a context with a presum space, CUZK_GPU_MSM_PRESUM; see the tuning's presum)
+//              the sorted entries of a set in pairs (2p, 2p + 1): where both have one key,
+//              their two points are summed in affine coordinates into the presum space
+//              (presum_body: MSM_PRESUM_K pairs a thread share one inversion; 6 products a sum
+//              against the mixed addition's 10), the first entry's value becomes that point's
+//              index (MSM_PRESUM_BIT) and CUB's selection drops the second, into the spare
+//              buffer; the set's new length stays on the device, where the accumulation reads
+//              it. A G1 batch's sets all fit the space (half the sort space's entries); a G2
+//              batch's first ones do. It runs when a set gives MSM_PRESUM_MIN_THREADS threads
+//              and averages MSM_PRESUM_MIN_RUN entries a bucket (or when forced).
 //     accum    the sorted pairs of a window are cut into cpw chunks of consecutive entries
 //              (lengths differ by at most one; k cpw is about the context's accumulation
 //              thread count, whole waves of the GPU), one thread each: it walks its chunk and
@@ -100,7 +110,7 @@ extern "C" const char *cuzk_gpu_msm_last_error(void) { return g_last_error; }
 
 // The plan of the last windowed pass, for the timing of benchmarks (window and batches).
 struct msm_report {
-    unsigned c, nw, sets, folded, wb; // c: the widest window
+    unsigned c, nw, sets, folded, wb, presum_sets; // c: the widest window
     size_t m, ones;
 };
 
@@ -158,7 +168,8 @@ static int reduce_windows(X &x, const msm_mem &mm, const msm_sizes &sz, unsigned
 template <class F, class X>
 static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_mem<F> *bases,
                        const aff_mem<F> *qbases, unsigned fold_window, int fold_mode,
-                       const uint32_t *list, size_t m, unsigned forced_window, msm_plan *out) {
+                       const uint32_t *list, size_t m, unsigned forced_window, int presum_mode,
+                       msm_plan *out, unsigned *presum_sets) {
     const msm_plan p =
         msm_plan_for(m, forced_window, sz, sizeof(xyzz_mem<F>), fold_window, fold_mode);
     *out = p;
@@ -167,6 +178,8 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
     auto *win = static_cast<xyzz_mem<F> *>(mm.win);
     uint64_t kofs[5];
     msm_digit_offset(kofs, p.L);
+    auto *presum = static_cast<aff_mem<F> *>(mm.presum);
+    const size_t presum_cap = sz.presum_cap * sizeof(aff_mem<fp_t>) / sizeof(aff_mem<F>);
 
     unsigned g0 = 0;  // the first set of the reduction group being filled
     size_t gfill = 0; // the buckets its sets use
@@ -224,6 +237,42 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             }
             TRY(x.mark(PH_SORT));
 
+            // the presum level on the batch's first kp sets (as many as the presum space holds:
+            // all of a G1 batch), set by set: pair sums into the presum space (set w's from w em
+            // / 2), then the selection of the entries left, into the spare; the sets' counts on
+            // the device (em for the sets past kp)
+            const size_t half = em / 2, nt = (half + MSM_PRESUM_K - 1) / MSM_PRESUM_K;
+            const bool pre =
+                presum && presum_mode >= 0 && half > 0 && half <= presum_cap &&
+                (presum_mode > 0 || (nt >= MSM_PRESUM_MIN_THREADS &&
+                                     em >= static_cast<size_t>(MSM_PRESUM_MIN_RUN) * B));
+            const unsigned kp =
+                pre ? static_cast<unsigned>(std::min<size_t>(k, presum_cap / half)) : 0;
+            const int64_t *cnt = nullptr;
+            if (pre) {
+                presum_body<F> ps;
+                ps.bases = bases;
+                ps.qbases = paired ? qbases : bases;
+                ps.flags = mm.pflag;
+                ps.m = em;
+                ps.nt = nt;
+                for (unsigned w = 0; w < kp; w++) {
+                    ps.keys = d.keys[w];
+                    ps.vals = d.vals[w];
+                    ps.out = presum + w * half;
+                    ps.ofs = static_cast<uint32_t>(w * half);
+                    TRY(x.launch(ps, nt));
+                    TRY(x.select(d.keys[w], mm.pflag, spare_k, mm.counts + 2 + w, em));
+                    TRY(x.select(d.vals[w], mm.pflag, spare_v, mm.counts + 2 + w, em));
+                    std::swap(d.keys[w], spare_k);
+                    std::swap(d.vals[w], spare_v);
+                }
+                const count_body cb = {mm.counts + 2, kp, static_cast<int64_t>(em)};
+                TRY(x.launch(cb, k - kp));
+                cnt = mm.counts + 2;
+                *presum_sets += kp;
+            }
+
             // accumulate into the group's next k B buckets
             xyzz_mem<F> *bk = buckets + gfill;
             gfill += static_cast<size_t>(k) * B;
@@ -231,11 +280,14 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             accum_body<F> a;
             a.bases = bases;
             a.qbases = paired ? qbases : bases;
+            a.presum = pre ? presum : bases;
+            a.cnt = cnt;
             for (unsigned w = 0; w < k; w++) {
                 a.keys[w] = d.keys[w];
                 a.vals[w] = d.vals[w];
             }
-            const size_t cpw = p.chunks_per_window(k, em);
+            // a set keeps at least half its entries (rounded up) through the presum level
+            const size_t cpw = p.chunks_per_window(k, pre ? em - half : em);
             a.buckets = bk;
             a.heads = heads;
             a.m = em;
@@ -246,6 +298,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             xyzz_mem<F> *tree = heads + sz.head_cap;
             fixtree_body<F> ft;
             for (unsigned w = 0; w < k; w++) ft.keys[w] = d.keys[w];
+            ft.cnt = cnt;
             ft.in = heads;
             ft.n_in = cpw;
             ft.m = em;
@@ -261,6 +314,7 @@ static int run_windows(X &x, const msm_mem &mm, const msm_sizes &sz, const aff_m
             }
             fixup_body<F> f;
             for (unsigned w = 0; w < k; w++) f.keys[w] = d.keys[w];
+            f.cnt = cnt;
             f.buckets = bk;
             f.heads = heads;
             f.tree = tree;
@@ -420,10 +474,11 @@ static int msm_run(X &x, const msm_mem &mm, const msm_sizes &sz,
         TRY(run_ones<F>(x, mm, sz, bases, mm.ones, n_ones, tune.ones_tree, tune.tree_chunk));
     TRY(x.mark(PH_BITS));
     msm_plan p = {};
+    rep->presum_sets = 0;
     const bool fold = qbases && fold_window;
     if (m)
         TRY(run_windows<F>(x, mm, sz, bases, qbases, fold ? fold_window : 0, tune.fold, list, m,
-                           tune.window, &p));
+                           tune.window, tune.presum, &p, &rep->presum_sets));
     rep->c = p.L.widest();
     rep->nw = m ? p.L.nw : 0;
     rep->sets = m ? p.L.sets() : 0;
@@ -589,7 +644,8 @@ extern "C" size_t cuzk_gpu_msm_ctx_vram2(size_t max_n, unsigned flags) {
         cudaGetDevice(&dev) == cudaSuccess ? msm_acc_threads_for(dev) : MSM_ACC_THREADS;
     (void)cudaGetLastError();
     const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc,
-                                       (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0);
+                                       (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0,
+                                       (flags & CUZK_GPU_MSM_PRESUM) != 0);
     const size_t sort_n = ctx_sort_max(max_n, flags);
     size_t cub = 0;
     int count = 0;
@@ -611,9 +667,10 @@ extern "C" void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx) {
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
     if (ctx->copy_stream) (void)cudaStreamSynchronize(ctx->copy_stream);
-    void *bufs[] = {ctx->mm.scalars,   ctx->mm.idx,    ctx->mm.ones, ctx->mm.rest, ctx->mm.flag_one,
-                    ctx->mm.flag_rest, ctx->mm.counts, ctx->mm.keys, ctx->mm.vals, ctx->mm.buckets,
-                    ctx->mm.items,     ctx->mm.heads,  ctx->mm.win,  ctx->cub_tmp};
+    void *bufs[] = {ctx->mm.scalars,  ctx->mm.idx,       ctx->mm.ones,   ctx->mm.rest,
+                    ctx->mm.flag_one, ctx->mm.flag_rest, ctx->mm.counts, ctx->mm.keys,
+                    ctx->mm.vals,     ctx->mm.buckets,   ctx->mm.items,  ctx->mm.heads,
+                    ctx->mm.win,      ctx->mm.presum,    ctx->mm.pflag,  ctx->cub_tmp};
     for (void *p : bufs) (void)cudaFree(p);
     for (int i = 0; i < ctx->nev_created; i++) (void)cudaEventDestroy(ctx->ev[i]);
     for (int i = 0; i < ctx->nev_copy; i++) (void)cudaEventDestroy(ctx->ev_copy[i]);
@@ -665,6 +722,10 @@ static int ctx_init(cuzk_gpu_msm_ctx *ctx) {
     TRY(dev_alloc(&m.items, b.items));
     TRY(dev_alloc(&m.heads, b.heads));
     TRY(dev_alloc(&m.win, b.win));
+    if (b.presum) {
+        TRY(dev_alloc(&m.presum, b.presum));
+        TRY(dev_alloc(&m.pflag, b.presum_flags));
+    }
     TRY(msm_cub_bytes_for(ctx->sz.fold ? 2 * ctx->sz.max_n : ctx->sz.max_n, &ctx->cub_bytes));
     TRY(dev_alloc(&ctx->cub_tmp, ctx->cub_bytes));
     return CUZK_OK;
@@ -688,7 +749,8 @@ extern "C" int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags
         return cuda_fail(cudaGetLastError(), "cudaSetDevice", __LINE__);
     }
     ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device),
-                            (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0);
+                            (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0,
+                            (flags & CUZK_GPU_MSM_PRESUM) != 0);
     ctx->stage_n = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
@@ -706,13 +768,14 @@ extern "C" int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx) {
 extern "C" void cuzk_gpu_msm_tune(struct cuzk_gpu_msm_ctx *ctx,
                                   const struct cuzk_gpu_msm_tuning *t) {
     if (!ctx) return;
-    cuzk_gpu_msm_tuning v = {0, 0, 0, 0, 0, 0};
+    cuzk_gpu_msm_tuning v = {0, 0, 0, 0, 0, 0, 0};
     if (t) {
         v = *t;
         if (v.window && (v.window < MSM_MIN_WINDOW || v.window > MSM_MAX_WINDOW)) v.window = 0;
         v.bit_path = v.bit_path > 0 ? 1 : (v.bit_path < 0 ? -1 : 0);
         v.fold = v.fold > 0 ? 1 : (v.fold < 0 ? -1 : 0);
         v.ones_tree = v.ones_tree > 0 ? 1 : (v.ones_tree < 0 ? -1 : 0);
+        v.presum = v.presum > 0 ? 1 : (v.presum < 0 ? -1 : 0);
     }
     ctx->tune = v;
 }
@@ -815,6 +878,7 @@ static int msm_entry(cuzk_gpu_msm_ctx *ctx, const cuzk_gpu_bases *bases, size_t 
     ctx->timing.sets = rep.sets;
     ctx->timing.folded = rep.folded;
     ctx->timing.windowed = rep.nw ? rep.m : 0;
+    ctx->timing.presum_sets = rep.presum_sets;
     return CUZK_OK;
 }
 
@@ -874,7 +938,8 @@ struct host_mem {
                alloc(&mm.flag_one, b.flags) && alloc(&mm.flag_rest, b.flags) &&
                alloc(&mm.counts, b.counts) && alloc(&mm.keys, b.sort) && alloc(&mm.vals, b.sort) &&
                alloc(&mm.buckets, b.buckets) && alloc(&mm.items, b.items) &&
-               alloc(&mm.heads, b.heads) && alloc(&mm.win, b.win);
+               alloc(&mm.heads, b.heads) && alloc(&mm.win, b.win) && alloc(&mm.presum, b.presum) &&
+               alloc(&mm.pflag, b.presum_flags);
     }
 };
 
@@ -893,8 +958,8 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
         return CUZK_EINVAL;
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
-                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold);
-    cuzk_gpu_msm_tuning t = {0, 0, 0, 0, 0, 0};
+                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold, true);
+    cuzk_gpu_msm_tuning t = {0, 0, 0, 0, 0, 0, 0};
     if (tune) t = *tune;
     host_mem h;
     if (!h.init(sz)) return CUZK_ENOMEM;
@@ -917,6 +982,7 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
         report->windows_per_batch = rep.wb;
         report->windowed = rep.m;
         report->ones = rep.ones;
+        report->presum_sets = rep.presum_sets;
     }
     return CUZK_OK;
 }

@@ -99,15 +99,18 @@ template <class T> CUZK_HD T pick(T const (&a)[MSM_MAX_WINDOWS], size_t j) {
 }
 
 // The affine base of a sorted value: the base (or, with MSM_UPPER_BIT, its folded multiple in
-// qbases: bases itself for a plain layout) of its index, negated when MSM_SIGN_BIT is set.
+// qbases: bases itself for a plain layout) of its index, negated when MSM_SIGN_BIT is set; with
+// MSM_PRESUM_BIT the point of that index in the presum space (a pair's sum, never negated).
 template <class F>
 CUZK_HD const aff_mem<F> *msm_base_ptr(const aff_mem<F> *bases, const aff_mem<F> *qbases,
-                                       uint32_t v) {
-    return ((v & MSM_UPPER_BIT) ? qbases : bases) + (v & MSM_IDX_MASK);
+                                       const aff_mem<F> *presum, uint32_t v) {
+    const aff_mem<F> *b = (v & MSM_UPPER_BIT) ? qbases : bases;
+    return ((v & MSM_PRESUM_BIT) ? presum : b) + (v & MSM_IDX_MASK);
 }
 template <class F>
-CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, const aff_mem<F> *qbases, uint32_t v) {
-    affine<F> p = load_ro(msm_base_ptr(bases, qbases, v));
+CUZK_HD affine<F> msm_base(const aff_mem<F> *bases, const aff_mem<F> *qbases,
+                           const aff_mem<F> *presum, uint32_t v) {
+    affine<F> p = load_ro(msm_base_ptr(bases, qbases, presum, v));
     if (v & MSM_SIGN_BIT) p.y = neg(p.y);
     return p;
 }
@@ -119,14 +122,16 @@ CUZK_HD size_t chunk_begin(size_t t, size_t m, size_t cpw) { return t * m / cpw;
 // Starts moving the base of a sorted value towards the multiprocessor (the L2 cache) a few
 // iterations before the accumulation reads it; nothing on the host.
 template <class F>
-CUZK_HD void msm_prefetch(const aff_mem<F> *bases, const aff_mem<F> *qbases, uint32_t v) {
+CUZK_HD void msm_prefetch(const aff_mem<F> *bases, const aff_mem<F> *qbases,
+                          const aff_mem<F> *presum, uint32_t v) {
 #ifdef __CUDA_ARCH__
-    const char *p = reinterpret_cast<const char *>(msm_base_ptr(bases, qbases, v));
+    const char *p = reinterpret_cast<const char *>(msm_base_ptr(bases, qbases, presum, v));
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p + sizeof(aff_mem<F>) - 1));
 #else
     (void)bases;
     (void)qbases;
+    (void)presum;
     (void)v;
 #endif
 }
@@ -149,19 +154,26 @@ template <class F> struct acc_slot {
 #endif
 };
 
+// The entries of set j of a batch: m each, or cnt[j] after the presum level (cnt not NULL).
+CUZK_HD size_t set_entries(const int64_t *cnt, size_t m, size_t j) {
+    return cnt ? static_cast<size_t>(cnt[j]) : m;
+}
+
 // Chunk t of window j: sums each run of equal keys of its entries (see DESIGN). Zero keys come
 // first in a sorted window, so a binary search skips them. The loop does one mixed addition per
 // entry for every thread alike, and a thread whose run ends stores its sum (a short branch):
 // threads of a warp never wait for the longest run among them.
 template <class F> struct accum_body {
     const aff_mem<F> *bases, *qbases; // qbases: the folded multiples (bases for a plain layout)
+    const aff_mem<F> *presum;         // the presum level's points (NULL: none)
     const uint32_t *keys[MSM_MAX_WINDOWS], *vals[MSM_MAX_WINDOWS];
+    const int64_t *cnt; // the sets' entries after the presum level (NULL: m each)
     xyzz_mem<F> *buckets, *heads;
     size_t m, cpw;
     unsigned B;
     CUZK_HD void operator()(size_t tid) const {
-        const size_t j = tid / cpw, t = tid % cpw;
-        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
+        const size_t j = tid / cpw, t = tid % cpw, mj = set_entries(cnt, m, j);
+        const size_t b = chunk_begin(t, mj, cpw), e = chunk_begin(t + 1, mj, cpw);
         const uint32_t *K = pick(keys, j), *V = pick(vals, j);
         size_t i = b;
         if (K[b] == 0) {           // the first non-zero key in (b, e), or e
@@ -179,7 +191,7 @@ template <class F> struct accum_body {
         uint32_t cur = K[i];
         bool head = i == b && b > 0 && K[b - 1] == cur; // the run began in an earlier chunk
         for (size_t a = i; a < i + MSM_PREFETCH_AHEAD && a < e; a++)
-            msm_prefetch(bases, qbases, V[a]);
+            msm_prefetch(bases, qbases, presum, V[a]);
         acc_slot<F> slot;
         xyzz_mem<F> *acc = slot.get();
         store_sh(acc, xyzz_inf<F>());
@@ -192,8 +204,9 @@ template <class F> struct accum_body {
                 cur = k;
                 store_sh(acc, xyzz_inf<F>());
             }
-            if (i + MSM_PREFETCH_AHEAD < e) msm_prefetch(bases, qbases, V[i + MSM_PREFETCH_AHEAD]);
-            madd_mem(acc, msm_base(bases, qbases, V[i]));
+            if (i + MSM_PREFETCH_AHEAD < e)
+                msm_prefetch(bases, qbases, presum, V[i + MSM_PREFETCH_AHEAD]);
+            madd_mem(acc, msm_base(bases, qbases, presum, V[i]));
         }
         store(head ? heads + j * cpw + t : buckets + static_cast<size_t>(j) * B + (cur - 1),
               load_sh(acc));
@@ -218,13 +231,16 @@ CUZK_HD bool fix_whole(const uint32_t *K, size_t m, size_t cpw, size_t a, size_t
 
 template <class F> struct fixtree_body {
     const uint32_t *keys[MSM_MAX_WINDOWS];
+    const int64_t *cnt;    // as accum_body's
     const xyzz_mem<F> *in; // level l - 1: n_in per window
     xyzz_mem<F> *out;      // level l: n_out = cpw >> (l MSM_FIX_LOG) per window
     size_t m, cpw, n_in, n_out;
     unsigned lg; // l MSM_FIX_LOG: a block is 2^lg chunks
     CUZK_HD void operator()(size_t tid) const {
         const size_t j = tid / n_out, i = tid % n_out, a = i << lg;
-        if (!fix_whole(pick(keys, j), m, cpw, a, a + (static_cast<size_t>(1) << lg) - 1)) return;
+        if (!fix_whole(pick(keys, j), set_entries(cnt, m, j), cpw, a,
+                       a + (static_cast<size_t>(1) << lg) - 1))
+            return;
         const xyzz_mem<F> *q = in + j * n_in + (i << MSM_FIX_LOG);
         xyzz<F> acc = load(q);
         for (unsigned u = 1; u < (1u << MSM_FIX_LOG); u++) acc = call_add(acc, load(q + u));
@@ -245,16 +261,17 @@ CUZK_HD size_t fix_level_offset(unsigned l, size_t k, size_t cpw) {
 // fix-up tree at a time where one starts.
 template <class F> struct fixup_body {
     const uint32_t *keys[MSM_MAX_WINDOWS];
+    const int64_t *cnt; // as accum_body's
     xyzz_mem<F> *buckets;
     const xyzz_mem<F> *heads, *tree;
     size_t m, cpw;
     unsigned B, k;
     CUZK_HD void operator()(size_t tid) const {
-        const size_t j = tid / cpw, t = tid % cpw;
-        const size_t b = chunk_begin(t, m, cpw), e = chunk_begin(t + 1, m, cpw);
+        const size_t j = tid / cpw, t = tid % cpw, mj = set_entries(cnt, m, j);
+        const size_t b = chunk_begin(t, mj, cpw), e = chunk_begin(t + 1, mj, cpw);
         const uint32_t *K = pick(keys, j);
         const uint32_t key = K[e - 1];
-        if (key == 0 || e == m || K[e] != key) return;       // the last run ends in this chunk
+        if (key == 0 || e == mj || K[e] != key) return;      // the last run ends in this chunk
         if (K[b] == key && b > 0 && K[b - 1] == key) return; // it began before: not the owner
         xyzz_mem<F> *bucket = buckets + static_cast<size_t>(j) * B + (key - 1);
         xyzz<F> acc = load(bucket);
@@ -265,7 +282,7 @@ template <class F> struct fixup_body {
                 const unsigned lg = l * MSM_FIX_LOG;
                 const size_t n_l = cpw >> lg, z = u + (static_cast<size_t>(1) << lg) - 1;
                 if ((u & ((static_cast<size_t>(1) << lg) - 1)) == 0 && (u >> lg) < n_l &&
-                    K[chunk_begin(z, m, cpw)] == key)
+                    K[chunk_begin(z, mj, cpw)] == key)
                     break;
             }
             if (l > 0) {
@@ -277,8 +294,8 @@ template <class F> struct fixup_body {
                 acc = call_add(acc, load(heads + j * cpw + u));
                 u++;
             }
-            const size_t eu = chunk_begin(u, m, cpw);
-            if (eu >= m || K[eu] != key) break; // the run ended within chunk u - 1
+            const size_t eu = chunk_begin(u, mj, cpw);
+            if (eu >= mj || K[eu] != key) break; // the run ended within chunk u - 1
         }
         store(bucket, acc);
     }
@@ -382,7 +399,8 @@ CUZK_HD affine<F> tree_sum(const affine<F> &a, const affine<F> &b, const F &inv)
 // denominators together (Montgomery's trick: prefix products forward, one inversion, then
 // backward), so each affine sum costs 6 products and a share of one inversion, against 10
 // products for a mixed XYZZ addition. Nothing but the prefix products is kept between the two
-// passes; the backward pass reads its pairs again.
+// passes (a local array: kept in the x of each pair's output slot instead, they made the level
+// slower, docs/performance.md 2026-12-06); the backward pass reads its pairs again.
 template <class F> struct ones_tree_body {
     const aff_mem<F> *bases, *in;
     const uint32_t *list;
@@ -409,6 +427,67 @@ template <class F> struct ones_tree_body {
             store(out + p, tree_sum(a, b, ir));
         }
     }
+};
+
+// The presum level of set j of a batch (see msm.cu's DESIGN): its m sorted entries in pairs
+// (2p, 2p + 1). A pair of one non-zero key (one bucket) is summed in affine coordinates into
+// out[p], the point of index ofs + p of the presum space; its first entry's value becomes
+// MSM_PRESUM_BIT | (ofs + p) and its second entry's flag 0, so that selecting the entries by
+// their flags leaves the set one entry per such pair, still in key order. A pair of two keys, or
+// of key 0, keeps both entries. Thread tid takes the pairs p = tid + r nt for r < MSM_PRESUM_K
+// and inverts their denominators together, as ones_tree_body does (6 products and a share of one
+// inversion for a sum, against the 10 of the mixed addition it saves the accumulation).
+template <class F> struct presum_body {
+    const aff_mem<F> *bases, *qbases; // as accum_body's
+    const uint32_t *keys;
+    uint32_t *vals;
+    uint8_t *flags;
+    aff_mem<F> *out;
+    uint32_t ofs;
+    size_t m, nt;
+    CUZK_HD bool same(size_t p) const {
+        const uint32_t k = keys[2 * p];
+        return k != 0 && keys[2 * p + 1] == k;
+    }
+    CUZK_HD affine<F> point(size_t i) const { return msm_base(bases, qbases, bases, vals[i]); }
+    CUZK_HD void operator()(size_t tid) const {
+        const size_t pairs = m / 2;
+        if (tid == 0 && (m & 1)) flags[m - 1] = 1;
+        F pre[MSM_PRESUM_K]; // the running products of the denominators
+        F acc = field_traits<F>::one();
+        unsigned cnt = 0, summed = 0;
+        for (size_t p = tid; cnt < MSM_PRESUM_K && p < pairs; p += nt) {
+            if (same(p)) {
+                acc = mul(acc, tree_den(point(2 * p), point(2 * p + 1)));
+                summed++;
+            }
+            pre[cnt++] = acc;
+        }
+        F inv = summed ? inv_var(acc) : acc;
+        for (unsigned r = cnt; r-- > 0;) {
+            const size_t p = tid + r * nt;
+            if (!same(p)) {
+                flags[2 * p] = 1;
+                flags[2 * p + 1] = 1;
+                continue;
+            }
+            const affine<F> a = point(2 * p), b = point(2 * p + 1);
+            const F ir = r ? mul(inv, pre[r - 1]) : inv; // 1 / den_r
+            inv = mul(inv, tree_den(a, b));              // 1 / (den_0 .. den_(r-1))
+            store(out + p, tree_sum(a, b, ir));
+            vals[2 * p] = MSM_PRESUM_BIT | (ofs + static_cast<uint32_t>(p));
+            flags[2 * p] = 1;
+            flags[2 * p + 1] = 0;
+        }
+    }
+};
+
+// The entry counts of the sets of a batch that skip the presum level: cnt[first + i] = m.
+struct count_body {
+    int64_t *cnt;
+    unsigned first;
+    int64_t m;
+    CUZK_HD void operator()(size_t i) const { cnt[first + i] = m; }
 };
 
 // Montgomery Fr -> canonical integer (multiplication by the plain integer 1 divides by R), in

@@ -36,6 +36,13 @@ template <> struct msm_min_blocks<ones_tree_body<fp2_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
 };
 
+template <> struct msm_min_blocks<presum_body<fp_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
+};
+template <> struct msm_min_blocks<presum_body<fp2_t>> {
+    static constexpr int v = MSM_ACC_MIN_BLOCKS_G2;
+};
+
 template <class B>
 __global__ void __launch_bounds__(MSM_THREADS, msm_min_blocks<B>::v)
     msm_kernel(const B b, size_t n) {
@@ -66,6 +73,9 @@ template int dev_exec::launch(const ones_body<fp_t> &, size_t);
 template int dev_exec::launch(const ones_body<fp2_t> &, size_t);
 template int dev_exec::launch(const ones_tree_body<fp_t> &, size_t);
 template int dev_exec::launch(const ones_tree_body<fp2_t> &, size_t);
+template int dev_exec::launch(const count_body &, size_t);
+template int dev_exec::launch(const presum_body<fp_t> &, size_t);
+template int dev_exec::launch(const presum_body<fp2_t> &, size_t);
 template int dev_exec::launch(const fr_canonical_body &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp_t> &, size_t);
 template int dev_exec::launch(const fb_mul_body<fp2_t> &, size_t);

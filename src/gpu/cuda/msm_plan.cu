@@ -57,8 +57,8 @@ static unsigned msm_auto_window(size_t m) { return auto_window(m, 0); }
 
 unsigned msm_fold_window(size_t n) { return auto_window(n, 1); }
 
-msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads,
-                        unsigned fold_window) {
+msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, unsigned fold_window,
+                        bool presum) {
     msm_sizes s;
     const msm_layout l = msm_layout_for(msm_auto_window(max_n));
     size_t wb = sort_budget / max_n;
@@ -80,6 +80,11 @@ msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads,
     s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, std::max(s.bucket_cap, padded) >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
+    // the presum space: G1 points for half of a batch's entries (the sort space less the spare
+    // of its largest set), their indices within MSM_IDX_MASK
+    const size_t set_max = fold_window ? 2 * max_n : max_n;
+    s.presum_cap = presum ? std::min<size_t>((s.sort_entries - set_max) / 2, MSM_IDX_MASK) : 0;
+    s.presum_flags = presum ? set_max : 0;
     return s;
 }
 
@@ -88,12 +93,14 @@ msm_bytes msm_bytes_for(const msm_sizes &s) {
     b.scalars = s.max_n * sizeof(cuzk_scalar);
     b.lists = s.max_n * sizeof(uint32_t); // idx, ones, rest
     b.flags = s.max_n;                    // flag_one, flag_rest
-    b.counts = 2 * sizeof(int64_t);
+    b.counts = (2 + MSM_MAX_WINDOWS) * sizeof(int64_t);
     b.sort = s.sort_entries * sizeof(uint32_t); // keys, values
     b.buckets = s.bucket_cap * sizeof(xyzz_mem<fp_t>);
     b.items = 4 * s.item_cap * sizeof(xyzz_big);
     b.heads = 2 * s.head_cap * sizeof(xyzz_big); // heads, then the fix-up tree
     b.win = (MSM_MAX_WINDOWS + 1) * sizeof(xyzz_big);
+    b.presum = s.presum_cap * sizeof(aff_mem<fp_t>);
+    b.presum_flags = s.presum_flags;
     return b;
 }
 

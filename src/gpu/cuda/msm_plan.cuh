@@ -19,19 +19,25 @@
 #ifndef MSM_SORT_BUDGET            // a build may set it (-D) for comparisons
 #define MSM_SORT_BUDGET (1u << 25) // sorted (key, value) pairs a context holds for a batch
 #endif
-#define MSM_MIN_BUCKETS (1u << 15) // bucket space of the smallest context
-#define MSM_ACC_THREADS (1u << 17) // accumulation chunks per batch (about: whole waves on a GPU)
-#define MSM_RED_LOG 5              // the reduction's first level: 2^5 buckets per thread
-#define MSM_RED_LOG_UP 3           //   the levels above it: 2^3 items per thread
-#define MSM_MIN_ITEMS (1u << 12)   // reduction buffer of the smallest context
-#define MSM_BIT_PCT 50             // the bit-witness path when more than this % is 0 or 1
-#define MSM_TREE_K 32              // the sum of the ones' batch-affine levels: pairs per thread
-#define MSM_TREE_MIN_THREADS 50000 //   (one inversion for them), a level while it has this many
-#define MSM_THREADS 128            // threads per block of every MSM kernel
-#define MSM_MAX_N 0x3fffffffu      // point indices keep a sign in bit 31 and "upper" in bit 30
+#define MSM_MIN_BUCKETS (1u << 15)   // bucket space of the smallest context
+#define MSM_ACC_THREADS (1u << 17)   // accumulation chunks per batch (about: whole waves on a GPU)
+#define MSM_RED_LOG 5                // the reduction's first level: 2^5 buckets per thread
+#define MSM_RED_LOG_UP 3             //   the levels above it: 2^3 items per thread
+#define MSM_MIN_ITEMS (1u << 12)     // reduction buffer of the smallest context
+#define MSM_BIT_PCT 50               // the bit-witness path when more than this % is 0 or 1
+#define MSM_TREE_K 32                // the sum of the ones' batch-affine levels: pairs per thread
+#define MSM_TREE_MIN_THREADS 50000   //   (one inversion for them), a level while it has this many
+#define MSM_THREADS 128              // threads per block of every MSM kernel
+#ifndef MSM_PRESUM_K                 // a build may set it (-D) for comparisons
+#define MSM_PRESUM_K 32              // the presum level (presum_body): pairs per thread,
+#endif                               //   one inversion for them
+#define MSM_PRESUM_MIN_THREADS 50000 // the presum level (presum_body) runs when a set gives this
+#define MSM_PRESUM_MIN_RUN 4       //   many threads and its runs average at least this many entries
+#define MSM_MAX_N 0x1fffffffu      // indices keep a sign in bit 31, "upper" in 30, "presum" in 29
 #define MSM_SIGN_BIT 0x80000000u   // a sorted value: the base negated
 #define MSM_UPPER_BIT 0x40000000u  //   the base's folded multiple 2^T P (msm_layout)
-#define MSM_IDX_MASK 0x3fffffffu   //   the base's index
+#define MSM_PRESUM_BIT 0x20000000u //   a point of the presum space (presum_body), not a base
+#define MSM_IDX_MASK 0x1fffffffu   //   the base's (or presum point's) index
 #define MSM_MAX_EVENTS 160         // timing marks per MSM (a few per batch)
 #define MSM_FIX_LOG 2              // the fix-up tree: blocks of 4^l chunks at level l,
 #define MSM_FIX_LEVELS 6           //   l = 1..6 (see fixtree_body)
@@ -177,13 +183,18 @@ CUZK_HD int msm_digit(const uint64_t t[5], unsigned pos, unsigned width) {
 // heads, and as many again for the fix-up tree's block sums (see fixtree_body).
 // A context sized for folded MSMs of the folded layout of fold bits (0: none) also holds a
 // paired set (2 max_n entries and a spare of as many), and that layout's buckets and items.
+// A context with presums holds presum_cap G1 affine points (half as many G2 points), the pair
+// sums of a G1 batch's sets (half its entries: the sort space less a spare; a G2 batch's first
+// sets, as many as fit), and the flags of its largest set (presum_flags bytes); 0 without (see
+// presum_body).
 struct msm_sizes {
-    size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads;
+    size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads, presum_cap,
+        presum_flags;
     unsigned fold;
 };
 
 msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads,
-                        unsigned fold_window = 0);
+                        unsigned fold_window = 0, bool presum = false);
 
 // The automatic widest window of a folded layout over n bases (what cuzk_gpu_bases_fold takes
 // for window 0): the cost model's choice with the folded layouts' buckets.
@@ -191,9 +202,10 @@ unsigned msm_fold_window(size_t n);
 
 // Bytes of every scratch array (device or twin host memory alike).
 struct msm_bytes {
-    size_t scalars, lists, flags, counts, sort, buckets, items, heads, win;
+    size_t scalars, lists, flags, counts, sort, buckets, items, heads, win, presum, presum_flags;
     size_t total() const {
-        return scalars + 3 * lists + 2 * flags + counts + 2 * sort + buckets + items + heads + win;
+        return scalars + 3 * lists + 2 * flags + counts + 2 * sort + buckets + items + heads + win +
+               presum + presum_flags;
     }
 };
 
@@ -204,9 +216,12 @@ struct msm_mem {
     uint64_t *scalars;             // max_n canonical scalars, four limbs each
     uint32_t *idx, *ones, *rest;   // max_n each: 0..n-1, then the two selected lists
     uint8_t *flag_one, *flag_rest; // max_n each
-    int64_t *counts;               // the two list lengths
+    int64_t *counts;               // the two list lengths, then a batch's sets' entries after
+                                   //   the presum level (MSM_MAX_WINDOWS)
     uint32_t *keys, *vals;         // sort_entries each
     void *buckets, *items, *heads, *win;
+    void *presum;   // presum_cap G1 affine points (NULL: no presum level)
+    uint8_t *pflag; // presum_flags
 };
 
 // One windowed pass over m entries: the layout L, its sets in batches (sorted and accumulated
