@@ -23,10 +23,11 @@
  * A proof that does not verify is a wrong result (exit 1). --quick proves a 2^12 circuit and
  * also checks that the CPU backend gives the same proof bytes for the same blinding.
  * --no-overlap runs the NTTs after the A, B1, B2 and C MSMs instead of beside them
- * (cuzk_cuda_backend_set_overlap): the NTT column is then their whole time.
+ * (cuzk_cuda_backend_set_overlap): the NTT column is then their whole time. --no-presum makes
+ * the MSM context without its presum space (cuzk_cuda_backend_set_presum 0).
  *
  *   bench_gpu_prove [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] [--seed S]
- *                   [--no-overlap] [--no-fold]
+ *                   [--no-overlap] [--no-fold] [--no-presum]
  * Exit status: 0, 1 for a wrong result or a failure, 2 usage, 77 without a GPU (skipped). */
 #include <errno.h>
 #include <stdio.h>
@@ -150,7 +151,7 @@ static int make_key(int log_n, uint64_t seed, const char *cache, struct cuzk_zke
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] "
-            "[--seed S] [--no-overlap] [--no-fold]\n",
+            "[--seed S] [--no-overlap] [--no-fold] [--no-presum]\n",
             argv0);
     return 2;
 }
@@ -161,7 +162,7 @@ static void report_gpu_failure(const char *why, int rc) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0, log_n = 24, reps = 3, overlap = 1, fold = 1;
+    int quick = 0, log_n = 24, reps = 3, overlap = 1, fold = 1, presum = 1;
     const char *csv_path = NULL, *cache = NULL;
     uint64_t seed = 0xc0ffee;
     for (int i = 1; i < argc; i++) {
@@ -183,6 +184,8 @@ int main(int argc, char **argv) {
             overlap = 0;
         } else if (!strcmp(argv[i], "--no-fold")) {
             fold = 0;
+        } else if (!strcmp(argv[i], "--no-presum")) {
+            presum = 0;
         } else {
             return usage(argv[0]);
         }
@@ -219,13 +222,16 @@ int main(int argc, char **argv) {
     printf("# witness and prepared key in %.0f ms\n", bench_now_ms() - t0);
     int rc = cuzk_cuda_backend_init(&gpu, 0, pool);
     if (rc || (rc = cuzk_cuda_backend_set_overlap(&gpu, overlap)) ||
+        (rc = cuzk_cuda_backend_set_presum(&gpu, presum)) ||
         (!fold && ((rc = cuzk_cuda_backend_set_fold_min(&gpu, 0)) ||
                    (rc = cuzk_cuda_backend_set_fold_dense_min(&gpu, 0))))) {
         fprintf(stderr, "bench_gpu_prove: CUDA backend: %s\n", cuzk_strerror(rc));
         goto out;
     }
-    printf("# NTTs %s the A, B1, B2 and C MSMs; %s\n", overlap ? "beside" : "after",
-           fold ? "dense queries folded after the first proof" : "no query folded");
+    printf("# NTTs %s the A, B1, B2 and C MSMs; %s; MSM context %s a presum space\n",
+           overlap ? "beside" : "after",
+           fold ? "dense queries folded after the first proof" : "no query folded",
+           presum ? "with (when the budget holds it)" : "without");
     /* the witness in pinned host memory, as the engine's synthesis writes it */
     cuzk_fr *pw = NULL;
     if ((rc = gpu.witness_alloc(&gpu, nw, &pw))) {
@@ -307,10 +313,11 @@ int main(int argc, char **argv) {
            log_n, prove[0], prove[reps / 2], total[0], total[reps / 2]);
     struct cuzk_cuda_stats st;
     cuzk_cuda_backend_stats(&gpu, &st);
-    printf("# device memory: key %.0f MiB, work %.0f MiB; pinned host %.0f MiB; queries folded: "
-           "%zu after the first proof, H at upload: %s\n",
+    printf("# device memory: key %.0f MiB, work %.0f MiB (presum space: %s); pinned host %.0f "
+           "MiB; queries folded: %zu after the first proof, H at upload: %s\n",
            (double)st.bases_vram / (1 << 20), (double)st.work_vram / (1 << 20),
-           (double)st.pinned / (1 << 20), st.dense_folded, st.folded ? "yes" : "no");
+           st.presum_space ? "yes" : "no", (double)st.pinned / (1 << 20), st.dense_folded,
+           st.folded ? "yes" : "no");
     ret = 0;
 out:
     if (csv) fclose(csv);

@@ -581,8 +581,8 @@ static void test_coeff_basis(const struct cuzk_backend *cpu, const struct cuzk_b
 
 /* A backend that folds every H query (cuzk_cuda_backend_set_fold_min 1): its proofs equal the
  * CPU's (and verify) for keys of 2^4 to 2^16 in the snarkjs basis, and the stats count the
- * folded keys; a budget that holds the plain key and work space but not the folded ones leaves
- * the key plain, with the same proof. */
+ * folded keys; a budget that holds the plain key and work space (without the presum space) but
+ * not the folded ones leaves the key plain, with the same proof. */
 static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
     struct cuzk_backend fb;
     CHECK(cuzk_cuda_backend_init(&fb, 0, pool) == CUZK_OK);
@@ -606,6 +606,7 @@ static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size
     struct cuzk_cuda_stats ps, ts;
     CHECK(cuzk_cuda_backend_init(&plain, 0, pool) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_fold_min(&plain, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_presum(&plain, 0) == CUZK_OK); /* the plain work space */
     check_same_proof(cpu, &plain, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&plain, &ps);
     cuzk_cuda_backend_free(&plain);
@@ -728,6 +729,50 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     cuzk_cuda_backend_free(&db);
     printf("test_gpu_groth16: dense folds refused by a budget of %zu bytes: plain, cpu == cuda\n",
            ds.work_vram + 2 * plain_bytes + smallest - 1);
+}
+
+/* ---- the MSM context's presum space ---------------------------------------------------------- */
+
+/* A default backend gives its MSM context a presum space (cuzk_cuda_backend_set_presum), one set
+ * off does not, with the same proofs; a budget one byte short of the key, the work space with
+ * the space and a second key of the key's size refuses it (the work space of the one without),
+ * and one of exactly that keeps it. */
+static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
+    struct kit *k = &kits[nkits - 1];
+    struct cuzk_backend on, off, none = {0};
+    struct cuzk_cuda_stats son, soff;
+    CHECK(cuzk_cuda_backend_set_presum(&none, 1) == CUZK_EINVAL);
+    CHECK(cuzk_cuda_backend_init(&on, 0, pool) == CUZK_OK);
+    check_same_proof(cpu, &on, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&on, &son);
+    cuzk_cuda_backend_free(&on);
+    CHECK(cuzk_cuda_backend_init(&off, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_presum(&off, 0) == CUZK_OK);
+    check_same_proof(cpu, &off, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&off, &soff);
+    CHECK(son.presum_space == 1 && soff.presum_space == 0);
+    CHECK(son.work_vram > soff.work_vram && son.bases_vram == soff.bases_vram);
+    printf("test_gpu_groth16: presum space (%zu bytes of work space against %zu): cpu == cuda\n",
+           son.work_vram, soff.work_vram);
+    /* turned on again: the next proof rebuilds the work space with it */
+    CHECK(cuzk_cuda_backend_set_presum(&off, 1) == CUZK_OK);
+    check_same_proof(cpu, &off, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&off, &soff);
+    CHECK(soff.presum_space == 1 && soff.work_vram == son.work_vram);
+    cuzk_cuda_backend_free(&off);
+    const size_t edge = 2 * son.bases_vram + son.work_vram;
+    for (int d = 1; d >= 0; d--) {
+        struct cuzk_backend b;
+        struct cuzk_cuda_stats sb;
+        CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_vram_budget(&b, edge - (size_t)d) == CUZK_OK);
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &sb);
+        CHECK(sb.presum_space == !d && sb.keys == 1);
+        printf("test_gpu_groth16: a budget of %zu bytes: presum space %s, cpu == cuda\n",
+               edge - (size_t)d, sb.presum_space ? "kept" : "refused");
+        cuzk_cuda_backend_free(&b);
+    }
 }
 
 /* ---- the NTTs after the MSMs ----------------------------------------------------------------- */
@@ -901,6 +946,7 @@ int main(void) {
 
     test_folded_h(&cpu, kits, nsizes);
     test_dense_folds(&cpu, &kits[8]); /* 2^14, full */
+    test_presum(&cpu, kits, nsizes);
     test_no_overlap(&cpu, kits, nsizes);
 
     /* threads: one key, then two keys */

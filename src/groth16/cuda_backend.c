@@ -60,7 +60,14 @@
  * device short of memory leaves the query plain; any other failure leaves it plain and marks
  * the work objects broken, as a failed proof does (the proof itself, already computed, stands).
  * The folds are part of the key's bytes and are freed with it. For keys with a query of at
- * least fold_dense_min points the MSM context is sized for folding, as for a folded H. */
+ * least fold_dense_min points the MSM context is sized for folding, as for a folded H.
+ *
+ * Presum space. The MSM context is created with a presum space (CUZK_GPU_MSM_PRESUM: its MSMs
+ * then sum adjacent sorted entries of one bucket in affine pairs before the accumulation, a few
+ * per cent faster on large dense MSMs, see docs/gpu.md) when the budget holds it with the key,
+ * the rest of the work space and room for a second key of the key's size; it is the first
+ * extra to go (before a folding context), and once refused it is not asked for again until the
+ * budget or the setting changes (set_presum), which is logged. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -119,13 +126,17 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
-    int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    int cap_fold;   /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    int cap_presum; /* the MSM context has a presum space (CUZK_GPU_MSM_PRESUM) */
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
-    atomic_int fold_refused; /* the budget could not hold a folding context: do not ask again */
-    atomic_size_t fold_min;  /* H queries of at least this many points are folded (0: never) */
+    atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
+    atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
+    atomic_int presum_refused; /* the budget could not hold it: do not ask again */
+    atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */
     atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
     atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
     uint64_t work_bytes;          /* what the work objects take (their budget share) */
+    atomic_int work_presum;       /* cap_presum of the work objects that exist (for stats) */
     atomic_int broken;            /* a GPU failure: rebuilt (work_grow) before the next use */
     struct key_entry *keys;
     uint64_t keys_bytes;
@@ -174,14 +185,17 @@ static void work_drop(struct cuda_state *st) {
     st->msm = NULL;
     st->work_bytes = 0;
     atomic_store(&st->work_vram, 0);
+    atomic_store(&st->work_presum, 0);
 }
 
 static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
 
-static unsigned msm_flags(int fold) { return fold ? CUZK_GPU_MSM_FOLD : 0u; }
+static unsigned msm_flags(int fold, int presum) {
+    return (fold ? CUZK_GPU_MSM_FOLD : 0u) | (presum ? CUZK_GPU_MSM_PRESUM : 0u);
+}
 
-static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold) {
-    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold)) +
+static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum) {
+    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
            cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS);
 }
 
@@ -189,8 +203,8 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
     if ((rc = cuzk_gpu_ntt_ctx_create(st->device, st->cap_log_n, &st->ntt)))
         return failed(err, errlen, "NTT context", MOD_NTT, rc);
-    if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm, msm_flags(st->cap_fold),
-                                       &st->msm))) {
+    if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm,
+                                       msm_flags(st->cap_fold, st->cap_presum), &st->msm))) {
         work_drop(st);
         return failed(err, errlen, "MSM context", MOD_MSM, rc);
     }
@@ -200,9 +214,10 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         return failed(err, errlen, "work area", MOD_G16, rc);
     }
     st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
-                     cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold)) +
+                     cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, st->cap_presum)) +
                      cuzk_gpu_g16_vram(st->g16);
     atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
     return CUZK_OK;
 }
 
@@ -238,7 +253,8 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
  * taken, see DESIGN). A folding context is a wish the budget may have refused. */
 static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold) {
     return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
-           st->cap_msm >= msm_n && (st->cap_fold >= fold || st->fold_refused);
+           st->cap_msm >= msm_n && (st->cap_fold >= fold || st->fold_refused) &&
+           (st->cap_presum >= atomic_load(&st->presum) || st->presum_refused);
 }
 
 static int work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
@@ -513,11 +529,28 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
         if (st->cap_msm > msm_n) msm_n = st->cap_msm;
         if (st->cap_fold > fold) fold = st->cap_fold;
         if (st->fold_refused) fold = 0;
-        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold);
-        /* a folding context must leave room for the key it is made for: else none */
+        int presum = atomic_load(&st->presum) && !st->presum_refused;
+        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum);
         const uint64_t kb = key_find(st, pk->uid) ? 0 : key_bytes_for(pk);
+        /* a presum space must leave room for the key and a second one of its size: else none */
+        if (presum && st->keys_bytes + kb + want + key_bytes_for(pk) > st->vram_budget) {
+            const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0);
+            cuzk_log_info("cuda",
+                          "device %d: no presum space in the MSM context: the budget of %llu "
+                          "bytes holds %llu of keys and %llu of the new key, the work space "
+                          "would take %llu (%llu without) and leave no room for a second key of "
+                          "%llu",
+                          st->device, (unsigned long long)st->vram_budget,
+                          (unsigned long long)st->keys_bytes, (unsigned long long)kb,
+                          (unsigned long long)want, (unsigned long long)without,
+                          (unsigned long long)key_bytes_for(pk));
+            presum = 0;
+            want = without;
+            st->presum_refused = 1;
+        }
+        /* a folding context must leave room for the key it is made for: else none */
         if (fold && st->keys_bytes + kb + want > st->vram_budget) {
-            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0);
+            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0, 0);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
@@ -526,6 +559,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
                           (unsigned long long)st->keys_bytes, (unsigned long long)kb,
                           (unsigned long long)want, (unsigned long long)plain);
             fold = 0;
+            presum = 0; /* refused above already: it asks for more room than folding */
             want = plain;
             st->fold_refused = 1;
         }
@@ -537,7 +571,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
                      (unsigned long long)st->keys_bytes, atomic_load(&st->n_keys));
             rc = CUZK_EGPUOOM;
         } else {
-            int old_log_n = st->cap_log_n, old_fold = st->cap_fold;
+            int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
             size_t old_w = st->cap_w, old_msm = st->cap_msm;
             work_drop(st);
             atomic_store(&st->broken, 0);
@@ -545,12 +579,14 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
             st->cap_w = nw;
             st->cap_msm = msm_n;
             st->cap_fold = fold;
+            st->cap_presum = presum;
             rc = work_create(st, err, errlen);
             if (rc) { /* the next try sizes for its own key again, not for this one */
                 st->cap_log_n = old_log_n;
                 st->cap_w = old_w;
                 st->cap_msm = old_msm;
                 st->cap_fold = old_fold;
+                st->cap_presum = old_presum;
             }
         }
     }
@@ -1006,6 +1042,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     st->fold_min = CUZK_CUDA_FOLD_MIN;
     st->fold_dense_min = CUZK_CUDA_FOLD_DENSE_MIN;
     st->overlap = 1;
+    st->presum = 1;
     pthread_mutex_init(&st->slot_mu, NULL);
     pthread_cond_init(&st->slot_cv, NULL);
     pthread_mutex_init(&st->dev_mu, NULL);
@@ -1045,6 +1082,7 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
                       : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE
                                                          : 0;
     st->fold_refused = 0;
+    st->presum_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }
@@ -1065,6 +1103,16 @@ int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points)
     pthread_mutex_lock(&st->dev_mu);
     st->fold_dense_min = points;
     st->fold_refused = 0;
+    pthread_mutex_unlock(&st->dev_mu);
+    return CUZK_OK;
+}
+
+int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on) {
+    struct cuda_state *st = be->impl;
+    if (!st) return CUZK_EINVAL;
+    pthread_mutex_lock(&st->dev_mu);
+    atomic_store(&st->presum, on ? 1 : 0);
+    st->presum_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }
@@ -1129,6 +1177,7 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     out->proofs = atomic_load(&st->proofs);
     out->folded = atomic_load(&st->n_folded);
     out->dense_folded = atomic_load(&st->n_dense_folded);
+    out->presum_space = atomic_load(&st->work_presum);
 }
 
 int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cuda_timing *out) {

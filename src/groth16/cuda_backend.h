@@ -98,6 +98,14 @@ int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
 /* Sets that threshold (0: never) for keys whose first proof comes from now on. Returns
  * CUZK_OK or CUZK_EINVAL. */
 int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points);
+/* Whether the MSM context is to have a presum space (on: the default; see DESIGN in
+ * cuda_backend.c): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
+ * before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken only when
+ * the budget holds it with the key, the rest of the work space and a second key of the key's
+ * size. Turned on, the next proof rebuilds the work objects with it when the budget allows;
+ * turned off, the space goes when they are next rebuilt (a larger key). The proof's bytes are
+ * the same either way. Returns CUZK_OK or CUZK_EINVAL. */
+int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on);
 /* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's basis,
  * the first five in bellperson's coefficient basis, whose last needs a b first) run on the
  * device beside its A, B1, B2 and C MSMs (on: the default) or after them (off), for proofs that
@@ -123,6 +131,7 @@ struct cuzk_cuda_stats {
     size_t proofs;       /* proofs finished */
     size_t folded;       /* resident keys whose H query is folded (at upload) */
     size_t dense_folded; /* queries of resident keys folded after a first proof */
+    int presum_space;    /* the MSM context has a presum space (see set_presum) */
 };
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
 

@@ -33,6 +33,12 @@ int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points)
     return CUZK_ENODEV;
 }
 
+int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on) {
+    (void)be;
+    (void)on;
+    return CUZK_ENODEV;
+}
+
 int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on) {
     (void)be;
     (void)on;
