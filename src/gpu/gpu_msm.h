@@ -108,7 +108,8 @@ size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
 size_t cuzk_gpu_msm_ctx_vram2(size_t max_n, unsigned flags);
 /* Bytes of pinned host memory it takes (its staging buffers). */
 size_t cuzk_gpu_msm_ctx_pinned(size_t max_n);
-/* Creates a context on `device` for MSMs of up to max_n points (G1 and G2 alike). */
+/* Creates a context on `device` for MSMs of up to max_n points (G1 and G2 alike; 1 <= max_n <=
+ * 2^29 - 1: a sorted entry keeps a point index in 29 bits). */
 int cuzk_gpu_msm_ctx_create(int device, size_t max_n, struct cuzk_gpu_msm_ctx **out);
 int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags,
                              struct cuzk_gpu_msm_ctx **out);
