@@ -558,8 +558,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
                           st->device, (unsigned long long)st->vram_budget,
                           (unsigned long long)st->keys_bytes, (unsigned long long)kb,
                           (unsigned long long)want, (unsigned long long)plain);
-            fold = 0;
-            presum = 0; /* refused above already: it asks for more room than folding */
+            fold = 0; /* presum is 0 here: it asks for more room than folding */
             want = plain;
             st->fold_refused = 1;
         }

@@ -449,6 +449,7 @@ template <class F> struct presum_body {
         const uint32_t k = keys[2 * p];
         return k != 0 && keys[2 * p + 1] == k;
     }
+    // the sorted values name bases only (no MSM_PRESUM_BIT yet): no presum space to pass
     CUZK_HD affine<F> point(size_t i) const { return msm_base(bases, qbases, bases, vals[i]); }
     CUZK_HD void operator()(size_t tid) const {
         const size_t pairs = m / 2;
