@@ -713,30 +713,102 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     free(bits);
     printf("test_gpu_groth16: a witness of 0s and 1s: only H folded, cpu == cuda\n");
 
-    /* a budget that holds the key, its folding work space and a second key of its size, but
-     * not the smallest query's multiples besides: nothing folded, the same proofs */
+    /* a budget that holds the key, its folding work space (without a presum space, which
+     * would yield) and a second key of its size, but not the smallest query's multiples
+     * besides: nothing folded, the same proofs */
     CHECK(cuzk_cuda_backend_init(&tb, 0, pool) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_fold_min(&tb, 0) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_fold_dense_min(&tb, 1) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_vram_budget(&tb, ds.work_vram + 2 * plain_bytes + smallest - 1) ==
-          CUZK_OK);
-    for (int rep = 0; rep < 2; rep++)
-        check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    CHECK(cuzk_cuda_backend_set_presum(&tb, 0) == CUZK_OK);
+    check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&tb, &ts);
-    CHECK(ts.keys == 1 && ts.dense_folded == 0 && ts.work_vram == ds.work_vram);
-    CHECK(cuzk_cuda_backend_resident_bytes(&tb, &k->pk) == plain_bytes);
+    const size_t work0 = ts.work_vram; /* the folding work space without a presum space */
+    CHECK(ts.presum_space == 0 && work0 < ds.work_vram);
     cuzk_cuda_backend_free(&tb);
+    const size_t tight = work0 + 2 * plain_bytes + smallest - 1;
+    for (int presum = 0; presum < 2; presum++) {
+        CHECK(cuzk_cuda_backend_init(&tb, 0, pool) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_fold_min(&tb, 0) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_fold_dense_min(&tb, 1) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_presum(&tb, presum) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_vram_budget(&tb, tight) == CUZK_OK);
+        for (int rep = 0; rep < 2; rep++)
+            check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&tb, &ts);
+        CHECK(ts.keys == 1 && ts.dense_folded == 0);
+        CHECK(ts.work_vram == (ts.presum_space ? ds.work_vram : work0));
+        CHECK(cuzk_cuda_backend_resident_bytes(&tb, &k->pk) == plain_bytes);
+        cuzk_cuda_backend_free(&tb);
+    }
     cuzk_cuda_backend_free(&db);
     printf("test_gpu_groth16: dense folds refused by a budget of %zu bytes: plain, cpu == cuda\n",
-           ds.work_vram + 2 * plain_bytes + smallest - 1);
+           tight);
 }
 
 /* ---- the MSM context's presum space ---------------------------------------------------------- */
 
+/* The presum space yields: a second key (k2, smaller than k in every size, so the work space
+ * stays) that fits the budget only without it gets it freed, and the proofs stay the CPU's; so
+ * does a second key whose H query is folded (fold_min 1) when only the fold needs the room.
+ * son: a default backend's stats after a proof of k alone. */
+static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, struct kit *k2,
+                               const struct cuzk_cuda_stats *son) {
+    struct cuzk_backend b;
+    struct cuzk_cuda_stats s1, s2;
+    /* the bytes of k2's key, plain and with its H query folded (next to k's) */
+    size_t plain2 = 0, folded1 = 0, folded2 = 0, fwork = 0;
+    for (int f = 0; f < 2; f++) {
+        CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_fold_min(&b, f ? 1 : 0) == CUZK_OK);
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s1);
+        check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s2);
+        CHECK(s1.presum_space == 1 && s2.presum_space == 1 && s2.keys == 2);
+        CHECK(s2.work_vram == s1.work_vram); /* k2 fits k's work space */
+        if (f) {
+            CHECK(s2.folded == 2);
+            folded1 = s1.bases_vram;
+            folded2 = s2.bases_vram - s1.bases_vram;
+            fwork = s1.work_vram;
+        } else {
+            CHECK(s1.bases_vram == son->bases_vram && s1.work_vram == son->work_vram);
+            plain2 = s2.bases_vram - s1.bases_vram;
+        }
+        cuzk_cuda_backend_free(&b);
+    }
+    /* one byte short of both keys with the space: k2 gets it freed */
+    for (int f = 0; f < 2; f++) {
+        const size_t budget =
+            f ? folded1 + fwork + folded2 - 1 : son->bases_vram + son->work_vram + plain2 - 1;
+        CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_fold_min(&b, f ? 1 : 0) == CUZK_OK);
+        CHECK(cuzk_cuda_backend_set_vram_budget(&b, budget) == CUZK_OK);
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 1 && s1.keys == 1);
+        check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s2);
+        CHECK(s2.presum_space == 0 && s2.keys == 2 && s2.work_vram < s1.work_vram);
+        CHECK(s2.bases_vram == (f ? folded1 + folded2 : son->bases_vram + plain2));
+        CHECK(!f || s2.folded == 2);
+        CHECK(s2.bases_vram + s2.work_vram <= budget);
+        /* and k again, on the work space without it (not asked for again) */
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 0 && s1.keys == 2 && s1.work_vram == s2.work_vram);
+        printf("test_gpu_groth16: presum space (%zu bytes) freed for a second key%s in a budget "
+               "of %zu bytes: cpu == cuda\n",
+               (size_t)(f ? fwork - s2.work_vram : son->work_vram - s2.work_vram),
+               f ? " with its folded H query" : "", budget);
+        cuzk_cuda_backend_free(&b);
+    }
+}
+
 /* A default backend gives its MSM context a presum space (cuzk_cuda_backend_set_presum), one set
- * off does not, with the same proofs; a budget one byte short of the key, the work space with
- * the space and a second key of the key's size refuses it (the work space of the one without),
- * and one of exactly that keeps it. */
+ * off does not, with the same proofs; a budget one byte short of the key and the work space with
+ * the space refuses it (the work space of the one without), and one of exactly that keeps it.
+ * Then test_presum_yields. */
 static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
     struct kit *k = &kits[nkits - 1];
     struct cuzk_backend on, off, none = {0};
@@ -760,7 +832,7 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
     cuzk_cuda_backend_stats(&off, &soff);
     CHECK(soff.presum_space == 1 && soff.work_vram == son.work_vram);
     cuzk_cuda_backend_free(&off);
-    const size_t edge = 2 * son.bases_vram + son.work_vram;
+    const size_t edge = son.bases_vram + son.work_vram;
     for (int d = 1; d >= 0; d--) {
         struct cuzk_backend b;
         struct cuzk_cuda_stats sb;
@@ -773,6 +845,7 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
                edge - (size_t)d, sb.presum_space ? "kept" : "refused");
         cuzk_cuda_backend_free(&b);
     }
+    test_presum_yields(cpu, k, &kits[nkits - 3], &son);
 }
 
 /* ---- the NTTs after the MSMs ----------------------------------------------------------------- */

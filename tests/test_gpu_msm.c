@@ -730,6 +730,39 @@ static void test_folded(void) {
                "sets)\n",
                n2, msm_scalars_name[kinds[ki]], ok ? "ok" : "WRONG", tm.windows, tm.sets);
     }
+    { /* the presum space freed (cuzk_gpu_msm_ctx_release_presum): its bytes, then the same
+       * MSMs with the level forced but not run, folded and plain, G1 and G2 */
+        const size_t freed = cuzk_gpu_msm_ctx_release_presum(fc);
+        CHECK(freed > 0 && freed == cuzk_gpu_msm_ctx_vram2(
+                                        (size_t)1 << 26, CUZK_GPU_MSM_FOLD | CUZK_GPU_MSM_PRESUM) -
+                                        cuzk_gpu_msm_ctx_vram2((size_t)1 << 26, CUZK_GPU_MSM_FOLD));
+        CHECK(cuzk_gpu_msm_ctx_release_presum(fc) == 0);
+        CHECK(cuzk_gpu_msm_ctx_release_presum(NULL) == 0);
+        int ok = 1;
+        for (int fold = 1; fold >= -1; fold -= 2) {
+            const struct cuzk_gpu_msm_tuning t = {0, 0, 0, fold, 0, 0, 1};
+            cuzk_gpu_msm_tune(fc, &t);
+            for (size_t ki = 1; ki < NK; ki++) { /* ks[0] is k, the scratch of the G2 part */
+                cuzk_g1 got;
+                struct cuzk_gpu_msm_timing tm;
+                const int ran = gpu_ok(cuzk_gpu_g1_msm(fc, db, 0, ks[ki], n, &got), "msm");
+                cuzk_gpu_msm_last_timing(fc, &tm);
+                ok = ok && ran && cuzk_g1_eq(&got, &want[ki]) && tm.presum_sets == 0 &&
+                     tm.folded == (fold > 0);
+            }
+            cuzk_g2 want2, got2;
+            struct cuzk_gpu_msm_timing tm;
+            msm_scalars_make(k, n2, MSM_RANDOM);
+            CHECK(cuzk_g2_msm(pool, &want2, hb2, k, n2) == CUZK_OK);
+            const int ran = gpu_ok(cuzk_gpu_g2_msm(fc, db2, 0, k, n2, &got2), "G2 msm");
+            cuzk_gpu_msm_last_timing(fc, &tm);
+            ok = ok && ran && cuzk_g2_eq(&got2, &want2) && tm.presum_sets == 0;
+        }
+        CHECK(ok);
+        printf("test_gpu_msm: presum space released (%zu bytes): G1 n=%zu and G2 n=%zu, folded "
+               "and plain, presum forced: %s, no set presummed\n",
+               freed, n, n2, ok ? "ok" : "WRONG");
+    }
 out:
     cuzk_gpu_msm_tune(fc, NULL);
     cuzk_gpu_msm_ctx_free(fc);

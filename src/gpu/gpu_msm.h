@@ -115,6 +115,11 @@ int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags,
                              struct cuzk_gpu_msm_ctx **out);
 /* Waits for the context's work and frees it (NULL is ignored). */
 void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx);
+/* Waits for the context's work and frees its presum space (CUZK_GPU_MSM_PRESUM), so that its
+ * device memory can serve something else; the context's MSMs then run without the presum level,
+ * with the same results. Returns the bytes freed: cuzk_gpu_msm_ctx_vram2 with the flag less
+ * without it, 0 for a context without the space (or NULL). */
+size_t cuzk_gpu_msm_ctx_release_presum(struct cuzk_gpu_msm_ctx *ctx);
 int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
 
 /* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (any memory

@@ -64,10 +64,15 @@
  *
  * Presum space. The MSM context is created with a presum space (CUZK_GPU_MSM_PRESUM: its MSMs
  * then sum adjacent sorted entries of one bucket in affine pairs before the accumulation, a few
- * per cent faster on large dense MSMs, see docs/gpu.md) when the budget holds it with the key,
- * the rest of the work space and room for a second key of the key's size; it is the first
- * extra to go (before a folding context), and once refused it is not asked for again until the
- * budget or the setting changes (set_presum), which is logged. */
+ * per cent faster on large dense MSMs, see docs/gpu.md) when the budget holds it with the key
+ * (and the key's folded H query, when it is to have one) and the rest of the work space; it is
+ * the first extra refused (before a folding context). It is the one thing in the budget that
+ * yields: a key, a folded H query or a dense query's fold that does not fit the budget with it
+ * but does without it gets it freed (cuzk_gpu_msm_ctx_release_presum, under dev_mu: no MSM
+ * runs then), so it never costs a key its residency nor a query its fold; the room a dense
+ * fold keeps free for a second key may include it for the same reason. Once refused or
+ * released it is not asked for again until the budget or the setting changes (set_presum);
+ * both are logged. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -219,6 +224,35 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     atomic_store(&st->work_vram, st->work_bytes);
     atomic_store(&st->work_presum, st->cap_presum);
     return CUZK_OK;
+}
+
+/* The bytes of the MSM context's presum space (0 without one). */
+static uint64_t presum_bytes(const struct cuda_state *st) {
+    if (!st->cap_presum) return 0;
+    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 1)) -
+           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
+}
+
+/* The presum space yields to keys and folds (see DESIGN): when need more bytes of them do not
+ * fit the budget with it and do without it, it is freed (and not asked for again until the
+ * budget or the setting changes), which is logged. dev_mu held. */
+static void presum_yield(struct cuda_state *st, uint64_t need, const char *what) {
+    const uint64_t ps = presum_bytes(st);
+    if (!ps || !st->msm || st->work_bytes + st->keys_bytes + need <= st->vram_budget ||
+        st->work_bytes - ps + st->keys_bytes + need > st->vram_budget)
+        return;
+    const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
+    st->cap_presum = 0;
+    st->presum_refused = 1;
+    st->work_bytes -= ps;
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, 0);
+    cuzk_log_info("cuda",
+                  "device %d: presum space released (%zu bytes) for %s of %llu bytes: the budget "
+                  "of %llu bytes holds %llu of keys and %llu of work space without it",
+                  st->device, freed, what, (unsigned long long)need,
+                  (unsigned long long)st->vram_budget, (unsigned long long)st->keys_bytes,
+                  (unsigned long long)st->work_bytes);
 }
 
 /* Whether pk's H query is to be folded (see DESIGN). */
@@ -397,6 +431,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         return CUZK_EINVAL;
     }
     uint64_t need = key_bytes_for(pk);
+    presum_yield(st, need, "a key");
     if (st->work_bytes + st->keys_bytes + need > st->vram_budget) {
         snprintf(err, errlen,
                  "key upload: the key needs %llu bytes of device memory; the budget of %llu holds "
@@ -440,6 +475,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     /* the H query folded when wanted, the context folds and the budget holds the copy */
     const uint64_t fold_bytes = cuzk_gpu_bases_vram_for(CUZK_GPU_G1, k->n_h);
     if (fold_wanted(st, pk) && st->cap_fold) {
+        presum_yield(st, need + fold_bytes, "a key with its folded H query");
         if (st->work_bytes + st->keys_bytes + need + fold_bytes > st->vram_budget) {
             cuzk_log_info("cuda",
                           "device %d: H query of %u points not folded: the budget of %llu bytes "
@@ -532,18 +568,21 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
         int presum = atomic_load(&st->presum) && !st->presum_refused;
         uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum);
         const uint64_t kb = key_find(st, pk->uid) ? 0 : key_bytes_for(pk);
-        /* a presum space must leave room for the key and a second one of its size: else none */
-        if (presum && st->keys_bytes + kb + want + key_bytes_for(pk) > st->vram_budget) {
+        /* a presum space must leave room for the key with its folded H query: else none */
+        const uint64_t kbf =
+            kb && fold && fold_wanted(st, pk)
+                ? kb + cuzk_gpu_bases_vram_for(CUZK_GPU_G1,
+                                               cuzk_h_basis_points(pk->h_basis, pk->domain_size))
+                : kb;
+        if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
             const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
-                          "bytes holds %llu of keys and %llu of the new key, the work space "
-                          "would take %llu (%llu without) and leave no room for a second key of "
-                          "%llu",
+                          "bytes holds %llu of keys and %llu of the new key (with its folded H "
+                          "query), the work space would take %llu (%llu without)",
                           st->device, (unsigned long long)st->vram_budget,
-                          (unsigned long long)st->keys_bytes, (unsigned long long)kb,
-                          (unsigned long long)want, (unsigned long long)without,
-                          (unsigned long long)key_bytes_for(pk));
+                          (unsigned long long)st->keys_bytes, (unsigned long long)kbf,
+                          (unsigned long long)want, (unsigned long long)without);
             presum = 0;
             want = without;
             st->presum_refused = 1;
@@ -835,7 +874,9 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
         if (!bases[q] || n < min || 2 * dense[q] < n || cuzk_gpu_bases_fold_window(bases[q]))
             continue;
         const uint64_t bytes = cuzk_gpu_bases_vram_for(q == Q_B2 ? CUZK_GPU_G2 : CUZK_GPU_G1, n);
-        if (st->work_bytes + st->keys_bytes + bytes + k->plain_bytes > st->vram_budget) {
+        /* the second key's room may include the presum space, which would yield to it */
+        if (st->work_bytes - presum_bytes(st) + st->keys_bytes + bytes + k->plain_bytes >
+            st->vram_budget) {
             cuzk_log_info("cuda",
                           "device %d: %s query of %zu points not folded: its %llu bytes of "
                           "multiples would leave the budget of %llu bytes (%llu of work space, "
@@ -845,6 +886,7 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
                           (unsigned long long)st->keys_bytes, (unsigned long long)k->plain_bytes);
             continue;
         }
+        presum_yield(st, bytes, "a fold of a query");
         const double t0 = now_ms();
         const int rc = cuzk_gpu_bases_fold(bases[q], 0);
         if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the query stays plain */

@@ -101,10 +101,11 @@ int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points)
 /* Whether the MSM context is to have a presum space (on: the default; see DESIGN in
  * cuda_backend.c): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
  * before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken only when
- * the budget holds it with the key, the rest of the work space and a second key of the key's
- * size. Turned on, the next proof rebuilds the work objects with it when the budget allows;
- * turned off, the space goes when they are next rebuilt (a larger key). The proof's bytes are
- * the same either way. Returns CUZK_OK or CUZK_EINVAL. */
+ * the budget holds it with the key (and its folded H query) and the rest of the work space, and
+ * it is freed again when a key or a fold needs its room. Turned on, the next proof rebuilds the
+ * work objects with it when the budget allows; turned off, the space goes when they are next
+ * rebuilt (a larger key). The proof's bytes are the same either way. Returns CUZK_OK or
+ * CUZK_EINVAL. */
 int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on);
 /* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's basis,
  * the first five in bellperson's coefficient basis, whose last needs a b first) run on the

@@ -681,6 +681,22 @@ extern "C" void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx) {
     std::free(ctx);
 }
 
+extern "C" size_t cuzk_gpu_msm_ctx_release_presum(struct cuzk_gpu_msm_ctx *ctx) {
+    if (!ctx || !ctx->mm.presum) return 0;
+    (void)cudaSetDevice(ctx->device);
+    if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    if (ctx->copy_stream) (void)cudaStreamSynchronize(ctx->copy_stream);
+    const msm_bytes b = msm_bytes_for(ctx->sz);
+    (void)cudaFree(ctx->mm.presum);
+    (void)cudaFree(ctx->mm.pflag);
+    (void)cudaGetLastError();
+    ctx->mm.presum = nullptr;
+    ctx->mm.pflag = nullptr;
+    ctx->sz.presum_cap = 0; // run_windows: no presum level
+    ctx->sz.presum_flags = 0;
+    return b.presum + b.presum_flags;
+}
+
 template <class T> static int dev_alloc(T **p, size_t bytes) {
     void *q = nullptr;
     CU_TRY(cudaMalloc(&q, bytes ? bytes : 16));
