@@ -228,6 +228,7 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
         }
         cuzk_cuda_backend_set_fold_min(&d->backends[i], (size_t)cfg->fold_h_min);
         cuzk_cuda_backend_set_fold_dense_min(&d->backends[i], (size_t)cfg->fold_dense_min);
+        cuzk_cuda_backend_set_presum(&d->backends[i], cfg->presum);
         cuzk_cuda_backend_set_overlap(&d->backends[i], cfg->overlap_ntt);
         struct cuzk_cuda_stats cs;
         cuzk_cuda_backend_stats(&d->backends[i], &cs);

@@ -15,7 +15,7 @@
 # constraint system on disk (srs.param_cache); CACHE_DIR=none keeps them in memory only;
 # BUDGET (memory.total_budget, default "auto"); PREPIN=true|false (memory.pin_at_preload,
 # default true, the daemon's default); OVERLAP=true|false (gpus.overlap_ntt, default true, the
-# daemon's default); DEVICES="0" (a TOML list body) limits the daemon
+# daemon's default); PRESUM=true|false (gpus.presum, default true, the daemon's default); DEVICES="0" (a TOML list body) limits the daemon
 # to those GPUs (default: every GPU of the machine); RESTART=1 stops the daemon after the stream,
 # starts it again and times the preload from the key cache and one more job.
 set -euo pipefail
@@ -76,6 +76,7 @@ pin_at_preload = ${PREPIN:-true}
 [gpus]
 devices = [${DEVICES:-}]
 overlap_ntt = ${OVERLAP:-true}
+presum = ${PRESUM:-true}
 [logging]
 timeline = true
 EOF

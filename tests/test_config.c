@@ -92,6 +92,7 @@ static const char all_keys[] = "[daemon]\n"
                                "vram_budget = \"100GiB\"\n"
                                "fold_h_min = 0\n"
                                "fold_dense_min = 65536\n"
+                               "presum = false\n"
                                "overlap_ntt = false\n"
                                "[scheduler]\n"
                                "result_ttl = \"1.5h\"\n"
@@ -136,6 +137,7 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->vram_budget == 100ull << 30);
     CHECK(c->fold_h_min == 0);         /* the default is 2^26 */
     CHECK(c->fold_dense_min == 65536); /* the default is 2^22 */
+    CHECK(c->presum == 0);             /* the default is on */
     CHECK(c->overlap_ntt == 0);        /* the default is on */
     CHECK(c->engine.result_ttl_ms == 5400000);
     CHECK(c->engine.cpu_threads == 12 && c->engine.synth_workers == 18);

@@ -160,6 +160,11 @@ static const struct cfg_row rows[] = {
      "points whose MSM took at least half of its scalars through the windows (a random or\n"
      "circom witness; not a Filecoin one, mostly 0 and 1) gets the same second copy, when\n"
      "vram_budget holds it and still leaves room for another key as large. 0 = never."},
+    {"gpus.presum", CFG_BOOL, "true", 0, 0, NULL, F(presum),
+     "Give each GPU's MSM context a presum space (1.5 GiB for a 2^24 circuit, 12 GiB for a\n"
+     "porep-c18 key) when vram_budget holds it with the key: large dense MSMs then sum pairs\n"
+     "of points of one bucket before the accumulation, a few per cent faster. The space is\n"
+     "freed whenever a key or a fold needs its room. Proofs are the same bytes."},
     {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
      "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
      "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},

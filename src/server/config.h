@@ -52,6 +52,7 @@ struct cuzk_config {
     uint64_t vram_budget;   /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
     int64_t fold_h_min;     /* H queries of at least this many points are folded; 0 = never */
     int64_t fold_dense_min; /* dense queries this large are folded after a proof; 0 = never */
+    int presum;             /* the MSM contexts may take a presum space */
     int overlap_ntt;        /* a proof's NTTs run beside its witness MSMs */
     /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
      * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
