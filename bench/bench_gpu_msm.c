@@ -18,9 +18,10 @@
  *     --chunk N  scalars per upload chunk (the tuning's upload_chunk; default the context's)
  *     --ones-tree T  the sum of the ones (the tuning's ones_tree): 0 automatic (default), 1
  *                batch-affine levels down to one point, -1 XYZZ sums only
- *     --presum P a context with a presum space (CUZK_GPU_MSM_PRESUM) and the tuning's presum P:
- *                0 automatic, 1 every set the space holds, -1 none (the same context's memory
- *                without the level); without the option, a context without the space
+ *     --presum P a context with a presum space (CUZK_GPU_MSM_PRESUM, with --g2 sized for G2:
+ *                CUZK_GPU_MSM_PRESUM_G2) and the tuning's presum P: 0 automatic, 1 every set
+ *                the space holds, -1 none (the same context's memory without the level);
+ *                without the option, a context without the space
  *     --csv FILE append the CSV lines to FILE as well
  *
  * For each size it prints one CSV line
@@ -341,8 +342,9 @@ int main(int argc, char **argv) {
     }
     struct cuzk_gpu_msm_ctx *ctx = NULL;
     struct cuzk_gpu_ntt_ctx *nctx = NULL;
-    const unsigned flags =
-        (o.fold >= 0 ? CUZK_GPU_MSM_FOLD : 0u) | (o.presum_ctx ? CUZK_GPU_MSM_PRESUM : 0u);
+    const unsigned flags = (o.fold >= 0 ? CUZK_GPU_MSM_FOLD : 0u) |
+                           (o.presum_ctx ? CUZK_GPU_MSM_PRESUM : 0u) |
+                           (o.presum_ctx && o.g2 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
     int err = cuzk_gpu_msm_ctx_create2(0, (size_t)1 << max, flags, &ctx);
     if (err != CUZK_OK) return !fail(err, "context creation", max);
     if (o.window || o.chunk || o.ones_tree || o.presum) {

@@ -316,8 +316,10 @@ int main(int argc, char **argv) {
     printf("# device memory: key %.0f MiB, work %.0f MiB (presum space: %s); pinned host %.0f "
            "MiB; queries folded: %zu after the first proof, H at upload: %s\n",
            (double)st.bases_vram / (1 << 20), (double)st.work_vram / (1 << 20),
-           st.presum_space ? "yes" : "no", (double)st.pinned / (1 << 20), st.dense_folded,
-           st.folded ? "yes" : "no");
+           st.presum_space > 1 ? "sized for G2"
+           : st.presum_space   ? "sized for G1"
+                               : "no",
+           (double)st.pinned / (1 << 20), st.dense_folded, st.folded ? "yes" : "no");
     ret = 0;
 out:
     if (csv) fclose(csv);

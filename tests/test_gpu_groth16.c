@@ -677,6 +677,7 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
             CHECK(rep == 0 ? tm.fold_ms > 0 : tm.fold_ms == 0);
             cuzk_cuda_backend_stats(&db, &ds);
             CHECK(ds.dense_folded == 5 && ds.folded == 0);
+            CHECK(ds.presum_space == 2); /* B2 was dense: the presum space grew for G2 */
             CHECK(cuzk_cuda_backend_resident_bytes(&db, &k->pk) == plain_bytes + extra);
         }
         CHECK(cuzk_cuda_backend_evict(&db, &k->pk) == CUZK_OK);
@@ -684,7 +685,7 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
         CHECK(ds.dense_folded == 0 && ds.keys == 0 && ds.bases_vram == 0);
     }
     printf("test_gpu_groth16: dense queries folded after the first proof, 2^%d: 5 queries, "
-           "%zu bytes more, cpu == cuda\n",
+           "%zu bytes more, presum space sized for G2, cpu == cuda\n",
            k->log_n, extra);
 
     /* a witness of 0s and 1s: only H is dense */
@@ -705,7 +706,9 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
         check_same_proof(cpu, &bb, k, bits, cuzk_rng_u64(&test_rng), 0);
         cuzk_cuda_backend_stats(&bb, &bs);
         CHECK(bs.dense_folded == 1);
+        CHECK(bs.presum_space == 1); /* B2 of bits: the presum space stays sized for G1 */
     }
+    CHECK(ds.work_vram > bs.work_vram);
     const size_t h_bytes =
         cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(k->pk.h_basis, k->pk.domain_size));
     CHECK(cuzk_cuda_backend_resident_bytes(&bb, &k->pk) == plain_bytes + h_bytes);
@@ -736,7 +739,8 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
             check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&tb, &ts);
         CHECK(ts.keys == 1 && ts.dense_folded == 0);
-        CHECK(ts.work_vram == (ts.presum_space ? ds.work_vram : work0));
+        CHECK(ts.presum_space != 2); /* no room for a space sized for G2 either */
+        CHECK(ts.work_vram == (ts.presum_space ? bs.work_vram : work0));
         CHECK(cuzk_cuda_backend_resident_bytes(&tb, &k->pk) == plain_bytes);
         cuzk_cuda_backend_free(&tb);
     }

@@ -763,6 +763,50 @@ static void test_folded(void) {
                "and plain, presum forced: %s, no set presummed\n",
                freed, n, n2, ok ? "ok" : "WRONG");
     }
+    { /* a presum space sized for G2 (CUZK_GPU_MSM_PRESUM_G2): every set of a G2 batch takes
+       * the level, where one sized for G1 holds about half of them; cuzk_gpu_msm_ctx_set_presum
+       * switches between the two and none, and back to G1 (the plain layout: folding
+       * forbidden, which a context without CUZK_GPU_MSM_FOLD would take where it holds it) */
+        struct cuzk_gpu_msm_ctx *c2 = NULL;
+        CHECK(cuzk_gpu_msm_ctx_vram2(n2, CUZK_GPU_MSM_PRESUM | CUZK_GPU_MSM_PRESUM_G2) >
+              cuzk_gpu_msm_ctx_vram2(n2, CUZK_GPU_MSM_PRESUM));
+        CHECK(cuzk_gpu_msm_ctx_set_presum(NULL, 0) == CUZK_EINVAL);
+        if (!gpu_ok(cuzk_gpu_msm_ctx_create2(0, n2, CUZK_GPU_MSM_PRESUM, &c2), "G2 context"))
+            goto out;
+        CHECK(cuzk_gpu_msm_ctx_set_presum(c2, CUZK_GPU_MSM_FOLD) == CUZK_EINVAL);
+        const struct cuzk_gpu_msm_tuning t = {0, 0, 0, -1, 0, 0, 1};
+        cuzk_gpu_msm_tune(c2, &t);
+        cuzk_g2 want2;
+        msm_scalars_make(k, n2, MSM_RANDOM);
+        CHECK(cuzk_g2_msm(pool, &want2, hb2, k, n2) == CUZK_OK);
+        static const char *const names[3] = {"sized for G1", "sized for G2", "none"};
+        for (int level = 0; level < 3; level++) {
+            if (level == 1)
+                CHECK(cuzk_gpu_msm_ctx_set_presum(c2, CUZK_GPU_MSM_PRESUM |
+                                                          CUZK_GPU_MSM_PRESUM_G2) == CUZK_OK);
+            if (level == 2) CHECK(cuzk_gpu_msm_ctx_set_presum(c2, 0) == CUZK_OK);
+            cuzk_g2 got;
+            struct cuzk_gpu_msm_timing tm;
+            const int ran = gpu_ok(cuzk_gpu_g2_msm(c2, db2, 0, k, n2, &got), "G2 msm");
+            cuzk_gpu_msm_last_timing(c2, &tm);
+            const int sets_ok = level == 0   ? tm.presum_sets > 0 && tm.presum_sets < tm.sets
+                                : level == 1 ? tm.presum_sets == tm.sets
+                                             : tm.presum_sets == 0;
+            const int ok = ran && cuzk_g2_eq(&got, &want2) && tm.folded == 0 && sets_ok;
+            CHECK(ok);
+            printf("test_gpu_msm: cuzk_g2 n=%zu, presum space %s, presum forced: %s (%u of %u "
+                   "sets presummed)\n",
+                   n2, names[level], ok ? "ok" : "WRONG", tm.presum_sets, tm.sets);
+        }
+        CHECK(cuzk_gpu_msm_ctx_set_presum(c2, CUZK_GPU_MSM_PRESUM) == CUZK_OK);
+        cuzk_g1 want1, got1;
+        struct cuzk_gpu_msm_timing tm;
+        CHECK(cuzk_g1_msm(pool, &want1, hb, k, n2) == CUZK_OK);
+        const int ran = gpu_ok(cuzk_gpu_g1_msm(c2, db, 0, k, n2, &got1), "msm");
+        cuzk_gpu_msm_last_timing(c2, &tm);
+        CHECK(ran && cuzk_g1_eq(&got1, &want1) && tm.presum_sets == tm.sets);
+        cuzk_gpu_msm_ctx_free(c2);
+    }
 out:
     cuzk_gpu_msm_tune(fc, NULL);
     cuzk_gpu_msm_ctx_free(fc);

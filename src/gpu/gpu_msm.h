@@ -94,14 +94,19 @@ unsigned cuzk_gpu_msm_fold_window(size_t n);
 
 /* Flags of cuzk_gpu_msm_ctx_create2: CUZK_GPU_MSM_FOLD sizes the context for folded MSMs of
  * up to max_n points (their sort of 2 max_n entries, the buckets of the folded layout
- * cuzk_gpu_msm_fold_window(max_n)). Without it, an MSM over folded bases runs the plain layout
- * (same result); so does one whose folded layout the context cannot hold. */
+ * cuzk_gpu_msm_fold_window(max_n)). An MSM of m points over folded bases takes the folded
+ * layout where the context's sizes hold it (2 m sorted entries and a spare, the layout's
+ * buckets) and the cost model prefers it, else the plain one (same result): without the flag,
+ * only an MSM small against max_n does. */
 #define CUZK_GPU_MSM_FOLD 1u
 /* CUZK_GPU_MSM_PRESUM gives the context a presum space: room for the affine G1 sums of half a
  * sort batch's entries (48 bytes an entry, six times its key and value; a G2 batch's first sets
  * that fit), so that its MSMs may sum adjacent sorted entries of one bucket in affine pairs
  * before the accumulation (see the tuning's presum). */
 #define CUZK_GPU_MSM_PRESUM 2u
+/* With CUZK_GPU_MSM_PRESUM: a space of twice the bytes, G2 points for half a batch's entries, so
+ * that G2 batches take the presum level on every set too. */
+#define CUZK_GPU_MSM_PRESUM_G2 4u
 
 /* Bytes of device memory a context for MSMs of up to max_n points takes (with flags). */
 size_t cuzk_gpu_msm_ctx_vram(size_t max_n);
@@ -120,6 +125,11 @@ void cuzk_gpu_msm_ctx_free(struct cuzk_gpu_msm_ctx *ctx);
  * with the same results. Returns the bytes freed: cuzk_gpu_msm_ctx_vram2 with the flag less
  * without it, 0 for a context without the space (or NULL). */
 size_t cuzk_gpu_msm_ctx_release_presum(struct cuzk_gpu_msm_ctx *ctx);
+/* Gives the context the presum space of flags (CUZK_GPU_MSM_PRESUM, with or without
+ * CUZK_GPU_MSM_PRESUM_G2; 0: none) in place of the one it has: waits for its work, frees the
+ * old space and allocates the new one. CUZK_EINVAL for other flags; CUZK_EGPUOOM (or
+ * CUZK_EGPU) leaves the context without a presum space, usable. */
+int cuzk_gpu_msm_ctx_set_presum(struct cuzk_gpu_msm_ctx *ctx, unsigned flags);
 int cuzk_gpu_msm_ctx_device(const struct cuzk_gpu_msm_ctx *ctx);
 
 /* *out = sum over i < n of scalars[i] * bases[offset + i]; scalars in host memory (any memory

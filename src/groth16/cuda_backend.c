@@ -72,7 +72,11 @@
  * runs then), so it never costs a key its residency nor a query its fold; the room a dense
  * fold keeps free for a second key may include it for the same reason. Once refused or
  * released it is not asked for again until the budget or the setting changes (set_presum);
- * both are logged. */
+ * both are logged. It is sized for G1 points, which leaves a G2 batch's later sets without the
+ * level; after a key's first proof (after its dense folds) whose B2 query has at least
+ * fold_dense_min points and took at least half its scalars through the windows, it grows to
+ * one sized for G2 (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the
+ * difference (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -132,7 +136,7 @@ struct cuda_state {
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
     int cap_fold;   /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
-    int cap_presum; /* the MSM context has a presum space (CUZK_GPU_MSM_PRESUM) */
+    int cap_presum; /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2 */
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
     atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
@@ -195,8 +199,10 @@ static void work_drop(struct cuda_state *st) {
 
 static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
 
+/* presum: 0 no presum space, 1 one sized for G1, 2 for G2 (CUZK_GPU_MSM_PRESUM_G2) */
 static unsigned msm_flags(int fold, int presum) {
-    return (fold ? CUZK_GPU_MSM_FOLD : 0u) | (presum ? CUZK_GPU_MSM_PRESUM : 0u);
+    return (fold ? CUZK_GPU_MSM_FOLD : 0u) | (presum ? CUZK_GPU_MSM_PRESUM : 0u) |
+           (presum > 1 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
 }
 
 static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum) {
@@ -226,11 +232,16 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     return CUZK_OK;
 }
 
+/* The bytes of a presum space of the level (see msm_flags) in the MSM context. */
+static uint64_t presum_bytes_for(const struct cuda_state *st, int level) {
+    if (!level) return 0;
+    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, level)) -
+           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
+}
+
 /* The bytes of the MSM context's presum space (0 without one). */
 static uint64_t presum_bytes(const struct cuda_state *st) {
-    if (!st->cap_presum) return 0;
-    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 1)) -
-           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
+    return presum_bytes_for(st, st->cap_presum);
 }
 
 /* The presum space yields to keys and folds (see DESIGN): when need more bytes of them do not
@@ -913,6 +924,48 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
     return CUZK_OK;
 }
 
+/* After a key's first proof (dev_mu held, after fold_dense): a B2 query of at least
+ * fold_dense_min points whose MSM was dense grows a presum space sized for G1 to one sized for
+ * G2 (see DESIGN), when the budget holds the difference. A failed allocation leaves the space
+ * sized for G1 again, or none. */
+static void presum_g2(struct cuda_state *st, const struct key_entry *k, size_t dense_b2) {
+    const size_t min = atomic_load(&st->fold_dense_min);
+    if (st->cap_presum != 1 || !st->msm || atomic_load(&st->broken) || !min || k->n_b < min ||
+        2 * dense_b2 < k->n_b)
+        return;
+    const uint64_t g1 = presum_bytes_for(st, 1), g2 = presum_bytes_for(st, 2);
+    if (st->work_bytes - g1 + g2 + st->keys_bytes > st->vram_budget) {
+        cuzk_log_info("cuda",
+                      "device %d: presum space kept for G1: the budget of %llu bytes does not hold "
+                      "the %llu bytes more of one for G2 (B2 of %u points, %zu of its scalars "
+                      "took the windows)",
+                      st->device, (unsigned long long)st->vram_budget,
+                      (unsigned long long)(g2 - g1), k->n_b, dense_b2);
+        return;
+    }
+    int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 2));
+    if (!rc) {
+        st->cap_presum = 2;
+        st->work_bytes += g2 - g1;
+        cuzk_log_info("cuda",
+                      "device %d: presum space sized for G2 (%llu bytes; B2 of %u points, %zu of "
+                      "its scalars took the windows)",
+                      st->device, (unsigned long long)g2, k->n_b, dense_b2);
+    } else {
+        cuzk_log_warn("cuda", "device %d: presum space for G2: %s: %s", st->device,
+                      cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+        if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
+            st->cap_presum = 0;
+            st->presum_refused = 1;
+            st->work_bytes -= g1;
+            cuzk_log_warn("cuda", "device %d: presum space gone: %s", st->device,
+                          cuzk_gpu_msm_last_error());
+        }
+    }
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
+}
+
 static void stage_line(const struct cuzk_cuda_timing *t, char *out, size_t len) {
     snprintf(out, len,
              "slot_wait_ms=%.2f upload_ms=%.2f lock_wait_ms=%.2f key_upload_ms=%.2f spmv_ms=%.2f "
@@ -1012,6 +1065,7 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
                 const double tf = now_ms();
                 if (fold_dense(st, k, dense)) atomic_store(&st->broken, 1);
                 t.fold_ms = now_ms() - tf;
+                presum_g2(st, k, dense[Q_B2]);
             }
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once

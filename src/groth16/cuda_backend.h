@@ -102,7 +102,9 @@ int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points)
  * cuda_backend.c): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
  * before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken only when
  * the budget holds it with the key (and its folded H query) and the rest of the work space, and
- * it is freed again when a key or a fold needs its room. Turned on, the next proof rebuilds the
+ * it is freed again when a key or a fold needs its room. After a key's first proof whose B2
+ * MSM (of at least the dense-fold threshold's points) was dense, it grows to a space sized for
+ * G2 points when the budget holds that. Turned on, the next proof rebuilds the
  * work objects with it when the budget allows; turned off, the space goes when they are next
  * rebuilt (a larger key). The proof's bytes are the same either way. Returns CUZK_OK or
  * CUZK_EINVAL. */
@@ -132,7 +134,8 @@ struct cuzk_cuda_stats {
     size_t proofs;       /* proofs finished */
     size_t folded;       /* resident keys whose H query is folded (at upload) */
     size_t dense_folded; /* queries of resident keys folded after a first proof */
-    int presum_space;    /* the MSM context has a presum space (see set_presum) */
+    int presum_space;    /* the MSM context's presum space: 0 none, 1 sized for G1 points, 2 for
+                          * G2 points (see set_presum) */
 };
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
 

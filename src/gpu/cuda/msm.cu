@@ -632,6 +632,12 @@ struct cuzk_gpu_msm_ctx {
     cuzk_gpu_msm_timing timing;
 };
 
+// The presum space of the flags: 0 none, 1 sized for G1, 2 for G2 (msm_sizes_for).
+static unsigned presum_level(unsigned flags) {
+    if (!(flags & CUZK_GPU_MSM_PRESUM)) return 0;
+    return (flags & CUZK_GPU_MSM_PRESUM_G2) ? 2u : 1u;
+}
+
 // The largest sort of a context: a paired set's 2 max_n entries when it folds.
 static size_t ctx_sort_max(size_t max_n, unsigned flags) {
     return (flags & CUZK_GPU_MSM_FOLD) ? 2 * max_n : max_n;
@@ -645,7 +651,7 @@ extern "C" size_t cuzk_gpu_msm_ctx_vram2(size_t max_n, unsigned flags) {
     (void)cudaGetLastError();
     const msm_sizes sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, acc,
                                        (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0,
-                                       (flags & CUZK_GPU_MSM_PRESUM) != 0);
+                                       presum_level(flags));
     const size_t sort_n = ctx_sort_max(max_n, flags);
     size_t cub = 0;
     int count = 0;
@@ -701,6 +707,26 @@ template <class T> static int dev_alloc(T **p, size_t bytes) {
     void *q = nullptr;
     CU_TRY(cudaMalloc(&q, bytes ? bytes : 16));
     *p = static_cast<T *>(q);
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_msm_ctx_set_presum(struct cuzk_gpu_msm_ctx *ctx, unsigned flags) {
+    if (!ctx) return set_error(CUZK_EINVAL, "ctx is NULL");
+    if (flags & ~(CUZK_GPU_MSM_PRESUM | CUZK_GPU_MSM_PRESUM_G2))
+        return set_error(CUZK_EINVAL, "flags other than the presum space's");
+    (void)cuzk_gpu_msm_ctx_release_presum(ctx);
+    if (!presum_level(flags)) return CUZK_OK;
+    const msm_sizes sz = msm_sizes_for(ctx->sz.max_n, MSM_SORT_BUDGET, ctx->sz.acc_threads,
+                                       ctx->sz.fold, presum_level(flags));
+    const msm_bytes b = msm_bytes_for(sz);
+    int err = dev_alloc(&ctx->mm.presum, b.presum);
+    if (err == CUZK_OK) err = dev_alloc(&ctx->mm.pflag, b.presum_flags);
+    if (err != CUZK_OK) {
+        (void)cuzk_gpu_msm_ctx_release_presum(ctx); // what was allocated: none is left
+        return err;
+    }
+    ctx->sz.presum_cap = sz.presum_cap;
+    ctx->sz.presum_flags = sz.presum_flags;
     return CUZK_OK;
 }
 
@@ -766,7 +792,7 @@ extern "C" int cuzk_gpu_msm_ctx_create2(int device, size_t max_n, unsigned flags
     }
     ctx->sz = msm_sizes_for(max_n, MSM_SORT_BUDGET, msm_acc_threads_for(device),
                             (flags & CUZK_GPU_MSM_FOLD) ? msm_fold_window(max_n) : 0,
-                            (flags & CUZK_GPU_MSM_PRESUM) != 0);
+                            presum_level(flags));
     ctx->stage_n = std::min<size_t>(max_n, MSM_UPLOAD_CHUNK);
     const int err = ctx_init(ctx);
     if (err != CUZK_OK) {
@@ -974,7 +1000,7 @@ static int twin_msm(const cuzk_gpu_twin_shape *shape, const typename G::host_aff
         return CUZK_EINVAL;
     const msm_sizes sz =
         msm_sizes_for(max_n, shape->sort_budget ? shape->sort_budget : MSM_SORT_BUDGET,
-                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold, true);
+                      shape->acc_threads ? shape->acc_threads : MSM_ACC_THREADS, shape->fold, 1);
     cuzk_gpu_msm_tuning t = {0, 0, 0, 0, 0, 0, 0};
     if (tune) t = *tune;
     host_mem h;

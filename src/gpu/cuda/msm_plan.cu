@@ -58,7 +58,7 @@ static unsigned msm_auto_window(size_t m) { return auto_window(m, 0); }
 unsigned msm_fold_window(size_t n) { return auto_window(n, 1); }
 
 msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, unsigned fold_window,
-                        bool presum) {
+                        unsigned presum) {
     msm_sizes s;
     const msm_layout l = msm_layout_for(msm_auto_window(max_n));
     size_t wb = sort_budget / max_n;
@@ -80,10 +80,12 @@ msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads, un
     s.item_cap = std::max<size_t>(MSM_MIN_ITEMS, std::max(s.bucket_cap, padded) >> MSM_RED_LOG);
     s.acc_threads = acc_threads;
     s.head_cap = acc_threads + MSM_MAX_WINDOWS;
-    // the presum space: G1 points for half of a batch's entries (the sort space less the spare
-    // of its largest set), their indices within MSM_IDX_MASK
+    // the presum space: G1 points (presum 1) or as many bytes of G2 points (presum 2) for half
+    // of a batch's entries (the sort space less the spare of its largest set), their indices
+    // within MSM_IDX_MASK
     const size_t set_max = fold_window ? 2 * max_n : max_n;
-    s.presum_cap = presum ? std::min<size_t>((s.sort_entries - set_max) / 2, MSM_IDX_MASK) : 0;
+    s.presum_cap =
+        presum ? std::min<size_t>(presum * ((s.sort_entries - set_max) / 2), MSM_IDX_MASK) : 0;
     s.presum_flags = presum ? set_max : 0;
     return s;
 }

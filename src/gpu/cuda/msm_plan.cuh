@@ -183,9 +183,10 @@ CUZK_HD int msm_digit(const uint64_t t[5], unsigned pos, unsigned width) {
 // heads, and as many again for the fix-up tree's block sums (see fixtree_body).
 // A context sized for folded MSMs of the folded layout of fold bits (0: none) also holds a
 // paired set (2 max_n entries and a spare of as many), and that layout's buckets and items.
-// A context with presums holds presum_cap G1 affine points (half as many G2 points), the pair
-// sums of a G1 batch's sets (half its entries: the sort space less a spare; a G2 batch's first
-// sets, as many as fit), and the flags of its largest set (presum_flags bytes); 0 without (see
+// A context with presums (presum 1) holds presum_cap G1 affine points (half as many G2 points),
+// the pair sums of a G1 batch's sets (half its entries: the sort space less a spare; a G2
+// batch's first sets, as many as fit); with presum 2 twice as many, the pair sums of a G2
+// batch's sets; and the flags of its largest set (presum_flags bytes); 0 without (see
 // presum_body).
 struct msm_sizes {
     size_t max_n, sort_entries, bucket_cap, item_cap, head_cap, acc_threads, presum_cap,
@@ -194,7 +195,7 @@ struct msm_sizes {
 };
 
 msm_sizes msm_sizes_for(size_t max_n, size_t sort_budget, size_t acc_threads,
-                        unsigned fold_window = 0, bool presum = false);
+                        unsigned fold_window = 0, unsigned presum = 0);
 
 // The automatic widest window of a folded layout over n bases (what cuzk_gpu_bases_fold takes
 // for window 0): the cost model's choice with the folded layouts' buckets.
