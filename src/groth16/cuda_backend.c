@@ -135,8 +135,10 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w, cap_msm;
-    int cap_fold;   /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
-    int cap_presum; /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2 */
+    int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
+     * presum_yield and presum_g2 change it under dev_mu while work_fits_pk may read it */
+    atomic_int cap_presum;
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
     atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
@@ -253,8 +255,8 @@ static void presum_yield(struct cuda_state *st, uint64_t need, const char *what)
         st->work_bytes - ps + st->keys_bytes + need > st->vram_budget)
         return;
     const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
+    st->presum_refused = 1; /* first: work_fits_pk that sees no space sees it refused */
     st->cap_presum = 0;
-    st->presum_refused = 1;
     st->work_bytes -= ps;
     atomic_store(&st->work_vram, st->work_bytes);
     atomic_store(&st->work_presum, 0);
@@ -955,8 +957,8 @@ static void presum_g2(struct cuda_state *st, const struct key_entry *k, size_t d
         cuzk_log_warn("cuda", "device %d: presum space for G2: %s: %s", st->device,
                       cuzk_strerror(rc), cuzk_gpu_msm_last_error());
         if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
-            st->cap_presum = 0;
             st->presum_refused = 1;
+            st->cap_presum = 0;
             st->work_bytes -= g1;
             cuzk_log_warn("cuda", "device %d: presum space gone: %s", st->device,
                           cuzk_gpu_msm_last_error());
