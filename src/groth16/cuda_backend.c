@@ -137,7 +137,7 @@ struct cuda_state {
     size_t cap_w, cap_msm;
     int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
     /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
-     * presum_yield and presum_g2 change it under dev_mu while work_fits_pk may read it */
+     * room_for and presum_g2 change it under dev_mu while work_fits_pk may read it */
     atomic_int cap_presum;
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
@@ -246,14 +246,13 @@ static uint64_t presum_bytes(const struct cuda_state *st) {
     return presum_bytes_for(st, st->cap_presum);
 }
 
-/* The presum space yields to keys and folds (see DESIGN): when need more bytes of them do not
- * fit the budget with it and do without it, it is freed (and not asked for again until the
- * budget or the setting changes), which is logged. dev_mu held. */
-static void presum_yield(struct cuda_state *st, uint64_t need, const char *what) {
+/* Whether need more bytes of keys or folds fit the budget (dev_mu held). The presum space
+ * yields to them (see DESIGN): when they fit only without it, it is freed first (and not asked
+ * for again until the budget or the setting changes), which is logged. */
+static int room_for(struct cuda_state *st, uint64_t need, const char *what) {
+    if (st->work_bytes + st->keys_bytes + need <= st->vram_budget) return 1;
     const uint64_t ps = presum_bytes(st);
-    if (!ps || !st->msm || st->work_bytes + st->keys_bytes + need <= st->vram_budget ||
-        st->work_bytes - ps + st->keys_bytes + need > st->vram_budget)
-        return;
+    if (!ps || !st->msm || st->work_bytes - ps + st->keys_bytes + need > st->vram_budget) return 0;
     const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
     st->presum_refused = 1; /* first: work_fits_pk that sees no space sees it refused */
     st->cap_presum = 0;
@@ -266,6 +265,12 @@ static void presum_yield(struct cuda_state *st, uint64_t need, const char *what)
                   st->device, freed, what, (unsigned long long)need,
                   (unsigned long long)st->vram_budget, (unsigned long long)st->keys_bytes,
                   (unsigned long long)st->work_bytes);
+    return 1;
+}
+
+/* The bytes of pk's H query folded (its multiples: cuzk_gpu_bases_fold). */
+static uint64_t h_fold_bytes(const struct cuzk_groth16_pk *pk) {
+    return cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(pk->h_basis, pk->domain_size));
 }
 
 /* Whether pk's H query is to be folded (see DESIGN). */
@@ -444,8 +449,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         return CUZK_EINVAL;
     }
     uint64_t need = key_bytes_for(pk);
-    presum_yield(st, need, "a key");
-    if (st->work_bytes + st->keys_bytes + need > st->vram_budget) {
+    if (!room_for(st, need, "a key")) {
         snprintf(err, errlen,
                  "key upload: the key needs %llu bytes of device memory; the budget of %llu holds "
                  "%llu of work space and %llu of %zu other keys",
@@ -486,10 +490,9 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         return rc;
     }
     /* the H query folded when wanted, the context folds and the budget holds the copy */
-    const uint64_t fold_bytes = cuzk_gpu_bases_vram_for(CUZK_GPU_G1, k->n_h);
+    const uint64_t fold_bytes = h_fold_bytes(pk);
     if (fold_wanted(st, pk) && st->cap_fold) {
-        presum_yield(st, need + fold_bytes, "a key with its folded H query");
-        if (st->work_bytes + st->keys_bytes + need + fold_bytes > st->vram_budget) {
+        if (!room_for(st, need + fold_bytes, "a key with its folded H query")) {
             cuzk_log_info("cuda",
                           "device %d: H query of %u points not folded: the budget of %llu bytes "
                           "does not hold its %llu bytes of multiples",
@@ -582,11 +585,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
         uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum);
         const uint64_t kb = key_find(st, pk->uid) ? 0 : key_bytes_for(pk);
         /* a presum space must leave room for the key with its folded H query: else none */
-        const uint64_t kbf =
-            kb && fold && fold_wanted(st, pk)
-                ? kb + cuzk_gpu_bases_vram_for(CUZK_GPU_G1,
-                                               cuzk_h_basis_points(pk->h_basis, pk->domain_size))
-                : kb;
+        const uint64_t kbf = kb && fold && fold_wanted(st, pk) ? kb + h_fold_bytes(pk) : kb;
         if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
             const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0);
             cuzk_log_info("cuda",
@@ -899,7 +898,7 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
                           (unsigned long long)st->keys_bytes, (unsigned long long)k->plain_bytes);
             continue;
         }
-        presum_yield(st, bytes, "a fold of a query");
+        if (!room_for(st, bytes, "a fold of a query")) continue; /* (the check above holds it) */
         const double t0 = now_ms();
         const int rc = cuzk_gpu_bases_fold(bases[q], 0);
         if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the query stays plain */
