@@ -245,6 +245,36 @@ static void test_fp2(void) {
         CHECK(bad == 0);
         if (bad) fprintf(stderr, "test_gpu_twin: %s: %zu of %zu wrong\n", name[op - 4], bad, n);
     }
+    /* the product and the square on every pair of elements whose halves are edge values (the
+     * bounds of the product's two lazy reductions: a0 b0 - a1 b1 near -p^2 and p^2, a0 b1 +
+     * a1 b0 near 2 p^2) */
+    const size_t ne = TEST_FP_NEDGES * TEST_FP_NEDGES, ne2 = ne * ne;
+    cuzk_fp edges[TEST_FP_NEDGES];
+    test_fp_edges(edges);
+    cuzk_fp2 *ea = test_xmalloc(ne2 * sizeof *ea), *eb = test_xmalloc(ne2 * sizeof *eb),
+             *egot = test_xmalloc(ne2 * sizeof *egot), *ewant = test_xmalloc(ne2 * sizeof *ewant);
+    for (size_t i = 0; i < ne2; i++) {
+        const size_t x = i / ne, y = i % ne;
+        ea[i].c0 = edges[x / TEST_FP_NEDGES], ea[i].c1 = edges[x % TEST_FP_NEDGES];
+        eb[i].c0 = edges[y / TEST_FP_NEDGES], eb[i].c1 = edges[y % TEST_FP_NEDGES];
+    }
+    for (int op = CUZK_GPU_FP2_MUL; op <= CUZK_GPU_FP2_SQR; op++) {
+        for (size_t i = 0; i < ne2; i++) {
+            if (op == CUZK_GPU_FP2_MUL)
+                cuzk_fp2_mul(&ewant[i], &ea[i], &eb[i]);
+            else
+                cuzk_fp2_sqr(&ewant[i], &ea[i]);
+        }
+        memset(egot, 0xa5, ne2 * sizeof *egot);
+        CHECK(cuzk_gpu_twin_fp((enum cuzk_gpu_fp_op)op, ea, eb, egot, ne2) == CUZK_OK);
+        size_t bad = 0;
+        for (size_t i = 0; i < ne2; i++) bad += !cuzk_fp2_eq(&egot[i], &ewant[i]);
+        CHECK(bad == 0);
+        if (bad)
+            fprintf(stderr, "test_gpu_twin: %s on edges: %zu of %zu wrong\n", name[op - 4], bad,
+                    ne2);
+    }
+    free(ea), free(eb), free(egot), free(ewant);
     /* inversion: the special inputs (one half zero, edge pairs), then random elements */
     const size_t nspec = test_fp2_specials(NULL), ninv = nspec + 4000;
     cuzk_fp2 *x = malloc(ninv * sizeof *x), *xgot = malloc(ninv * sizeof *xgot),
