@@ -642,6 +642,21 @@ static size_t dense_fold_bytes(const struct kit *k, size_t min, size_t *smallest
     return sum;
 }
 
+/* A witness of random 0s and 1s after the leading 1 (NULL when out of memory): the proofs
+ * differ from the CPU's nowhere, but do not verify. */
+static cuzk_fr *bits_witness(uint32_t n_wires) {
+    cuzk_fr *bits = malloc(n_wires * sizeof *bits);
+    if (!bits) return NULL;
+    cuzk_fr_set_one(&bits[0]);
+    for (uint32_t i = 1; i < n_wires; i++) {
+        if (cuzk_rng_u64(&test_rng) & 1)
+            cuzk_fr_set_one(&bits[i]);
+        else
+            cuzk_fr_set_zero(&bits[i]);
+    }
+    return bits;
+}
+
 /* After a key's first proof, a backend folding dense queries of at least one point
  * (cuzk_cuda_backend_set_fold_dense_min 1, no H fold at upload) folds every query whose MSM
  * took at least half of its scalars through the windows: all of them for a random witness,
@@ -649,8 +664,11 @@ static size_t dense_fold_bytes(const struct kit *k, size_t min, size_t *smallest
  * grow by exactly the multiples, the first proof's fold_ms says what they cost and later
  * proofs fold nothing more; an eviction frees them and the next residency learns again. Every
  * proof, before and after, equals the CPU's. Threshold 0 folds nothing; a budget that would
- * leave less than the key's plain size free folds nothing either. */
-static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k) {
+ * leave less than the key's plain size free folds nothing either. A rebuild of the work objects
+ * (for big, a larger key, proved with a witness of bits) makes the presum space sized for G1
+ * again, and the next proof of k, whose first B2 was dense, grows it for G2 again. */
+static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k,
+                             const struct kit *big) {
     struct cuzk_backend plain, db, bb, tb;
     struct cuzk_cuda_stats ps, ds, bs, ts;
     struct cuzk_cuda_timing tm;
@@ -688,17 +706,33 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
            "%zu bytes more, presum space sized for G2, cpu == cuda\n",
            k->log_n, extra);
 
+    /* the work objects rebuilt for a larger key whose B2 is not dense: the space is sized for G1
+     * until the next proof of k, a learned key whose first B2 was dense */
+    CHECK(big->log_n > k->log_n);
+    cuzk_fr *bits = bits_witness(k->r.n_wires), *big_bits = bits_witness(big->r.n_wires);
+    CHECK(bits != NULL && big_bits != NULL);
+    if (!bits || !big_bits) return;
+    check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&db, &ds);
+    CHECK(ds.presum_space == 2);
+    const size_t work_k = ds.work_vram;
+    check_same_proof(cpu, &db, big, big_bits, cuzk_rng_u64(&test_rng), 0);
+    cuzk_cuda_backend_stats(&db, &ds);
+    CHECK(ds.presum_space == 1 && ds.keys == 2 && ds.work_vram > work_k);
+    const size_t work_big = ds.work_vram;
+    check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&db, &ds);
+    CHECK(ds.presum_space == 2 && ds.keys == 2 && ds.work_vram > work_big);
+    check_same_proof(cpu, &db, big, big_bits, cuzk_rng_u64(&test_rng), 0);
+    check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&db, &ds);
+    CHECK(ds.presum_space == 2 && ds.keys == 2);
+    free(big_bits);
+    printf("test_gpu_groth16: work space rebuilt for 2^%d (presum space for G1), grown for G2 "
+           "again by the next proof of the 2^%d key, cpu == cuda\n",
+           big->log_n, k->log_n);
+
     /* a witness of 0s and 1s: only H is dense */
-    cuzk_fr *bits = malloc(k->r.n_wires * sizeof *bits);
-    CHECK(bits != NULL);
-    if (!bits) return;
-    cuzk_fr_set_one(&bits[0]);
-    for (uint32_t i = 1; i < k->r.n_wires; i++) {
-        if (cuzk_rng_u64(&test_rng) & 1)
-            cuzk_fr_set_one(&bits[i]);
-        else
-            cuzk_fr_set_zero(&bits[i]);
-    }
     CHECK(cuzk_cuda_backend_init(&bb, 0, pool) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_fold_min(&bb, 0) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_fold_dense_min(&bb, 1) == CUZK_OK);
@@ -1022,7 +1056,7 @@ int main(void) {
     CHECK(st.pinned == 0);
 
     test_folded_h(&cpu, kits, nsizes);
-    test_dense_folds(&cpu, &kits[8]); /* 2^14, full */
+    test_dense_folds(&cpu, &kits[8], &kits[10]); /* 2^14 and 2^16, full */
     test_presum(&cpu, kits, nsizes);
     test_no_overlap(&cpu, kits, nsizes);
 

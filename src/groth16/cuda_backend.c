@@ -76,7 +76,10 @@
  * level; after a key's first proof (after its dense folds) whose B2 query has at least
  * fold_dense_min points and took at least half its scalars through the windows, it grows to
  * one sized for G2 (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the
- * difference (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again. */
+ * difference (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
+ * the key remembers its first proof's B2 (key_entry.dense_b2), so the next proof of such a key
+ * grows it again. Refused for want of budget, the growth is not tried again until the work
+ * objects are rebuilt or the budget or the setting changes. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -114,6 +117,7 @@ struct key_entry {
     size_t plain_bytes;                         /* the same without any fold */
     int h_folded;                               /* the H query was folded at upload (see DESIGN) */
     int learned;      /* the dense queries' folds were decided (after the first proof) */
+    size_t dense_b2;  /* the first proof's B2 scalars that took the windows (for presum_g2) */
     unsigned n_dense; /* queries folded so */
     double last_used;
     struct key_entry *next;
@@ -143,6 +147,7 @@ struct cuda_state {
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
     atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
     atomic_int presum_refused; /* the budget could not hold it: do not ask again */
+    int presum_g2_refused;     /* nor one sized for G2, in these work objects (dev_mu) */
     atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */
     atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
     atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
@@ -231,6 +236,7 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
                      cuzk_gpu_g16_vram(st->g16);
     atomic_store(&st->work_vram, st->work_bytes);
     atomic_store(&st->work_presum, st->cap_presum);
+    st->presum_g2_refused = 0;
     return CUZK_OK;
 }
 
@@ -925,17 +931,18 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
     return CUZK_OK;
 }
 
-/* After a key's first proof (dev_mu held, after fold_dense): a B2 query of at least
- * fold_dense_min points whose MSM was dense grows a presum space sized for G1 to one sized for
- * G2 (see DESIGN), when the budget holds the difference. A failed allocation leaves the space
- * sized for G1 again, or none. */
-static void presum_g2(struct cuda_state *st, const struct key_entry *k, size_t dense_b2) {
-    const size_t min = atomic_load(&st->fold_dense_min);
-    if (st->cap_presum != 1 || !st->msm || atomic_load(&st->broken) || !min || k->n_b < min ||
-        2 * dense_b2 < k->n_b)
+/* After a proof of a learned key (dev_mu held, after fold_dense on its first): a B2 query of at
+ * least fold_dense_min points whose first MSM was dense grows a presum space sized for G1 to one
+ * sized for G2 (see DESIGN), when the budget holds the difference. A failed allocation leaves
+ * the space sized for G1 again, or none. */
+static void presum_g2(struct cuda_state *st, const struct key_entry *k) {
+    const size_t min = atomic_load(&st->fold_dense_min), dense_b2 = k->dense_b2;
+    if (st->cap_presum != 1 || st->presum_g2_refused || !st->msm || atomic_load(&st->broken) ||
+        !min || k->n_b < min || 2 * dense_b2 < k->n_b)
         return;
     const uint64_t g1 = presum_bytes_for(st, 1), g2 = presum_bytes_for(st, 2);
     if (st->work_bytes - g1 + g2 + st->keys_bytes > st->vram_budget) {
+        st->presum_g2_refused = 1;
         cuzk_log_info("cuda",
                       "device %d: presum space kept for G1: the budget of %llu bytes does not hold "
                       "the %llu bytes more of one for G2 (B2 of %u points, %zu of its scalars "
@@ -1064,10 +1071,11 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
             rc = compute(st, k, wv, &m, dense, &t, err, errlen);
             if (!rc && !k->learned) { /* the key's first proof: its dense queries (DESIGN) */
                 const double tf = now_ms();
+                k->dense_b2 = dense[Q_B2];
                 if (fold_dense(st, k, dense)) atomic_store(&st->broken, 1);
                 t.fold_ms = now_ms() - tf;
-                presum_g2(st, k, dense[Q_B2]);
             }
+            if (!rc) presum_g2(st, k);
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
          * no slot is taken (another proof may be uploading into the area now) */
@@ -1179,6 +1187,7 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
                                                          : 0;
     st->fold_refused = 0;
     st->presum_refused = 0;
+    st->presum_g2_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }
@@ -1209,6 +1218,7 @@ int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on) {
     pthread_mutex_lock(&st->dev_mu);
     atomic_store(&st->presum, on ? 1 : 0);
     st->presum_refused = 0;
+    st->presum_g2_refused = 0;
     pthread_mutex_unlock(&st->dev_mu);
     return CUZK_OK;
 }
