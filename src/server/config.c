@@ -163,8 +163,9 @@ static const struct cfg_row rows[] = {
     {"gpus.presum", CFG_BOOL, "true", 0, 0, NULL, F(presum),
      "Give each GPU's MSM context a presum space (1.5 GiB for a 2^24 circuit, 12 GiB for a\n"
      "porep-c18 key) when vram_budget holds it with the key: large dense MSMs then sum pairs\n"
-     "of points of one bucket before the accumulation, a few per cent faster. The space is\n"
-     "freed whenever a key or a fold needs its room. Proofs are the same bytes."},
+     "of points of one bucket before the accumulation, a few per cent faster. It doubles (room\n"
+     "for G2 points) after a proof of a key whose B2 MSM was dense, when the budget holds that.\n"
+     "The space is freed whenever a key or a fold needs its room. Proofs are the same bytes."},
     {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
      "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
      "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},
