@@ -711,7 +711,11 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     CHECK(big->log_n > k->log_n);
     cuzk_fr *bits = bits_witness(k->r.n_wires), *big_bits = bits_witness(big->r.n_wires);
     CHECK(bits != NULL && big_bits != NULL);
-    if (!bits || !big_bits) return;
+    if (!bits || !big_bits) {
+        free(bits), free(big_bits);
+        cuzk_cuda_backend_free(&db);
+        return;
+    }
     check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&db, &ds);
     CHECK(ds.presum_space == 2);

@@ -245,9 +245,9 @@ static void test_fp2(void) {
         CHECK(bad == 0);
         if (bad) fprintf(stderr, "test_gpu_twin: %s: %zu of %zu wrong\n", name[op - 4], bad, n);
     }
-    /* the product and the square on every pair of elements whose halves are edge values (the
-     * bounds of the product's two lazy reductions: a0 b0 - a1 b1 near -p^2 and p^2, a0 b1 +
-     * a1 b0 near 2 p^2) */
+    /* the product and the square on every pair of elements whose halves are edge values: the
+     * extremes of Karatsuba's middle terms (a0 b0 - a1 b1 near -p^2 and p^2, a0 b1 + a1 b0
+     * near 2 p^2), where a product form with fewer reductions would first go wrong */
     const size_t ne = TEST_FP_NEDGES * TEST_FP_NEDGES, ne2 = ne * ne;
     cuzk_fp edges[TEST_FP_NEDGES];
     test_fp_edges(edges);
