@@ -78,8 +78,8 @@
  * one sized for G2 (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the
  * difference (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
  * the key remembers its first proof's B2 (key_entry.dense_b2), so the next proof of such a key
- * grows it again. Refused for want of budget, the growth is not tried again until the work
- * objects are rebuilt or the budget or the setting changes. */
+ * grows it again. Refused for want of budget, or failed to allocate, the growth is not tried
+ * again until the work objects are rebuilt or the budget or the setting changes. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -962,6 +962,7 @@ static void presum_g2(struct cuda_state *st, const struct key_entry *k) {
     } else {
         cuzk_log_warn("cuda", "device %d: presum space for G2: %s: %s", st->device,
                       cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+        st->presum_g2_refused = 1; /* not tried again (and warned of) at every proof */
         if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
             st->presum_refused = 1;
             st->cap_presum = 0;
