@@ -796,6 +796,7 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
 /* The presum space yields: a second key (k2, smaller than k in every size, so the work space
  * stays) that fits the budget only without it gets it freed, and the proofs stay the CPU's; so
  * does a second key whose H query is folded (fold_min 1) when only the fold needs the room.
+ * Once k2 is evicted, the next proof of k takes the space back; k2 again frees it again.
  * son: a default backend's stats after a proof of k alone. */
 static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, struct kit *k2,
                                const struct cuzk_cuda_stats *son) {
@@ -833,20 +834,35 @@ static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, st
         check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&b, &s1);
         CHECK(s1.presum_space == 1 && s1.keys == 1);
+        const size_t with = s1.work_vram; /* the work space with the presum space */
         check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&b, &s2);
         CHECK(s2.presum_space == 0 && s2.keys == 2 && s2.work_vram < s1.work_vram);
         CHECK(s2.bases_vram == (f ? folded1 + folded2 : son->bases_vram + plain2));
         CHECK(!f || s2.folded == 2);
         CHECK(s2.bases_vram + s2.work_vram <= budget);
-        /* and k again, on the work space without it (not asked for again) */
+        /* and k again, on the work space without it: the budget does not hold it yet */
         check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&b, &s1);
         CHECK(s1.presum_space == 0 && s1.keys == 2 && s1.work_vram == s2.work_vram);
+        /* k2 evicted: the next proof of k takes the space back, the same bytes as before */
+        CHECK(cuzk_cuda_backend_evict(&b, &k2->pk) == CUZK_OK);
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 0 && s1.keys == 1 && s1.work_vram == s2.work_vram);
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 1 && s1.keys == 1 && s1.work_vram == with);
+        CHECK(s1.bases_vram + s1.work_vram <= budget);
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1); /* on it, no rebuild */
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 1 && s1.keys == 1 && s1.work_vram == with);
+        /* and k2 again: freed again for it, both keys resident */
+        check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s1);
+        CHECK(s1.presum_space == 0 && s1.keys == 2 && s1.work_vram == s2.work_vram);
         printf("test_gpu_groth16: presum space (%zu bytes) freed for a second key%s in a budget "
-               "of %zu bytes: cpu == cuda\n",
-               (size_t)(f ? fwork - s2.work_vram : son->work_vram - s2.work_vram),
-               f ? " with its folded H query" : "", budget);
+               "of %zu bytes, taken back after its eviction: cpu == cuda\n",
+               (size_t)(with - s2.work_vram), f ? " with its folded H query" : "", budget);
         cuzk_cuda_backend_free(&b);
     }
 }
@@ -884,9 +900,11 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
         struct cuzk_cuda_stats sb;
         CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
         CHECK(cuzk_cuda_backend_set_vram_budget(&b, edge - (size_t)d) == CUZK_OK);
-        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
-        cuzk_cuda_backend_stats(&b, &sb);
-        CHECK(sb.presum_space == !d && sb.keys == 1);
+        for (int rep = 0; rep < 2; rep++) { /* refused: not taken at a later proof either */
+            check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+            cuzk_cuda_backend_stats(&b, &sb);
+            CHECK(sb.presum_space == !d && sb.keys == 1);
+        }
         printf("test_gpu_groth16: a budget of %zu bytes: presum space %s, cpu == cuda\n",
                edge - (size_t)d, sb.presum_space ? "kept" : "refused");
         cuzk_cuda_backend_free(&b);

@@ -70,16 +70,20 @@
  * yields: a key, a folded H query or a dense query's fold that does not fit the budget with it
  * but does without it gets it freed (cuzk_gpu_msm_ctx_release_presum, under dev_mu: no MSM
  * runs then), so it never costs a key its residency nor a query its fold; the room a dense
- * fold keeps free for a second key may include it for the same reason. Once refused or
- * released it is not asked for again until the budget or the setting changes (set_presum);
- * both are logged. It is sized for G1 points, which leaves a G2 batch's later sets without the
- * level; after a key's first proof (after its dense folds) whose B2 query has at least
- * fold_dense_min points and took at least half its scalars through the windows, it grows to
- * one sized for G2 (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the
- * difference (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
+ * fold keeps free for a second key may include it for the same reason. Refused or released for
+ * want of budget (presum_refused PRESUM_BUDGET), it is taken back, sized for G1, after a proof
+ * that finds the budget holding it with the keys and the work space again (a key evicted or
+ * dropped since: presum_regain, logged); a failed allocation of it (PRESUM_FAILED) is not tried
+ * again until the budget or the setting changes (set_presum). Refusals and releases are
+ * logged. It is sized for G1 points, which leaves a G2 batch's later sets without the level;
+ * after a key's first proof (after its dense folds) whose B2 query has at least fold_dense_min
+ * points and took at least half its scalars through the windows, it grows to one sized for G2
+ * (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the difference
+ * (presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
  * the key remembers its first proof's B2 (key_entry.dense_b2), so the next proof of such a key
- * grows it again. Refused for want of budget, or failed to allocate, the growth is not tried
- * again until the work objects are rebuilt or the budget or the setting changes. */
+ * grows it again. Refused for want of budget, the growth is tried again at each later proof
+ * (the refusal logged once); a failed allocation of it is not tried again until the work
+ * objects are rebuilt or the budget or the setting changes. */
 #define _GNU_SOURCE
 #include "groth16/cuda_backend.h"
 
@@ -102,6 +106,10 @@
 #include "util/pool.h"
 
 #define SLOTS 2 /* witness slots: W and W1 */
+
+/* Why the MSM context has no presum space though the setting asks for one (presum_refused):
+ * the budget did not hold it (taken back when it does again), or its allocation failed. */
+enum { PRESUM_BUDGET = 1, PRESUM_FAILED = 2 };
 
 /* A key resident on the device. */
 struct key_entry {
@@ -146,8 +154,8 @@ struct cuda_state {
     /* read without dev_mu by work_fits_pk (under a witness slot), set by the setters: atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
     atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
-    atomic_int presum_refused; /* the budget could not hold it: do not ask again */
-    int presum_g2_refused;     /* nor one sized for G2, in these work objects (dev_mu) */
+    atomic_int presum_refused; /* 0, or why the context has none: PRESUM_BUDGET, PRESUM_FAILED */
+    int presum_g2_refused;     /* nor one sized for G2 (the same values; dev_mu) */
     atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */
     atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
     atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
@@ -260,7 +268,7 @@ static int room_for(struct cuda_state *st, uint64_t need, const char *what) {
     const uint64_t ps = presum_bytes(st);
     if (!ps || !st->msm || st->work_bytes - ps + st->keys_bytes + need > st->vram_budget) return 0;
     const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
-    st->presum_refused = 1; /* first: work_fits_pk that sees no space sees it refused */
+    st->presum_refused = PRESUM_BUDGET; /* first: work_fits_pk that sees no space sees it refused */
     st->cap_presum = 0;
     st->work_bytes -= ps;
     atomic_store(&st->work_vram, st->work_bytes);
@@ -603,7 +611,7 @@ static int work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, ch
                           (unsigned long long)want, (unsigned long long)without);
             presum = 0;
             want = without;
-            st->presum_refused = 1;
+            st->presum_refused = PRESUM_BUDGET;
         }
         /* a folding context must leave room for the key it is made for: else none */
         if (fold && st->keys_bytes + kb + want > st->vram_budget) {
@@ -931,18 +939,49 @@ static int fold_dense(struct cuda_state *st, struct key_entry *k, const size_t d
     return CUZK_OK;
 }
 
-/* After a proof of a learned key (dev_mu held, after fold_dense on its first): a B2 query of at
- * least fold_dense_min points whose first MSM was dense grows a presum space sized for G1 to one
- * sized for G2 (see DESIGN), when the budget holds the difference. A failed allocation leaves
- * the space sized for G1 again, or none. */
+/* After a proof (dev_mu held): a presum space refused or released for want of budget is taken
+ * back, sized for G1, when the budget holds it with the keys and the work space again (a key was
+ * evicted or dropped since; see DESIGN). A failed allocation is not tried again. */
+static void presum_regain(struct cuda_state *st) {
+    if (st->cap_presum || st->presum_refused != PRESUM_BUDGET || !atomic_load(&st->presum) ||
+        !st->msm || atomic_load(&st->broken))
+        return;
+    const uint64_t g1 = presum_bytes_for(st, 1);
+    if (st->work_bytes + g1 + st->keys_bytes > st->vram_budget) return;
+    const int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1));
+    if (rc) {
+        st->presum_refused = PRESUM_FAILED;
+        cuzk_log_warn("cuda", "device %d: presum space not taken back: %s: %s", st->device,
+                      cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+        return;
+    }
+    st->cap_presum = 1; /* first: work_fits_pk that sees it not refused sees the space */
+    st->presum_refused = 0;
+    st->work_bytes += g1;
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
+    cuzk_log_info("cuda",
+                  "device %d: presum space taken back (%llu bytes): the budget of %llu bytes "
+                  "holds it with %llu of keys and %llu of work space",
+                  st->device, (unsigned long long)g1, (unsigned long long)st->vram_budget,
+                  (unsigned long long)st->keys_bytes, (unsigned long long)(st->work_bytes - g1));
+}
+
+/* After a proof of a learned key (dev_mu held, after fold_dense on its first, and after
+ * presum_regain): a B2 query of at least fold_dense_min points whose first MSM was dense grows a
+ * presum space sized for G1 to one sized for G2 (see DESIGN), when the budget holds the
+ * difference; refused so, it grows at a later proof that finds the budget holding it (logged
+ * once). A failed allocation leaves the space sized for G1 again, or none, and is not retried in
+ * these work objects. */
 static void presum_g2(struct cuda_state *st, const struct key_entry *k) {
     const size_t min = atomic_load(&st->fold_dense_min), dense_b2 = k->dense_b2;
-    if (st->cap_presum != 1 || st->presum_g2_refused || !st->msm || atomic_load(&st->broken) ||
-        !min || k->n_b < min || 2 * dense_b2 < k->n_b)
+    if (st->cap_presum != 1 || st->presum_g2_refused == PRESUM_FAILED || !st->msm ||
+        atomic_load(&st->broken) || !min || k->n_b < min || 2 * dense_b2 < k->n_b)
         return;
     const uint64_t g1 = presum_bytes_for(st, 1), g2 = presum_bytes_for(st, 2);
     if (st->work_bytes - g1 + g2 + st->keys_bytes > st->vram_budget) {
-        st->presum_g2_refused = 1;
+        if (st->presum_g2_refused) return; /* logged at the refusal */
+        st->presum_g2_refused = PRESUM_BUDGET;
         cuzk_log_info("cuda",
                       "device %d: presum space kept for G1: the budget of %llu bytes does not hold "
                       "the %llu bytes more of one for G2 (B2 of %u points, %zu of its scalars "
@@ -954,6 +993,7 @@ static void presum_g2(struct cuda_state *st, const struct key_entry *k) {
     int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 2));
     if (!rc) {
         st->cap_presum = 2;
+        st->presum_g2_refused = 0;
         st->work_bytes += g2 - g1;
         cuzk_log_info("cuda",
                       "device %d: presum space sized for G2 (%llu bytes; B2 of %u points, %zu of "
@@ -962,9 +1002,9 @@ static void presum_g2(struct cuda_state *st, const struct key_entry *k) {
     } else {
         cuzk_log_warn("cuda", "device %d: presum space for G2: %s: %s", st->device,
                       cuzk_strerror(rc), cuzk_gpu_msm_last_error());
-        st->presum_g2_refused = 1; /* not tried again (and warned of) at every proof */
+        st->presum_g2_refused = PRESUM_FAILED; /* not tried (and warned of) at every proof */
         if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
-            st->presum_refused = 1;
+            st->presum_refused = PRESUM_FAILED;
             st->cap_presum = 0;
             st->work_bytes -= g1;
             cuzk_log_warn("cuda", "device %d: presum space gone: %s", st->device,
@@ -1076,7 +1116,10 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
                 if (fold_dense(st, k, dense)) atomic_store(&st->broken, 1);
                 t.fold_ms = now_ms() - tf;
             }
-            if (!rc) presum_g2(st, k);
+            if (!rc) {
+                presum_regain(st);
+                presum_g2(st, k);
+            }
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
          * no slot is taken (another proof may be uploading into the area now) */

@@ -165,7 +165,8 @@ static const struct cfg_row rows[] = {
      "porep-c18 key) when vram_budget holds it with the key: large dense MSMs then sum pairs\n"
      "of points of one bucket before the accumulation, a few per cent faster. It doubles (room\n"
      "for G2 points) after a proof of a key whose B2 MSM was dense, when the budget holds that.\n"
-     "The space is freed whenever a key or a fold needs its room. Proofs are the same bytes."},
+     "The space is freed whenever a key or a fold needs its room, and taken back by a proof\n"
+     "once an eviction made the room again. Proofs are the same bytes."},
     {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
      "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
      "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},
