@@ -793,6 +793,56 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
 
 /* ---- the MSM context's presum space ---------------------------------------------------------- */
 
+/* A G2 growth that waits for an eviction: k (its B2 dense and of fold_dense_min points, which
+ * k2's queries, all smaller, are not) grows the space for G2 at its first proof in a budget that
+ * holds it with k and k2 but for one byte; k2's upload frees the space, which its proof takes
+ * back sized for G1 (that fits); the next proof of k finds no room for G2 while k2 is resident,
+ * and the one after k2's eviction grows it. Every proof equals the CPU's. */
+static void test_presum_g2_waits(const struct cuzk_backend *cpu, const struct kit *k,
+                                 const struct kit *k2) {
+    struct cuzk_backend b;
+    struct cuzk_cuda_stats s;
+    /* the sizes: k alone (its folds made, the space sized for G2), then k2 beside it */
+    CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&b, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&b, k->pk.n_b) == CUZK_OK);
+    check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&b, &s);
+    CHECK(s.presum_space == 2 && s.keys == 1);
+    const size_t w2 = s.work_vram, k1 = s.bases_vram;
+    check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&b, &s);
+    CHECK(s.presum_space == 2 && s.keys == 2 && s.work_vram == w2 && s.dense_folded > 0);
+    const size_t b2 = s.bases_vram - k1, budget = w2 + k1 + b2 - 1;
+    cuzk_cuda_backend_free(&b);
+
+    CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&b, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&b, k->pk.n_b) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_vram_budget(&b, budget) == CUZK_OK);
+    check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&b, &s);
+    CHECK(s.presum_space == 2 && s.keys == 1 && s.work_vram == w2 && s.bases_vram == k1);
+    check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&b, &s);
+    CHECK(s.presum_space == 1 && s.keys == 2 && s.work_vram < w2 && s.bases_vram == k1 + b2);
+    CHECK(s.bases_vram + s.work_vram <= budget);
+    const size_t w1 = s.work_vram;
+    check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+    cuzk_cuda_backend_stats(&b, &s);
+    CHECK(s.presum_space == 1 && s.keys == 2 && s.work_vram == w1);
+    CHECK(cuzk_cuda_backend_evict(&b, &k2->pk) == CUZK_OK);
+    for (int rep = 0; rep < 2; rep++) {
+        check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
+        cuzk_cuda_backend_stats(&b, &s);
+        CHECK(s.presum_space == 2 && s.keys == 1 && s.work_vram == w2 && s.bases_vram == k1);
+    }
+    cuzk_cuda_backend_free(&b);
+    printf("test_gpu_groth16: presum space for G2 refused beside a second key (%zu bytes), grown "
+           "after its eviction, in a budget of %zu bytes: cpu == cuda\n",
+           b2, budget);
+}
+
 /* The presum space yields: a second key (k2, smaller than k in every size, so the work space
  * stays) that fits the budget only without it gets it freed, and the proofs stay the CPU's; so
  * does a second key whose H query is folded (fold_min 1) when only the fold needs the room.
@@ -1082,7 +1132,8 @@ int main(void) {
     CHECK(st.pinned == 0);
 
     test_folded_h(&cpu, kits, nsizes);
-    test_dense_folds(&cpu, &kits[8], &kits[10]); /* 2^14 and 2^16, full */
+    test_dense_folds(&cpu, &kits[8], &kits[10]);    /* 2^14 and 2^16, full */
+    test_presum_g2_waits(&cpu, &kits[8], &kits[7]); /* 2^14 and 2^13, full */
     test_presum(&cpu, kits, nsizes);
     test_no_overlap(&cpu, kits, nsizes);
 
