@@ -492,7 +492,9 @@ struct count_body {
 };
 
 // Montgomery Fr -> canonical integer (multiplication by the plain integer 1 divides by R), in
-// place or not. Device only: the Fr arithmetic (ff_fr.cuh) has no host path.
+// place or not. Device only: the twins convert their scalars with the CPU's
+// cuzk_scalar_from_fr instead (twin_batch_mul); test_gpu_msm compares the device's MSMs of
+// Montgomery scalars (an NTT context's buffer) and batch multiplications with the CPU's.
 struct fr_canonical_body {
     const fr_mem *in;
     fr_mem *out;
