@@ -851,14 +851,22 @@ struct hotdev {
     const struct cuzk_groth16_pk *resident; /* the engine's pk it stands for; NULL = none */
     struct cuzk_zkey z;
     struct cuzk_groth16_pk pk;
-    int uploads, drops, proves, foreign;
+    int uploads, drops, proves, foreign, refused;
     uint64_t vram;
+    uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
 };
 
 static int hot_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
                       uint64_t *vram_bytes, char *err, size_t errlen) {
     struct hotdev *h = be->impl;
     pthread_mutex_lock(&h->mu);
+    if (h->max_vars && pk->n_vars > h->max_vars) { /* as a CUDA device too small for the key */
+        h->refused++;
+        pthread_mutex_unlock(&h->mu);
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                         "hotdev: a key of %u variables needs more than its budget, even alone",
+                         pk->n_vars);
+    }
     int rc = h->resident ? CUZK_EGPUOOM : CUZK_OK;
     if (rc) snprintf(err, errlen, "hotdev: holds one key at a time");
     if (!rc) rc = cuzk_zkey_load(&h->z, h->zkey_path, NULL, err, errlen);
@@ -990,6 +998,49 @@ static void test_hot_only(void) {
     pthread_mutex_destroy(&hd.mu);
 }
 
+/* A key no device can hold even alone (key_upload's CUZK_EUNSUPPORTED: a porep-c18 key on an
+ * 80 GB card): its job fails with the device's sentence, the idle key the device holds is not
+ * evicted for it (a CUZK_EGPUOOM would have it evicted first) and goes on proving, and the SRS
+ * table keeps nothing of the refused key, whose next job fails the same way. */
+static void test_hot_never_fits(void) {
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/synthetic-256.zkey", harness_cache_dir());
+    struct hotdev hd;
+    hotdev_init(&hd, &cpu, path);
+    struct cuzk_engine_device dev = {.backend = &hd.be, .workers = 1};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.devices = &dev;
+    c.n_devices = 1;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = engine_new(&c, &ks, NULL);
+    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(hd.uploads == 1 && hd.resident != NULL);
+    pthread_mutex_lock(&hd.mu);
+    hd.max_vars = hd.resident->n_vars; /* the 256 key fits, a larger one never */
+    pthread_mutex_unlock(&hd.mu);
+    struct cuzk_submit_info info;
+    struct cuzk_job_result res;
+    struct cuzk_job_request big = req("synthetic", "1024x1", 3, CUZK_PRIORITY_HIGH, NULL);
+    for (int rep = 0; rep < 2; rep++) {
+        CHECK(cuzk_engine_prove(e, &big, 60000, &info, &res, err, sizeof err) == CUZK_EUNSUPPORTED);
+        CHECK(res.state == CUZK_JOB_FAILED && res.err == CUZK_EUNSUPPORTED);
+        CHECK(res.error && strstr(res.error, "needs more than its budget, even alone"));
+        cuzk_job_result_free(&res);
+        CHECK(hd.refused == rep + 1 && hd.drops == 0 && hd.resident != NULL);
+        CHECK(srs_loaded(e, "synthetic", "1024") == 0 && srs_loaded(e, "synthetic", "256") == 1);
+    }
+    struct cuzk_job_request small = req("synthetic", "256x2", 7, CUZK_PRIORITY_NORMAL, NULL);
+    CHECK(cuzk_engine_prove(e, &small, 60000, &info, &res, err, sizeof err) == CUZK_OK);
+    CHECK(res.state == CUZK_JOB_DONE && hd.uploads == 1 && hd.proves == 2 && hd.foreign == 0);
+    cuzk_job_result_free(&res);
+    cuzk_engine_destroy(e);
+    CHECK(hd.drops == 1 && hd.resident == NULL);
+    cuzk_kinds_destroy(ks);
+    pthread_mutex_destroy(&hd.mu);
+    printf("test_engine_seams: a key no device can hold fails its jobs, evicts nothing\n");
+}
+
 int main(void) {
     test_init("test_engine_seams");
     cuzk_log_set_level(CUZK_LOG_ERROR);
@@ -1008,6 +1059,7 @@ int main(void) {
     test_srs_idle();
     test_srs_lru();
     test_srs_failed_load();
+    test_hot_never_fits();
     test_hot_only();
     cuzk_kinds_destroy(sizes_ks);
     cuzk_pool_destroy(pool);

@@ -14,8 +14,9 @@
  *   - points-only keys of a pre-compiled system (cuzk_groth16_keygen, density-filtered):
  *     uploaded from host memory, and from key files straight to the device (compressed points
  *     decoded on the GPU, and uncompressed ones), the CUDA proof equal to the CPU's of the
- *     host key; a corrupt key file refused with CUZK_EFORMAT; a device memory budget too small
- *     for the key refused with CUZK_EGPUOOM and a sentence;
+ *     host key; a corrupt key file refused with CUZK_EFORMAT; a device memory budget one byte
+ *     short of the key with its smallest work space refused with CUZK_EUNSUPPORTED and a
+ *     sentence (by the upload and by a proof), and the key held and proved at the edge;
  *   - keys in bellperson's coefficient H basis (CUZK_H_COEFF: the h of (A B - C) / t, an
  *     inverse coset NTT on the device), at domains 2^2 .. 2^14, from host memory and from key
  *     files: the CUDA proof equals the CPU's byte for byte, verifies, and equals the proof of
@@ -470,14 +471,46 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
         cuzk_g16key_close(f);
         unlink(path);
     }
-    /* a device budget below the key: refused with the sizes, the other keys untouched */
+    /* a device budget below the key with its smallest work space (no folding, no presum
+     * space), by one byte: refused with the sizes as a key it can never hold
+     * (CUZK_EUNSUPPORTED: nothing to evict for it), by the upload and by a proof; at the edge
+     * it is held and proves */
     struct cuzk_backend small;
+    struct cuzk_cuda_stats ss;
+    CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(&small, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(&small, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_presum(&small, 0) == CUZK_OK);
+    uint64_t v = 0;
+    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_OK);
+    cuzk_cuda_backend_stats(&small, &ss);
+    const uint64_t edge = ss.bases_vram + ss.work_vram;
+    CHECK(ss.keys == 1 && v == ss.bases_vram && ss.presum_space == 0);
+    cuzk_cuda_backend_free(&small);
+    for (int e = 0; e < 2; e++) { /* the budget set before any upload, and after one */
+        CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
+        if (e) {
+            CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_OK);
+            small.key_drop(&small, &hp);
+        }
+        CHECK(cuzk_cuda_backend_set_vram_budget(&small, edge - 1) == CUZK_OK);
+        CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
+        CHECK(strstr(err, "even with no other key resident") != NULL);
+        CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EUNSUPPORTED);
+        cuzk_cuda_backend_stats(&small, &ss);
+        CHECK(ss.keys == 0);
+        CHECK(cuzk_cuda_backend_set_vram_budget(&small, edge) == CUZK_OK);
+        CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_OK);
+        cuzk_cuda_backend_stats(&small, &ss);
+        CHECK(ss.keys == 1 && ss.bases_vram + ss.work_vram <= edge);
+        cuzk_cuda_backend_free(&small);
+    }
+    /* far below: the same refusal */
     CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
     CHECK(cuzk_cuda_backend_set_vram_budget(&small, (uint64_t)1 << 20) == CUZK_OK);
-    uint64_t v = 0;
-    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EGPUOOM);
+    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
     CHECK(strstr(err, "budget") != NULL);
-    CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EGPUOOM);
+    CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EUNSUPPORTED);
     cuzk_cuda_backend_free(&small);
     gpu->key_drop(gpu, &hp);
     cuzk_groth16_keydata_free(&kd);

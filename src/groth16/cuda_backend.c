@@ -37,7 +37,11 @@
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and
  * the work area (A, B, W, W1, S; C is the NTT context's own buffer), created at the first key
  * and recreated larger only for a larger key; the resident keys. Everything is counted against
- * the budget before it is allocated (vram_used). Host: nothing on the proof path.
+ * the budget before it is allocated (vram_used). A key that the budget could not hold even
+ * alone, with the smallest work objects (never_fits: no folding, no presum space), is refused
+ * with CUZK_EUNSUPPORTED (no eviction helps), checked by an upload, by a proof about to grow
+ * the work objects and by key_make (dev_mu held), never on a proof's witness path. Host:
+ * nothing on the proof path.
  *
  * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
@@ -446,6 +450,35 @@ static int points_from_host(struct cuda_state *st, const struct cuzk_groth16_pk 
     return CUZK_OK;
 }
 
+/* CUZK_EUNSUPPORTED, with the sizes, when pk is not resident and its key with the smallest work
+ * space it proves in (no folding, no presum space) exceeds the budget (dev_mu held): no
+ * eviction of other keys could make the room, so the caller (the SRS manager) evicts none.
+ * CUZK_OK otherwise. */
+static int never_fits_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                             const char *what, char *err, size_t errlen) {
+    int log_n, fold;
+    size_t nw, msm_n;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    const uint64_t kb = key_bytes_for(pk), wb = work_bytes_for(log_n, nw, msm_n, 0, 0);
+    if (key_find(st, pk->uid) || kb + wb <= st->vram_budget) return CUZK_OK;
+    return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                     "%s: the key needs %llu bytes of device memory and a work space of %llu at "
+                     "the least (a domain of 2^%d, %zu witness values); device %d's budget of "
+                     "%llu bytes cannot hold them, even with no other key resident",
+                     what, (unsigned long long)kb, (unsigned long long)wb, log_n, nw, st->device,
+                     (unsigned long long)st->vram_budget);
+}
+
+/* never_fits_locked without dev_mu held: for an upload, or a proof about to grow the work
+ * objects (both take the lock anyway), never on a proof's witness path. */
+static int never_fits(struct cuda_state *st, const struct cuzk_groth16_pk *pk, const char *what,
+                      char *err, size_t errlen) {
+    pthread_mutex_lock(&st->dev_mu);
+    int rc = never_fits_locked(st, pk, what, err, errlen);
+    pthread_mutex_unlock(&st->dev_mu);
+    return rc;
+}
+
 /* Makes pk resident (dev_mu held; the work objects already fit it). */
 static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, struct key_entry **out,
                     char *err, size_t errlen) {
@@ -464,6 +497,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     }
     uint64_t need = key_bytes_for(pk);
     if (!room_for(st, need, "a key")) {
+        if (never_fits_locked(st, pk, "key upload", err, errlen)) return CUZK_EUNSUPPORTED;
         snprintf(err, errlen,
                  "key upload: the key needs %llu bytes of device memory; the budget of %llu holds "
                  "%llu of work space and %llu of %zu other keys",
@@ -690,7 +724,8 @@ static int cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_grot
                  CUZK_GPU_NTT_MAX_LOG);
         return CUZK_EUNSUPPORTED;
     }
-    int rc = work_grow(st, pk, err, errlen);
+    int rc = never_fits(st, pk, "key upload", err, errlen);
+    if (!rc) rc = work_grow(st, pk, err, errlen);
     if (rc) return rc;
     struct key_entry *k;
     double ms;
@@ -1065,7 +1100,7 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
             snprintf(err, errlen, "cuda: the device's work objects failed %d times in a row",
                      tries);
             rc = CUZK_EGPU;
-        } else {
+        } else if (!(rc = never_fits(st, pk, "cuda", err, errlen))) {
             rc = work_grow(st, pk, err, errlen);
         }
     }
@@ -1123,7 +1158,8 @@ static int cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_p
         }
         /* after a GPU failure the contexts may be unusable: rebuilt before the next proof, once
          * no slot is taken (another proof may be uploading into the area now) */
-        if (rc && rc != CUZK_EINVAL && rc != CUZK_EGPUOOM && rc != CUZK_ENOMEM)
+        if (rc && rc != CUZK_EINVAL && rc != CUZK_EGPUOOM && rc != CUZK_ENOMEM &&
+            rc != CUZK_EUNSUPPORTED)
             atomic_store(&st->broken, 1);
         if (hooks->device_end) hooks->device_end(hooks->ctx);
         pthread_mutex_unlock(&st->dev_mu);

@@ -170,7 +170,9 @@ struct cuzk_backend {
     /* Optional HOT tier: makes pk resident in device memory (its points, from host memory or
      * from pk->file, and its A/B rows), so that later proofs need none of pk's host arrays;
      * *vram_bytes = what it takes. CUZK_EGPUOOM (with a sentence naming the sizes) when the
-     * device's memory budget cannot hold it; CUZK_EFORMAT when the key file is corrupt. */
+     * device's memory budget cannot hold it now (the caller may evict other keys and try
+     * again); CUZK_EUNSUPPORTED when it could not even with no other key resident (evicting
+     * helps nothing); CUZK_EFORMAT when the key file is corrupt. */
     int (*key_upload)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
                       uint64_t *vram_bytes, char *err, size_t errlen);
     /* Frees pk's resident copy (no proof of pk may be running). */
