@@ -5,9 +5,9 @@
  * behind them run (no stall); a wrong proof is caught by the self-check and retried once, then
  * fails its job, and an engine without the self-check says so in its log; the SRS manager
  * evicts idle keys and, under memory pressure, the least recently used one, and a failed load
- * leaves no entry; a key held by the devices only (a backend with key_upload) is charged
- * its hot_keep bytes, not the whole key; and a key no device can hold even alone fails its
- * jobs without evicting the key the device holds. Every case is written so that it fails when the
+ * leaves no entry; a key held by the devices only (a backend with key_upload) is charged its
+ * hot_keep bytes, not the whole key; and a key no device can hold even alone fails its jobs
+ * without evicting the key the device holds. Every case is written so that it fails when the
  * behaviour is absent: the gates stay closed until the job that must not wait is done. */
 #include <stdlib.h>
 #include <string.h>

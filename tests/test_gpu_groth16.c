@@ -501,6 +501,7 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
         CHECK(ss.keys == 0);
         CHECK(cuzk_cuda_backend_set_vram_budget(&small, edge) == CUZK_OK);
         CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_OK);
+        CHECK(proofs_same(&ref, &pg));
         cuzk_cuda_backend_stats(&small, &ss);
         CHECK(ss.keys == 1 && ss.bases_vram + ss.work_vram <= edge);
         cuzk_cuda_backend_free(&small);

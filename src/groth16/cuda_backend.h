@@ -22,15 +22,14 @@
  * with no other key resident and the smallest work space (no folding, no presum space) is
  * refused with CUZK_EUNSUPPORTED and the sizes, by key_upload and by prove, and nothing is
  * evicted for it; a cudaMalloc that fails within the budget is CUZK_EGPUOOM too. Never a
- * crash. Host: the witness buffers (pinned, from
- * witness_alloc) and two pinned staging buffers of the key loader while a key uploads; a proof
- * itself allocates nothing.
+ * crash. Host: the witness buffers (pinned, from witness_alloc) and two pinned staging buffers
+ * of the key loader while a key uploads; a proof itself allocates nothing.
  *
  * Errors: prove returns CUZK_EINVAL (witness length, w[0] != 1, a key with neither points nor
  * file), CUZK_EUNSUPPORTED (a domain above 2^CUZK_GPU_NTT_MAX_LOG, or a key the budget can never
- * hold), CUZK_EGPUOOM, CUZK_EGPU,
- * CUZK_ENODEV, always with a sentence naming the stage, the error and the CUDA call. After a
- * GPU failure the work contexts are dropped and recreated by the next proof.
+ * hold), CUZK_EGPUOOM, CUZK_EGPU, CUZK_ENODEV, always with a sentence naming the stage, the
+ * error and the CUDA call. After a GPU failure the work contexts are dropped and recreated by
+ * the next proof.
  *
  * Without CUDA. This header is the one boundary between the CPU-only build and the GPU code:
  * a build without CUDA compiles cuda_backend_none.c in place of cuda_backend.c and src/gpu/cuda,
