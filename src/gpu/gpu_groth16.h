@@ -1,6 +1,7 @@
-/* The device side of the Groth16 prover (src/gpu/cuda/groth16.cu): pinned host memory, the
- * prover's device vectors, the constraint system resident in device memory with its SpMV, and
- * the pointwise kernels around the NTTs, behind a plain C boundary.
+/* The device side of the Groth16 prover (src/gpu/cuda/groth16.cu; the SpMV, the gather and
+ * their twins in src/gpu/cuda/spmv.cu): pinned host memory, the prover's device vectors, the
+ * constraint system resident in device memory with its SpMV, and the pointwise kernels around
+ * the NTTs, behind a plain C boundary.
  *
  * Promise: the kernels compute exactly what the CPU prover computes on the same cuzk_fr values
  * (fully reduced Montgomery form, the same bytes on both sides), bit for bit:
@@ -146,7 +147,7 @@ struct cuzk_cs; /* r1cs/cs.h */
 /* The A and B matrices of a system and its coefficient table, resident on one device. Format
  * there: per matrix the row offsets as on the host (u64, n_rows + 1), the terms as one 8-byte
  * (column, coefficient index) pair each, and a partition of the rows into pieces of work for
- * one warp each (a u32 row index per 256 terms and rows: groth16.cu's DESIGN); the table as
+ * one warp each (a u32 row index per 256 terms and rows: spmv.cu's DESIGN); the table as
  * cuzk_fr values. About 8 bytes per term and 8 per row: Filecoin's PoRep partition (130 M
  * rows, 310 M + 130 M terms) takes 5.6 GB. */
 struct cuzk_gpu_cs;

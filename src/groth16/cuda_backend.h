@@ -32,11 +32,11 @@
  * the next proof.
  *
  * Without CUDA. This header is the one boundary between the CPU-only build and the GPU code:
- * a build without CUDA compiles cuda_backend_none.c in place of cuda_backend.c and src/gpu/cuda,
- * and every function here then answers CUZK_ENODEV (or nothing held); gpu/gpu.h's enumeration
- * reports zero devices. No other module calls the GPU modules (gpu_msm.h, gpu_ntt.h, ...).
+ * a build without CUDA compiles cuda_backend_none.c in place of the backend's other cuda_*.c
+ * files and src/gpu/cuda, and every function here then answers CUZK_ENODEV (or nothing held);
+ * gpu/gpu.h's enumeration reports zero devices. No other module calls the GPU modules (gpu_msm.h, gpu_ntt.h, ...).
  *
- * Thread-safety: see DESIGN in cuda_backend.c; every function may be called from any thread,
+ * Thread-safety: see DESIGN in cuda_backend_impl.h; every function may be called from any thread,
  * except init and free. */
 #ifndef CUZK_GROTH16_CUDA_BACKEND_H
 #define CUZK_GROTH16_CUDA_BACKEND_H
@@ -84,14 +84,14 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be);
 int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
 
 /* H queries of at least this many points are folded at key upload (see DESIGN in
- * cuda_backend.c): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
+ * cuda_backend_impl.h): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
  * additions for a second copy of its points in device memory (12 GiB there, and 6 GiB more of
  * MSM context). */
 #define CUZK_CUDA_FOLD_MIN ((size_t)1 << 26)
 /* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
  * CUZK_EINVAL. */
 int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
-/* Dense queries are folded after a key's first proof (see DESIGN in cuda_backend.c): each of
+/* Dense queries are folded after a key's first proof (see DESIGN in cuda_backend_impl.h): each of
  * the key's queries (A, B1, B2, C, H) of at least this many points whose MSM in that proof
  * took at least half of its scalars through the windows (a random witness, a circom circuit's;
  * not the mostly 0/1 witness of a Filecoin circuit, whose ones are summed apart), when the
@@ -102,7 +102,7 @@ int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
  * CUZK_OK or CUZK_EINVAL. */
 int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points);
 /* Whether the MSM context is to have a presum space (on: the default; see DESIGN in
- * cuda_backend.c): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
+ * cuda_backend_impl.h): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
  * before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken only when
  * the budget holds it with the key (and its folded H query) and the rest of the work space, and
  * it is freed again when a key or a fold needs its room. After a key's first proof whose B2

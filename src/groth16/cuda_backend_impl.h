@@ -1,0 +1,238 @@
+/* The CUDA backend's private structures and the functions its files share (cuda_backend.h is
+ * the contract). The backend is split by responsibility:
+ *   cuda_backend.c  init and free, the setters, the stats and the last timing, batch
+ *                   multiplication, and the helpers every file uses (the clock, error text)
+ *   cuda_vram.c     device memory and its policy: the work objects (the contexts and the work
+ *                   area), the budget's checks, the presum space, the witness slots
+ *   cuda_keys.c     key residency: uploads from host memory or the key file, drops and
+ *                   evictions, the dense queries' folds after a key's first proof
+ *   cuda_prove.c    one proof: the compute section (SpMV, h, the MSMs) and the witness buffers
+ * Only these files include this header. The lock a function expects is stated at its definition
+ * (and in the section titles of the prototypes below); the locks themselves are DESIGN's.
+ *
+ * DESIGN
+ * Threads. prove runs on the caller's thread (the engine's device workers: two per device by
+ * default) and creates none. A proof:
+ *   1. takes a free witness slot of the work area (W or W1; slot_mu; waits when both are
+ *      taken or while the work area is being resized), checks without the device lock that
+ *      the work objects fit the key (they change only while no slot is taken; when they do
+ *      not, it gives the slot back and grows them first), queues the witness's upload into
+ *      the slot on the area's copy stream, waits for it, then tells the caller the witness
+ *      buffer is free (witness_done);
+ *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
+ *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
+ *      the domain); c = a o b and the NTTs that take a and b to their coset evaluations a',
+ *      b' and c to its coset evaluations (snarkjs's basis) or to its coefficients
+ *      (bellperson's coefficient basis), queued on the NTT context's stream; meanwhile, on the
+ *      MSM context's (higher-priority) streams, the gathers of the filtered queries' scalars
+ *      into S and the MSMs A', B1', B2' (G2), C' on the slot; then, once the transforms are
+ *      done, h in place of a: a' b' - c', or (the inverse coset NTT of a' b' - c) / t (see
+ *      h_queue); and the MSM H' from device memory. The two sets of work share no
+ *      buffer (the transforms touch A, B, C and the NTT context's scratch; the MSMs read W
+ *      or W1 and S); cuzk_cuda_backend_set_overlap(0) runs them one after the other;
+ *   3. gives the device and the slot back and assembles the proof on the host.
+ * So while one proof computes, the next one's witness moves into the other slot (the copy
+ * engine is independent of the compute units), and a proof that finds the GPU idle starts at
+ * once. Only the compute section is serialised.
+ *
+ * Locks (never two held at once; a taken slot is not a lock: it is held across dev_mu):
+ * slot_mu guards which slots are busy and the resize flag;
+ * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
+ * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
+ * the last timing. A resize of the work area (a key larger than any before) first sets the
+ * resize flag under slot_mu and waits until no slot is taken (no upload can touch the area),
+ * then rebuilds the area under dev_mu, then clears the flag. Totals for the stats are atomics,
+ * so status readers never wait for the device.
+ *
+ * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and
+ * the work area (A, B, W, W1, S; C is the NTT context's own buffer), created at the first key
+ * and recreated larger only for a larger key; the resident keys. Everything is counted against
+ * the budget before it is allocated (vram_used). A key that the budget could not hold even
+ * alone, with the smallest work objects (cuzk_cuda_never_fits: no folding, no presum space), is
+ * refused with CUZK_EUNSUPPORTED (no eviction helps), checked by an upload, by a proof about to
+ * grow the work objects and by key_make (dev_mu held), never on a proof's witness path. Host:
+ * nothing on the proof path.
+ *
+ * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
+ * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
+ * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
+ * H MSM takes the folded layout: the same point, fewer bucket additions. Both are counted against
+ * the budget; when the budget cannot hold them (with the key) the key stays plain (the context
+ * too, and the backend stops asking for a folding context until the budget or the threshold is
+ * set again), which is logged.
+ *
+ * Dense queries folded after a first proof. Whether folding a witness query pays depends on
+ * its scalars, which only a proof shows: a random or circom witness sends every scalar through
+ * the windows, a Filecoin witness (mostly 0 and 1) only a few, its ones being summed apart.
+ * So after a key's first successful proof, still in its compute section (dev_mu held), the
+ * backend folds each query (B2 first: a G2 MSM gains most, then H, A, B1, C) of at least
+ * fold_dense_min points whose MSM took at least half its scalars through the windows
+ * (cuzk_gpu_msm_timing.windowed), when the MSM context folds and the budget holds the
+ * multiples while leaving room for a second key of the key's plain size (the SRS manager would
+ * otherwise evict idle keys to make room the folds took). The decision is taken once per
+ * residency (key_entry.learned); that proof's fold_ms says what it cost. A fold that finds the
+ * device short of memory leaves the query plain; any other failure leaves it plain and marks
+ * the work objects broken, as a failed proof does (the proof itself, already computed, stands).
+ * The folds are part of the key's bytes and are freed with it. For keys with a query of at
+ * least fold_dense_min points the MSM context is sized for folding, as for a folded H.
+ *
+ * Presum space. The MSM context is created with a presum space (CUZK_GPU_MSM_PRESUM: its MSMs
+ * then sum adjacent sorted entries of one bucket in affine pairs before the accumulation, a few
+ * per cent faster on large dense MSMs, see docs/gpu.md) when the budget holds it with the key
+ * (and the key's folded H query, when it is to have one) and the rest of the work space; it is
+ * the first extra refused (before a folding context). It is the one thing in the budget that
+ * yields: a key, a folded H query or a dense query's fold that does not fit the budget with it
+ * but does without it gets it freed (cuzk_gpu_msm_ctx_release_presum, under dev_mu: no MSM
+ * runs then), so it never costs a key its residency nor a query its fold; the room a dense
+ * fold keeps free for a second key may include it for the same reason. Refused or released for
+ * want of budget (presum_refused PRESUM_BUDGET), it is taken back, sized for G1, after a proof
+ * that finds the budget holding it with the keys and the work space again (a key evicted or
+ * dropped since: cuzk_cuda_presum_regain, logged); a failed allocation of it (PRESUM_FAILED) is not
+ * tried again until the budget or the setting changes (set_presum). Refusals and releases are
+ * logged. It is sized for G1 points, which leaves a G2 batch's later sets without the level;
+ * after a key's first proof (after its dense folds) whose B2 query has at least fold_dense_min
+ * points and took at least half its scalars through the windows, it grows to one sized for G2
+ * (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the difference
+ * (cuzk_cuda_presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
+ * the key remembers its first proof's B2 (key_entry.dense_b2), so the next proof of such a key
+ * grows it again. Refused for want of budget, the growth is tried again at each later proof
+ * (the refusal logged once); a failed allocation of it is not tried again until the work
+ * objects are rebuilt or the budget or the setting changes. */
+#ifndef CUZK_GROTH16_CUDA_BACKEND_IMPL_H
+#define CUZK_GROTH16_CUDA_BACKEND_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu_groth16.h"
+#include "gpu/gpu_msm.h"
+#include "gpu/gpu_ntt.h"
+#include "groth16/cuda_backend.h"
+
+#define SLOTS 2 /* witness slots: W and W1 */
+
+/* Why the MSM context has no presum space though the setting asks for one (presum_refused):
+ * the budget did not hold it (taken back when it does again), or its allocation failed. */
+enum { PRESUM_BUDGET = 1, PRESUM_FAILED = 2 };
+
+/* A key resident on the device. */
+struct key_entry {
+    uint64_t uid;
+    uint32_t n_vars, n_public, domain, n_a, n_b, n_pub_rows, rows;
+    uint32_t n_h; /* H points: cuzk_h_basis_points(h_basis, domain) */
+    enum cuzk_h_basis h_basis;
+    int log_n;
+    struct cuzk_gpu_bases *a, *b1, *b2, *c, *h; /* c is NULL when the key has no private wire */
+    struct cuzk_gpu_cs *cs;                     /* the A/B rows */
+    struct cuzk_gpu_idx *a_idx, *b_idx;         /* the filtered queries' wires; NULL = dense */
+    size_t bytes;                               /* device bytes, folds included */
+    size_t plain_bytes;                         /* the same without any fold */
+    int h_folded;                               /* the H query was folded at upload (see DESIGN) */
+    int learned; /* the dense queries' folds were decided (after the first proof) */
+    size_t
+        dense_b2; /* the first proof's B2 scalars that took the windows (for cuzk_cuda_presum_g2) */
+    unsigned n_dense; /* queries folded so */
+    double last_used;
+    struct key_entry *next;
+};
+
+struct cuda_state {
+    int device;
+    struct cuzk_pool *pool;
+    uint64_t vram_budget;
+
+    pthread_mutex_t slot_mu;
+    pthread_cond_t slot_cv;
+    int slot_busy[SLOTS];
+    int resizing;
+
+    pthread_mutex_t dev_mu;
+    struct cuzk_gpu_ntt_ctx *ntt;
+    struct cuzk_gpu_msm_ctx *msm;
+    struct cuzk_gpu_g16 *g16;
+    int cap_log_n; /* the sizes the work objects have */
+    size_t cap_w, cap_msm;
+    int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
+     * cuzk_cuda_room_for and cuzk_cuda_presum_g2 change it under dev_mu while
+     * cuzk_cuda_work_fits_pk may read it */
+    atomic_int cap_presum;
+    /* read without dev_mu by cuzk_cuda_work_fits_pk (under a witness slot), set by the setters:
+     * atomics */
+    atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
+    atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
+    atomic_int presum_refused; /* 0, or why the context has none: PRESUM_BUDGET, PRESUM_FAILED */
+    int presum_g2_refused;     /* nor one sized for G2 (the same values; dev_mu) */
+    atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */
+    atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
+    atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
+    uint64_t work_bytes;          /* what the work objects take (their budget share) */
+    atomic_int work_presum;       /* cap_presum of the work objects that exist (for stats) */
+    atomic_int broken; /* a GPU failure: rebuilt (cuzk_cuda_work_grow) before the next use */
+    struct key_entry *keys;
+    uint64_t keys_bytes;
+
+    pthread_mutex_t info_mu;
+    struct cuzk_cuda_timing last;
+    int have_last;
+
+    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded, n_dense_folded;
+};
+
+/* The GPU module whose last error explains a failure (each keeps it per thread). */
+enum gpu_mod { MOD_HOST, MOD_NTT, MOD_MSM, MOD_G16, MOD_PTS };
+
+/* A key's queries, in the order their dense folds are tried (see DESIGN). */
+enum query { Q_B2, Q_H, Q_A, Q_B1, Q_C, Q_N };
+
+/* ---- cuda_backend.c ----------------------------------------------------------------------- */
+
+double cuzk_cuda_now_ms(void);
+int cuzk_cuda_failed(char *err, size_t errlen, const char *stage, enum gpu_mod m, int rc);
+
+/* ---- cuda_vram.c: the work objects, the budget, the slots (dev_mu held unless said) ------- */
+
+void cuzk_cuda_work_drop(struct cuda_state *st);
+uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st);
+int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what);
+uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk);
+int cuzk_cuda_fold_wanted(struct cuda_state *st, const struct cuzk_groth16_pk *pk);
+int cuzk_cuda_work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk);
+int cuzk_cuda_never_fits_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                                const char *what, char *err, size_t errlen);
+int cuzk_cuda_never_fits(struct cuda_state *st, const struct cuzk_groth16_pk *pk, const char *what,
+                         char *err, size_t errlen);
+int cuzk_cuda_slot_acquire(struct cuda_state *st);
+void cuzk_cuda_slot_release(struct cuda_state *st, int s);
+int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
+                        size_t errlen);
+void cuzk_cuda_presum_regain(struct cuda_state *st);
+void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k);
+
+/* ---- cuda_keys.c: the resident keys (dev_mu held unless said) ----------------------------- */
+
+void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link);
+struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid);
+uint64_t cuzk_cuda_key_bytes_for(const struct cuzk_groth16_pk *pk);
+int cuzk_cuda_key_resident_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                                  struct key_entry **out, double *ms, char *err, size_t errlen);
+int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_t dense[Q_N]);
+/* the vtable's key_upload and key_drop (they take dev_mu) */
+int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                         uint64_t *vram_bytes, char *err, size_t errlen);
+void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+
+/* ---- cuda_prove.c: the vtable's prove, mem, witness_alloc and witness_free ---------------- */
+
+int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                    const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
+                    const struct cuzk_prove_hooks *hooks, struct cuzk_snarkjs_proof *out,
+                    struct cuzk_prove_info *info, char *err, size_t errlen);
+void cuzk_cuda_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
+                   struct cuzk_backend_mem *out);
+int cuzk_cuda_witness_alloc(const struct cuzk_backend *be, size_t n, cuzk_fr **out);
+void cuzk_cuda_witness_free(const struct cuzk_backend *be, cuzk_fr *w, size_t n);
+
+#endif

@@ -1,0 +1,369 @@
+/* The CUDA backend's device memory and its policy (cuda_backend_impl.h): the work objects, the
+ * budget's checks, the presum space and the witness slots. Its DESIGN opens cuda_backend_impl.h. */
+#define _GNU_SOURCE
+#include "groth16/cuda_backend_impl.h"
+
+#include <stdio.h>
+
+#include "cuzk/error.h"
+#include "util/log.h"
+
+/* ---- the work objects (dev_mu held) ------------------------------------------------------- */
+
+void cuzk_cuda_work_drop(struct cuda_state *st) {
+    cuzk_gpu_g16_free(st->g16); /* first: it borrows the NTT context's buffer */
+    cuzk_gpu_ntt_ctx_free(st->ntt);
+    cuzk_gpu_msm_ctx_free(st->msm);
+    st->g16 = NULL;
+    st->ntt = NULL;
+    st->msm = NULL;
+    st->work_bytes = 0;
+    atomic_store(&st->work_vram, 0);
+    atomic_store(&st->work_presum, 0);
+}
+
+static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+
+/* presum: 0 no presum space, 1 one sized for G1, 2 for G2 (CUZK_GPU_MSM_PRESUM_G2) */
+static unsigned msm_flags(int fold, int presum) {
+    return (fold ? CUZK_GPU_MSM_FOLD : 0u) | (presum ? CUZK_GPU_MSM_PRESUM : 0u) |
+           (presum > 1 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
+}
+
+static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum) {
+    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
+           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS);
+}
+
+static int work_create(struct cuda_state *st, char *err, size_t errlen) {
+    int rc;
+    if ((rc = cuzk_gpu_ntt_ctx_create(st->device, st->cap_log_n, &st->ntt)))
+        return cuzk_cuda_failed(err, errlen, "NTT context", MOD_NTT, rc);
+    if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm,
+                                       msm_flags(st->cap_fold, st->cap_presum), &st->msm))) {
+        cuzk_cuda_work_drop(st);
+        return cuzk_cuda_failed(err, errlen, "MSM context", MOD_MSM, rc);
+    }
+    if ((rc = cuzk_gpu_g16_create2(st->device, (size_t)1 << st->cap_log_n, st->cap_w,
+                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), G16_FLAGS, &st->g16))) {
+        cuzk_cuda_work_drop(st);
+        return cuzk_cuda_failed(err, errlen, "work area", MOD_G16, rc);
+    }
+    st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
+                     cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, st->cap_presum)) +
+                     cuzk_gpu_g16_vram(st->g16);
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
+    st->presum_g2_refused = 0;
+    return CUZK_OK;
+}
+
+/* The bytes of a presum space of the level (see msm_flags) in the MSM context. */
+static uint64_t presum_bytes_for(const struct cuda_state *st, int level) {
+    if (!level) return 0;
+    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, level)) -
+           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
+}
+
+/* The bytes of the MSM context's presum space (0 without one). */
+uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st) {
+    return presum_bytes_for(st, st->cap_presum);
+}
+
+/* Whether need more bytes of keys or folds fit the budget (dev_mu held). The presum space
+ * yields to them (see DESIGN): when they fit only without it, it is freed first (and not asked
+ * for again until the budget or the setting changes), which is logged. */
+int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what) {
+    if (st->work_bytes + st->keys_bytes + need <= st->vram_budget) return 1;
+    const uint64_t ps = cuzk_cuda_presum_bytes(st);
+    if (!ps || !st->msm || st->work_bytes - ps + st->keys_bytes + need > st->vram_budget) return 0;
+    const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
+    st->presum_refused =
+        PRESUM_BUDGET; /* first: cuzk_cuda_work_fits_pk that sees no space sees it refused */
+    st->cap_presum = 0;
+    st->work_bytes -= ps;
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, 0);
+    cuzk_log_info("cuda",
+                  "device %d: presum space released (%zu bytes) for %s of %llu bytes: the budget "
+                  "of %llu bytes holds %llu of keys and %llu of work space without it",
+                  st->device, freed, what, (unsigned long long)need,
+                  (unsigned long long)st->vram_budget, (unsigned long long)st->keys_bytes,
+                  (unsigned long long)st->work_bytes);
+    return 1;
+}
+
+/* The bytes of pk's H query folded (its multiples: cuzk_gpu_bases_fold). */
+uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk) {
+    return cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(pk->h_basis, pk->domain_size));
+}
+
+/* Whether pk's H query is to be folded (see DESIGN). */
+int cuzk_cuda_fold_wanted(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    const size_t min = atomic_load(&st->fold_min);
+    return min && cuzk_h_basis_points(pk->h_basis, pk->domain_size) >= min;
+}
+
+/* Whether a proof of pk may fold dense queries (see DESIGN): one of them is large enough. */
+static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    const size_t min = atomic_load(&st->fold_dense_min);
+    const size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
+    size_t big = cuzk_h_basis_points(pk->h_basis, pk->domain_size);
+    if (pk->n_a > big) big = pk->n_a;
+    if (pk->n_b > big) big = pk->n_b;
+    if (nc > big) big = nc;
+    return min && big >= min;
+}
+
+/* The sizes a key needs of the work objects. */
+static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
+                      size_t *nw, size_t *msm_n, int *fold) {
+    size_t n = (size_t)1 << pk->log_n, m = n;
+    if (pk->n_vars > m) m = pk->n_vars;
+    *log_n = pk->log_n;
+    *nw = pk->n_vars;
+    *msm_n = m;
+    *fold = cuzk_cuda_fold_wanted(st, pk) || dense_fold_possible(st, pk);
+}
+
+/* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
+ * taken, see DESIGN). A folding context is a wish the budget may have refused. */
+static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold) {
+    return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
+           st->cap_msm >= msm_n && (st->cap_fold >= fold || st->fold_refused) &&
+           (st->cap_presum >= atomic_load(&st->presum) || st->presum_refused);
+}
+
+int cuzk_cuda_work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    int log_n, fold;
+    size_t nw, msm_n;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    return work_fits(st, log_n, nw, msm_n, fold);
+}
+
+/* ---- keys the budget can never hold ------------------------------------------------------- */
+
+/* CUZK_EUNSUPPORTED, with the sizes, when pk is not resident and its key with the smallest work
+ * space it proves in (no folding, no presum space) exceeds the budget (dev_mu held): no
+ * eviction of other keys could make the room, so the caller (the SRS manager) evicts none.
+ * CUZK_OK otherwise. */
+int cuzk_cuda_never_fits_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                                const char *what, char *err, size_t errlen) {
+    int log_n, fold;
+    size_t nw, msm_n;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    const uint64_t kb = cuzk_cuda_key_bytes_for(pk), wb = work_bytes_for(log_n, nw, msm_n, 0, 0);
+    if (cuzk_cuda_key_find(st, pk->uid) || kb + wb <= st->vram_budget) return CUZK_OK;
+    return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                     "%s: the key needs %llu bytes of device memory and a work space of %llu at "
+                     "the least (a domain of 2^%d, %zu witness values); device %d's budget of "
+                     "%llu bytes cannot hold them, even with no other key resident",
+                     what, (unsigned long long)kb, (unsigned long long)wb, log_n, nw, st->device,
+                     (unsigned long long)st->vram_budget);
+}
+
+/* cuzk_cuda_never_fits_locked without dev_mu held: for an upload, or a proof about to grow the work
+ * objects (both take the lock anyway), never on a proof's witness path. */
+int cuzk_cuda_never_fits(struct cuda_state *st, const struct cuzk_groth16_pk *pk, const char *what,
+                         char *err, size_t errlen) {
+    pthread_mutex_lock(&st->dev_mu);
+    int rc = cuzk_cuda_never_fits_locked(st, pk, what, err, errlen);
+    pthread_mutex_unlock(&st->dev_mu);
+    return rc;
+}
+
+/* ---- slots -------------------------------------------------------------------------------- */
+
+int cuzk_cuda_slot_acquire(struct cuda_state *st) {
+    pthread_mutex_lock(&st->slot_mu);
+    int s = -1;
+    for (;;) {
+        if (!st->resizing)
+            for (int i = 0; i < SLOTS && s < 0; i++)
+                if (!st->slot_busy[i]) s = i;
+        if (s >= 0) break;
+        pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    }
+    st->slot_busy[s] = 1;
+    pthread_mutex_unlock(&st->slot_mu);
+    return s;
+}
+
+void cuzk_cuda_slot_release(struct cuda_state *st, int s) {
+    pthread_mutex_lock(&st->slot_mu);
+    st->slot_busy[s] = 0;
+    pthread_cond_broadcast(&st->slot_cv);
+    pthread_mutex_unlock(&st->slot_mu);
+}
+
+/* Grows the work objects for pk when they do not fit it: no slot may be in use meanwhile (see
+ * DESIGN). Takes slot_mu and dev_mu one after the other. */
+int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
+                        size_t errlen) {
+    int log_n, fold;
+    size_t nw, msm_n;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    pthread_mutex_lock(&st->dev_mu);
+    int fits = work_fits(st, log_n, nw, msm_n, fold);
+    pthread_mutex_unlock(&st->dev_mu);
+    if (fits) return CUZK_OK;
+    pthread_mutex_lock(&st->slot_mu);
+    while (st->resizing) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    st->resizing = 1;
+    while (st->slot_busy[0] || st->slot_busy[1]) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
+    pthread_mutex_unlock(&st->slot_mu);
+
+    int rc = CUZK_OK;
+    pthread_mutex_lock(&st->dev_mu);
+    if (!work_fits(st, log_n, nw, msm_n, fold)) {
+        if (st->cap_log_n > log_n) log_n = st->cap_log_n;
+        if (st->cap_w > nw) nw = st->cap_w;
+        if (st->cap_msm > msm_n) msm_n = st->cap_msm;
+        if (st->cap_fold > fold) fold = st->cap_fold;
+        if (st->fold_refused) fold = 0;
+        int presum = atomic_load(&st->presum) && !st->presum_refused;
+        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum);
+        const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(pk);
+        /* a presum space must leave room for the key with its folded H query: else none */
+        const uint64_t kbf =
+            kb && fold && cuzk_cuda_fold_wanted(st, pk) ? kb + cuzk_cuda_h_fold_bytes(pk) : kb;
+        if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
+            const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0);
+            cuzk_log_info("cuda",
+                          "device %d: no presum space in the MSM context: the budget of %llu "
+                          "bytes holds %llu of keys and %llu of the new key (with its folded H "
+                          "query), the work space would take %llu (%llu without)",
+                          st->device, (unsigned long long)st->vram_budget,
+                          (unsigned long long)st->keys_bytes, (unsigned long long)kbf,
+                          (unsigned long long)want, (unsigned long long)without);
+            presum = 0;
+            want = without;
+            st->presum_refused = PRESUM_BUDGET;
+        }
+        /* a folding context must leave room for the key it is made for: else none */
+        if (fold && st->keys_bytes + kb + want > st->vram_budget) {
+            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0, 0);
+            cuzk_log_info("cuda",
+                          "device %d: no folding MSM context: the budget of %llu bytes holds "
+                          "%llu of keys and %llu of the new key, the work space would take %llu "
+                          "(%llu without folding)",
+                          st->device, (unsigned long long)st->vram_budget,
+                          (unsigned long long)st->keys_bytes, (unsigned long long)kb,
+                          (unsigned long long)want, (unsigned long long)plain);
+            fold = 0; /* presum is 0 here: it asks for more room than folding */
+            want = plain;
+            st->fold_refused = 1;
+        }
+        if (st->keys_bytes + want > st->vram_budget) {
+            snprintf(err, errlen,
+                     "work space: a domain of 2^%d with %zu witness values needs %llu bytes of "
+                     "device memory; the budget of %llu holds %llu of %zu resident keys",
+                     log_n, nw, (unsigned long long)want, (unsigned long long)st->vram_budget,
+                     (unsigned long long)st->keys_bytes, atomic_load(&st->n_keys));
+            rc = CUZK_EGPUOOM;
+        } else {
+            int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
+            size_t old_w = st->cap_w, old_msm = st->cap_msm;
+            cuzk_cuda_work_drop(st);
+            atomic_store(&st->broken, 0);
+            st->cap_log_n = log_n;
+            st->cap_w = nw;
+            st->cap_msm = msm_n;
+            st->cap_fold = fold;
+            st->cap_presum = presum;
+            rc = work_create(st, err, errlen);
+            if (rc) { /* the next try sizes for its own key again, not for this one */
+                st->cap_log_n = old_log_n;
+                st->cap_w = old_w;
+                st->cap_msm = old_msm;
+                st->cap_fold = old_fold;
+                st->cap_presum = old_presum;
+            }
+        }
+    }
+    pthread_mutex_unlock(&st->dev_mu);
+
+    pthread_mutex_lock(&st->slot_mu);
+    st->resizing = 0;
+    pthread_cond_broadcast(&st->slot_cv);
+    pthread_mutex_unlock(&st->slot_mu);
+    return rc;
+}
+
+/* ---- the presum space after a proof (dev_mu held) ----------------------------------------- */
+
+/* After a proof (dev_mu held): a presum space refused or released for want of budget is taken
+ * back, sized for G1, when the budget holds it with the keys and the work space again (a key
+ * was evicted or dropped since; see DESIGN). A failed allocation is not tried again. */
+void cuzk_cuda_presum_regain(struct cuda_state *st) {
+    if (st->cap_presum || st->presum_refused != PRESUM_BUDGET || !atomic_load(&st->presum) ||
+        !st->msm || atomic_load(&st->broken))
+        return;
+    const uint64_t g1 = presum_bytes_for(st, 1);
+    if (st->work_bytes + g1 + st->keys_bytes > st->vram_budget) return;
+    const int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1));
+    if (rc) {
+        st->presum_refused = PRESUM_FAILED;
+        cuzk_log_warn("cuda", "device %d: presum space not taken back: %s: %s", st->device,
+                      cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+        return;
+    }
+    st->cap_presum = 1; /* first: cuzk_cuda_work_fits_pk that sees it not refused sees the space */
+    st->presum_refused = 0;
+    st->work_bytes += g1;
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
+    cuzk_log_info("cuda",
+                  "device %d: presum space taken back (%llu bytes): the budget of %llu bytes "
+                  "holds it with %llu of keys and %llu of work space",
+                  st->device, (unsigned long long)g1, (unsigned long long)st->vram_budget,
+                  (unsigned long long)st->keys_bytes, (unsigned long long)(st->work_bytes - g1));
+}
+
+/* After a proof of a learned key (dev_mu held, after cuzk_cuda_fold_dense on its first, and
+ * after cuzk_cuda_presum_regain): a B2 query of at least fold_dense_min points whose first MSM
+ * was dense grows a presum space sized for G1 to one sized for G2 (see DESIGN), when the budget
+ * holds the difference; refused so, it grows at a later proof that finds the budget holding it
+ * (logged once). A failed allocation leaves the space sized for G1 again, or none, and is not
+ * retried in these work objects. */
+void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k) {
+    const size_t min = atomic_load(&st->fold_dense_min), dense_b2 = k->dense_b2;
+    if (st->cap_presum != 1 || st->presum_g2_refused == PRESUM_FAILED || !st->msm ||
+        atomic_load(&st->broken) || !min || k->n_b < min || 2 * dense_b2 < k->n_b)
+        return;
+    const uint64_t g1 = presum_bytes_for(st, 1), g2 = presum_bytes_for(st, 2);
+    if (st->work_bytes - g1 + g2 + st->keys_bytes > st->vram_budget) {
+        if (st->presum_g2_refused) return; /* logged at the refusal */
+        st->presum_g2_refused = PRESUM_BUDGET;
+        cuzk_log_info("cuda",
+                      "device %d: presum space kept for G1: the budget of %llu bytes does not hold "
+                      "the %llu bytes more of one for G2 (B2 of %u points, %zu of its scalars "
+                      "took the windows)",
+                      st->device, (unsigned long long)st->vram_budget,
+                      (unsigned long long)(g2 - g1), k->n_b, dense_b2);
+        return;
+    }
+    int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 2));
+    if (!rc) {
+        st->cap_presum = 2;
+        st->presum_g2_refused = 0;
+        st->work_bytes += g2 - g1;
+        cuzk_log_info("cuda",
+                      "device %d: presum space sized for G2 (%llu bytes; B2 of %u points, %zu of "
+                      "its scalars took the windows)",
+                      st->device, (unsigned long long)g2, k->n_b, dense_b2);
+    } else {
+        cuzk_log_warn("cuda", "device %d: presum space for G2: %s: %s", st->device,
+                      cuzk_strerror(rc), cuzk_gpu_msm_last_error());
+        st->presum_g2_refused = PRESUM_FAILED; /* not tried (and warned of) at every proof */
+        if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
+            st->presum_refused = PRESUM_FAILED;
+            st->cap_presum = 0;
+            st->work_bytes -= g1;
+            cuzk_log_warn("cuda", "device %d: presum space gone: %s", st->device,
+                          cuzk_gpu_msm_last_error());
+        }
+    }
+    atomic_store(&st->work_vram, st->work_bytes);
+    atomic_store(&st->work_presum, st->cap_presum);
+}
