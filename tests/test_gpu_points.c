@@ -9,6 +9,9 @@
  *   - compressed and LEM chunks into one bases object in one batch, and cuzk_gpu_bases_write;
  *   - MSMs over the loaded bases (cuzk_gpu_g*_msm) equal cuzk_g*_msm over the CPU's points,
  *     which proves the layout the MSM reads;
+ *   - the streamer: points in pinned host memory through its two staging buffers, slice by
+ *     slice, the next slice's copy queued before the current slice's MSM; the sum of the slices'
+ *     MSMs equals the CPU's MSM over all of them (G1, and G2 in half-size slices); its misuses;
  *   - argument errors.
  * A machine without a GPU reports the test skipped (exit 77). */
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "cuzk/error.h"
 #include "ec/encode.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_points.h"
 #include "msm/msm.h"
@@ -252,6 +256,68 @@ static void random_scalar(cuzk_scalar *k) {
 GROUP_TESTS(cuzk_g1, g1, CUZK_GPU_G1, CUZK_G1_COMPRESSED)
 GROUP_TESTS(cuzk_g2, g2, CUZK_GPU_G2, CUZK_G2_COMPRESSED)
 
+/* Streamed bases (gpu_points.h): n points of a group in pinned host memory, through a streamer
+ * whose buffers hold `slice` G1 points, in the order the CUDA backend uses (slice j + 1 queued
+ * before slice j's MSM); the sum of the slices' MSMs equals the CPU's MSM over all points. */
+#define STREAM_TEST(G, S, GG)                                                                      \
+    static void G##_stream_test(size_t n, size_t slice) {                                          \
+        G##_affine *host = NULL, *pts = xmalloc(n * sizeof *pts);                                  \
+        cuzk_scalar *k = xmalloc(n * sizeof *k);                                                   \
+        struct cuzk_gpu_streamer *st = NULL;                                                       \
+        G##_points(pts, n);                                                                        \
+        for (size_t i = 0; i < n; i++) random_scalar(&k[i]);                                       \
+        if (!gpu_ok(cuzk_gpu_pinned_alloc(n * sizeof *host, (void **)&host), "pinned") ||          \
+            !gpu_ok(cuzk_gpu_streamer_create(0, slice * 96, &st), "streamer"))                     \
+            goto out;                                                                              \
+        memcpy(host, pts, n * sizeof *host);                                                       \
+        const size_t per = cuzk_gpu_streamer_points(st, GG);                                       \
+        CHECK(per == slice * 96 / sizeof *host);                                                   \
+        G sum, part, cpu;                                                                          \
+        G##_set_inf(&sum);                                                                         \
+        const size_t ns = (n + per - 1) / per;                                                     \
+        int ok = gpu_ok(cuzk_gpu_streamer_put(st, 0, GG, host, n < per ? n : per), "put");         \
+        for (size_t j = 0; ok && j < ns; j++) {                                                    \
+            const size_t off = j * per, m = n - off < per ? n - off : per;                         \
+            const struct cuzk_gpu_bases *b = NULL;                                                 \
+            ok = gpu_ok(cuzk_gpu_streamer_take(st, (unsigned)(j & 1), &b), "take");                \
+            if (ok && j + 1 < ns) {                                                                \
+                const size_t m2 = n - off - per < per ? n - off - per : per;                       \
+                ok = gpu_ok(cuzk_gpu_streamer_put(st, (unsigned)((j + 1) & 1), GG,                 \
+                                                  host + off + per, m2),                           \
+                            "put next");                                                           \
+            }                                                                                      \
+            if (ok) CHECK(cuzk_gpu_bases_count(b) == m);                                           \
+            if (ok && j == 0) G##_check("streamed slice", b, 0, pts, NULL, m);                     \
+            if (ok) ok = gpu_ok(cuzk_gpu_##S##_msm(ctx, b, 0, k + off, m, &part), "slice msm");    \
+            if (ok) G##_add(&sum, &sum, &part);                                                    \
+        }                                                                                          \
+        CHECK(G##_msm(pool, &cpu, pts, k, n) == CUZK_OK);                                          \
+        CHECK(ok && G##_eq(&sum, &cpu));                                                           \
+        size_t bytes = 0;                                                                          \
+        double ms = 0;                                                                             \
+        cuzk_gpu_streamer_copied(st, &bytes, &ms);                                                 \
+        CHECK(bytes == n * sizeof *host && ms > 0);                                                \
+        /* misuses: a second put before the take, a take of nothing, too many points */            \
+        const struct cuzk_gpu_bases *b = NULL;                                                     \
+        CHECK(cuzk_gpu_streamer_take(st, 0, &b) == CUZK_EINVAL && b == NULL);                      \
+        CHECK(cuzk_gpu_streamer_put(st, 0, GG, host, 1) == CUZK_OK);                               \
+        CHECK(cuzk_gpu_streamer_put(st, 0, GG, host, 1) == CUZK_EINVAL);                           \
+        CHECK(cuzk_gpu_streamer_take(st, 0, &b) == CUZK_OK && cuzk_gpu_bases_count(b) == 1);       \
+        CHECK(cuzk_gpu_streamer_put(st, 1, GG, host, per + 1) == CUZK_EINVAL);                     \
+        CHECK(cuzk_gpu_streamer_put(st, 2, GG, host, 1) == CUZK_EINVAL);                           \
+        CHECK(cuzk_gpu_streamer_put(st, 1, GG, NULL, 1) == CUZK_EINVAL);                           \
+        printf("test_gpu_points: " #G ": %zu points streamed in %zu slices of %zu: the MSM's sum "  \
+               "== cpu; %zu bytes in %.3f ms\n",                                                   \
+               n, ns, per, bytes, ms);                                                             \
+    out:                                                                                           \
+        cuzk_gpu_streamer_free(st);                                                                \
+        if (host) cuzk_gpu_pinned_free(host, n * sizeof *host);                                    \
+        free(pts);                                                                                 \
+        free(k);                                                                                   \
+    }
+STREAM_TEST(cuzk_g1, g1, CUZK_GPU_G1)
+STREAM_TEST(cuzk_g2, g2, CUZK_GPU_G2)
+
 static void test_args(void) {
     int count = 0;
     cuzk_gpu_count(&count);
@@ -327,6 +393,15 @@ int main(void) {
     test_args();
     cuzk_g1_test(l, G1_N);
     cuzk_g2_test(l, G2_N);
+    cuzk_g1_stream_test(40001, 4096); /* 10 slices, the last short */
+    cuzk_g1_stream_test(100, 4096);   /* one slice */
+    cuzk_g2_stream_test(9001, 2048);  /* 1024 G2 points a buffer: 9 slices */
+    struct cuzk_gpu_streamer *sx = (struct cuzk_gpu_streamer *)&sx;
+    CHECK(cuzk_gpu_streamer_create(0, 191, &sx) == CUZK_EINVAL && sx == NULL);
+    CHECK(cuzk_gpu_streamer_create(count, 4096, &sx) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_streamer_points(NULL, CUZK_GPU_G1) == 0);
+    CHECK(cuzk_gpu_streamer_vram_for(1000) == 2000);
+    cuzk_gpu_streamer_free(NULL);
     cuzk_gpu_points_loader_free(l);
     cuzk_gpu_msm_ctx_free(ctx);
     cuzk_pool_destroy(pool);

@@ -88,6 +88,38 @@ int cuzk_gpu_bases_write(struct cuzk_gpu_bases *b, size_t offset, const void *ho
  * cuzk_g2_affine bytes), synchronously: for tests and checks, not for the proving path. */
 int cuzk_gpu_bases_read(const struct cuzk_gpu_bases *b, size_t offset, void *host, size_t n);
 
+/* ---- streamed bases ----------------------------------------------------------------------
+ * Bases that a device's memory budget cannot hold stay in page-locked host memory (from
+ * cuzk_gpu_pinned_alloc, LEM layout: the bytes of cuzk_g1_affine / cuzk_g2_affine) and reach the
+ * device in slices through a streamer's two staging buffers. The caller alternates them: while
+ * an MSM (synchronous) reads the slice in one buffer, the copy engine fills the other, so a
+ * streamed MSM costs the link's time only where that exceeds the MSM's. A buffer's bases are a
+ * view: never folded, never to be freed by the caller. A streamer is used by one thread at a
+ * time (its owner holds the device lock); its copies run on a stream of its own. */
+struct cuzk_gpu_streamer;
+
+/* Device bytes of a streamer whose buffers hold stage_bytes each. */
+size_t cuzk_gpu_streamer_vram_for(size_t stage_bytes);
+/* *out = a streamer on `device` with two staging buffers of stage_bytes each (at least one G2
+ * point: 192 bytes). CUZK_EINVAL, CUZK_ENODEV, CUZK_ENOMEM, CUZK_EGPUOOM, CUZK_EGPU. */
+int cuzk_gpu_streamer_create(int device, size_t stage_bytes, struct cuzk_gpu_streamer **out);
+/* Waits for its copies and frees it (NULL is ignored). */
+void cuzk_gpu_streamer_free(struct cuzk_gpu_streamer *s);
+/* The points of group g one buffer holds (0 for NULL or an unknown group). */
+size_t cuzk_gpu_streamer_points(const struct cuzk_gpu_streamer *s, enum cuzk_gpu_group g);
+/* Queues the copy of n points of group g from host (page-locked, LEM; it must stay unchanged
+ * until the matching _take returns) into buffer buf (0 or 1), and returns at once. No MSM may be
+ * reading that buffer: the caller's MSM over it has returned. n at most _points(s, g). */
+int cuzk_gpu_streamer_put(struct cuzk_gpu_streamer *s, unsigned buf, enum cuzk_gpu_group g,
+                          const void *host, size_t n);
+/* Waits for buffer buf's last copy; *out = the bases of its n points (valid until the next put
+ * into buf). CUZK_EINVAL when nothing was put into it since the last take. */
+int cuzk_gpu_streamer_take(struct cuzk_gpu_streamer *s, unsigned buf,
+                           const struct cuzk_gpu_bases **out);
+/* Totals since creation: bytes copied and the copies' device time in milliseconds (each copy
+ * timed by events on the streamer's stream: bytes / ms is the link's rate as the copies saw it). */
+void cuzk_gpu_streamer_copied(const struct cuzk_gpu_streamer *s, size_t *bytes, double *ms);
+
 /* A description of the last failure this thread saw in this module ("" if none). */
 const char *cuzk_gpu_points_last_error(void);
 

@@ -434,6 +434,121 @@ extern "C" int cuzk_gpu_bases_read(const struct cuzk_gpu_bases *b, size_t offset
     return CUZK_OK;
 }
 
+// ---- streamed bases -----------------------------------------------------------------------------
+
+// Two staging buffers of stage_bytes (one allocation) seen through two bases views, one stream
+// for the copies, and per buffer a pair of timing events around its last copy. A view's n and
+// group are set by the put that fills it; pending[i] says a put awaits its take.
+struct cuzk_gpu_streamer {
+    int device;
+    size_t stage_bytes;
+    void *stage;
+    cuzk_gpu_bases view[2];
+    cudaStream_t copy;
+    cudaEvent_t ev[4]; // start[0], start[1], end[0], end[1]
+    int nev;
+    int pending[2];
+    size_t bytes[2]; // of the pending copies
+    size_t total_bytes;
+    double total_ms;
+};
+
+extern "C" size_t cuzk_gpu_streamer_vram_for(size_t stage_bytes) { return 2 * stage_bytes; }
+
+extern "C" void cuzk_gpu_streamer_free(struct cuzk_gpu_streamer *s) {
+    if (!s) return;
+    (void)cudaSetDevice(s->device);
+    if (s->copy) (void)cudaStreamSynchronize(s->copy);
+    for (int i = 0; i < s->nev; i++) (void)cudaEventDestroy(s->ev[i]);
+    if (s->copy) (void)cudaStreamDestroy(s->copy);
+    (void)cudaFree(s->stage);
+    (void)cudaGetLastError();
+    std::free(s);
+}
+
+static int streamer_init(cuzk_gpu_streamer *s) {
+    CU_TRY(cudaSetDevice(s->device));
+    CU_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+    // timed (the link's rate), and the waiting thread sleeps: it holds the device lock only
+    for (; s->nev < 4; s->nev++)
+        CU_TRY(cudaEventCreateWithFlags(&s->ev[s->nev], cudaEventBlockingSync));
+    CU_TRY(cudaMalloc(&s->stage, 2 * s->stage_bytes));
+    for (int i = 0; i < 2; i++) {
+        s->view[i].device = s->device;
+        s->view[i].group = CUZK_GPU_G1;
+        s->view[i].pts = static_cast<char *>(s->stage) + i * s->stage_bytes;
+    }
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_streamer_create(int device, size_t stage_bytes,
+                                        struct cuzk_gpu_streamer **out) {
+    if (!out) return set_error(CUZK_EINVAL, "out is NULL");
+    *out = nullptr;
+    TRY(check_device(device));
+    if (stage_bytes < bases_point_bytes(CUZK_GPU_G2))
+        return set_error(CUZK_EINVAL, "a staging buffer must hold a G2 point");
+    auto *s = static_cast<cuzk_gpu_streamer *>(std::calloc(1, sizeof(cuzk_gpu_streamer)));
+    if (!s) return set_error(CUZK_ENOMEM, "streamer: host memory");
+    s->device = device;
+    s->stage_bytes = stage_bytes;
+    const int err = streamer_init(s);
+    if (err != CUZK_OK) {
+        cuzk_gpu_streamer_free(s);
+        return err;
+    }
+    *out = s;
+    return CUZK_OK;
+}
+
+extern "C" size_t cuzk_gpu_streamer_points(const struct cuzk_gpu_streamer *s,
+                                           enum cuzk_gpu_group g) {
+    if (!s || !valid_group(g)) return 0;
+    return s->stage_bytes / bases_point_bytes(g);
+}
+
+extern "C" int cuzk_gpu_streamer_put(struct cuzk_gpu_streamer *s, unsigned buf,
+                                     enum cuzk_gpu_group g, const void *host, size_t n) {
+    if (!s || buf > 1 || !valid_group(g) || (n && !host))
+        return set_error(CUZK_EINVAL, "bad streamer arguments");
+    if (n > cuzk_gpu_streamer_points(s, g))
+        return set_error(CUZK_EINVAL, "more points than a staging buffer holds");
+    if (s->pending[buf]) return set_error(CUZK_EINVAL, "the buffer's last copy was not taken");
+    cuzk_gpu_bases &v = s->view[buf];
+    v.group = g;
+    v.n = n;
+    v.bytes = n * bases_point_bytes(g);
+    CU_TRY(cudaSetDevice(s->device));
+    CU_TRY(cudaEventRecord(s->ev[buf], s->copy));
+    if (n) CU_TRY(cudaMemcpyAsync(v.pts, host, v.bytes, cudaMemcpyHostToDevice, s->copy));
+    CU_TRY(cudaEventRecord(s->ev[2 + buf], s->copy));
+    s->pending[buf] = 1;
+    s->bytes[buf] = v.bytes;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_streamer_take(struct cuzk_gpu_streamer *s, unsigned buf,
+                                      const struct cuzk_gpu_bases **out) {
+    if (!s || buf > 1 || !out) return set_error(CUZK_EINVAL, "bad streamer arguments");
+    *out = nullptr;
+    if (!s->pending[buf]) return set_error(CUZK_EINVAL, "nothing was put into the buffer");
+    CU_TRY(cudaSetDevice(s->device));
+    CU_TRY(cudaEventSynchronize(s->ev[2 + buf]));
+    float ms = 0;
+    CU_TRY(cudaEventElapsedTime(&ms, s->ev[buf], s->ev[2 + buf]));
+    s->pending[buf] = 0;
+    s->total_bytes += s->bytes[buf];
+    s->total_ms += ms;
+    *out = &s->view[buf];
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_streamer_copied(const struct cuzk_gpu_streamer *s, size_t *bytes,
+                                         double *ms) {
+    if (bytes) *bytes = s ? s->total_bytes : 0;
+    if (ms) *ms = s ? s->total_ms : 0;
+}
+
 // ---- host twins (gpu_twin.h) --------------------------------------------------------------------
 
 template <class F, class A>
