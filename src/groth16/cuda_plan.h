@@ -1,0 +1,86 @@
+/* The residency plan of a proving key on one device: which of its point queries stay in device
+ * memory and which stay in page-locked host memory and reach the device in slices while their
+ * MSMs run (streamed), and how large the device's MSM context is. The CUDA backend makes one
+ * for each key it uploads, from its device budget, and charges the budget what the plan says.
+ *
+ * Promise: cuzk_cuda_plan_make is a pure function of the sizes it is given (no device, no
+ * allocation), so every rule below is tested on machines without a GPU (tests/test_cuda_plan.c).
+ * The rules, in order:
+ *   1. everything resident with an MSM context for the key's largest query (today's layout, the
+ *      fastest: the backend may then add its optional tables, folds and the presum space);
+ *   2. everything resident with a smaller context, its MSMs run in slices of its size;
+ *   3. a smaller context, a streamer (two staging buffers of a slice each) and the fewest bytes
+ *      of queries streamed: H first (its scalars are dense, so its MSM's arithmetic, not the
+ *      link, sets the pace), then the smallest query that covers what is left, else the largest
+ *      and again. Among the slice sizes, the plan that streams the fewest bytes wins, and among
+ *      equals the largest slice.
+ * A key that fits none of these (its rows, wire lists and work space alone exceed the budget)
+ * is refused: CUZK_EUNSUPPORTED with the sizes in a sentence.
+ *
+ * Thread-safety: none needed (pure functions). */
+#ifndef CUZK_GROTH16_CUDA_PLAN_H
+#define CUZK_GROTH16_CUDA_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A key's point queries (the bit of each in a plan's `streamed`). */
+enum cuzk_cuda_query {
+    CUZK_CUDA_Q_A = 0,
+    CUZK_CUDA_Q_B1 = 1,
+    CUZK_CUDA_Q_B2 = 2,
+    CUZK_CUDA_Q_C = 3,
+    CUZK_CUDA_Q_H = 4,
+    CUZK_CUDA_Q_N = 5
+};
+
+#define CUZK_CUDA_PLAN_SLICES 4 /* candidate slice sizes at most */
+
+/* What a plan is made from: the device's budget and the byte counts of every candidate layout,
+ * as the backend's sizing functions give them. */
+struct cuzk_cuda_plan_sizes {
+    uint64_t budget;                    /* the device's budget (gpus.vram_budget) */
+    uint64_t query[CUZK_CUDA_Q_N];      /* device bytes of each query's bases (0: none) */
+    uint64_t fixed;                     /* key bytes that are always resident: rows, wire lists */
+    size_t msm_n;                       /* the key's largest MSM: max(domain, witness values) */
+    uint64_t work_full;                 /* the work space with a context of msm_n points */
+    unsigned n_slices;                  /* candidate slices (0..CUZK_CUDA_PLAN_SLICES) */
+    size_t slice_n[CUZK_CUDA_PLAN_SLICES];      /* their points, each below msm_n */
+    uint64_t work_slice[CUZK_CUDA_PLAN_SLICES]; /* the work space with a context of slice_n */
+    uint64_t stage[CUZK_CUDA_PLAN_SLICES];      /* a streamer's bytes for that slice */
+};
+
+struct cuzk_cuda_plan {
+    size_t msm_max;      /* the MSM context's points: msm_n, or a slice */
+    int sliced;          /* msm_max < msm_n: the MSMs run in slices of msm_max points */
+    unsigned streamed;   /* bit q set: query q stays in pinned host memory (streamed) */
+    uint64_t device_key; /* the key's bytes in device memory under the plan */
+    uint64_t host_key;   /* its bytes in pinned host memory (the streamed queries) */
+    uint64_t work;       /* the work space it needs, the streamer's buffers included */
+    uint64_t stage;      /* the streamer's share of work (0 when nothing is streamed) */
+};
+
+/* *out = the plan for in (rules above). CUZK_OK, CUZK_EINVAL (NULL, or n_slices above the
+ * maximum), or CUZK_EUNSUPPORTED with err naming the sizes ("the key's rows and wire lists take
+ * ... bytes and its smallest work space ...; the budget of ... cannot hold them"). */
+int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_plan *out,
+                        char *err, size_t errlen);
+
+/* One line for logs and status: "resident A B1 B2 C; streamed H (12.0 GiB of host memory); MSMs
+ * in slices of 2^24 points; device 61.2 GiB of 76.6". */
+void cuzk_cuda_plan_describe(const struct cuzk_cuda_plan *p, uint64_t budget, char *buf,
+                             size_t len);
+
+/* One line of the sizes a plan was made from, in bytes, so that the plan for any other budget can
+ * be made from a log: "A=... B1=... B2=... C=... H=... fixed=... msm_n=... work_full=...
+ * slices=2^26:WORK+STAGE,...". */
+void cuzk_cuda_plan_sizes_describe(const struct cuzk_cuda_plan_sizes *s, char *buf, size_t len);
+
+/* Reads such a line back (from its "A=" on; a "budget=" before it sets budget, else 0). CUZK_OK,
+ * or CUZK_EFORMAT when a field is missing or malformed (CUZK_EINVAL for NULL). */
+int cuzk_cuda_plan_sizes_parse(const char *line, struct cuzk_cuda_plan_sizes *s);
+
+/* The query's name: "A", "B1", "B2", "C", "H" ("?" out of range). */
+const char *cuzk_cuda_query_name(enum cuzk_cuda_query q);
+
+#endif

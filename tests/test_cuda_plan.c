@@ -1,0 +1,211 @@
+/* The residency plan (src/groth16/cuda_plan.h): each rule at its edges, on the sizes of a
+ * porep-c18 key (rounded from docs/engine.md "The GPU memory porep-c18 needs") and on small
+ * made-up ones. Pure functions: runs on every machine. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "groth16/cuda_plan.h"
+#include "test_util.h"
+
+#define GiB ((uint64_t)1 << 30)
+#define MiB ((uint64_t)1 << 20)
+
+/* A porep-c18-like key: 2^27 domain, about 130 M witness values; the work space is the NTT
+ * context (12 GiB) and the vectors (19.64 GiB) plus an MSM context for the slice; a streamer's
+ * buffers hold a G1 slice each (96 bytes a point). */
+static struct cuzk_cuda_plan_sizes c18(uint64_t budget) {
+    struct cuzk_cuda_plan_sizes s;
+    memset(&s, 0, sizeof s);
+    s.budget = budget;
+    s.query[CUZK_CUDA_Q_A] = 5400 * MiB;
+    s.query[CUZK_CUDA_Q_B1] = 5400 * MiB;
+    s.query[CUZK_CUDA_Q_B2] = 10800 * MiB;
+    s.query[CUZK_CUDA_Q_C] = 11920 * MiB;
+    s.query[CUZK_CUDA_Q_H] = 12288 * MiB;
+    s.fixed = 5540 * MiB;
+    s.msm_n = (size_t)1 << 27;
+    const uint64_t base = 12 * GiB + 20111 * MiB; /* NTT context + vectors */
+    s.work_full = base + 13281 * MiB;             /* a context for 2^27 points */
+    s.n_slices = 3;
+    for (unsigned i = 0; i < 3; i++) {
+        s.slice_n[i] = (size_t)1 << (25 - i);
+        s.work_slice[i] = base + (13281 * MiB >> (2 + i));
+        s.stage[i] = 2 * 96 * (uint64_t)s.slice_n[i];
+    }
+    return s;
+}
+
+static uint64_t total_key(const struct cuzk_cuda_plan_sizes *s) {
+    uint64_t t = s->fixed;
+    for (int q = 0; q < CUZK_CUDA_Q_N; q++) t += s->query[q];
+    return t;
+}
+
+/* Whatever the rule, a plan's bytes add up and fit the budget. */
+static void check_sums(const struct cuzk_cuda_plan_sizes *s, const struct cuzk_cuda_plan *p) {
+    uint64_t streamed = 0;
+    for (int q = 0; q < CUZK_CUDA_Q_N; q++)
+        if (p->streamed >> q & 1u) streamed += s->query[q];
+    CHECK(p->host_key == streamed);
+    CHECK(p->device_key + p->host_key == total_key(s));
+    CHECK(p->device_key + p->work <= s->budget);
+    CHECK(p->sliced == (p->msm_max < s->msm_n));
+    CHECK(!p->streamed == !p->stage);
+}
+
+static void test_rules(void) {
+    char err[256];
+    struct cuzk_cuda_plan p;
+    /* rule 1: the H200's budget holds everything with the full context */
+    struct cuzk_cuda_plan_sizes s = c18(137 * GiB);
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(!p.sliced && !p.streamed && p.msm_max == s.msm_n && p.work == s.work_full);
+    check_sums(&s, &p);
+    /* at the edge, one byte short: rule 2 with the largest slice */
+    s.budget = total_key(&s) + s.work_full;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK && !p.sliced);
+    s.budget--;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.sliced && !p.streamed && p.msm_max == s.slice_n[0]);
+    check_sums(&s, &p);
+    /* between the slices: the largest slice that fits */
+    s.budget = total_key(&s) + s.work_slice[1];
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.sliced && !p.streamed && p.msm_max == s.slice_n[1]);
+    check_sums(&s, &p);
+    /* rule 3, an 80 GB card (the budget less the 3 GiB reserve): H streamed, nothing else */
+    s = c18(76 * GiB + 600 * MiB);
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == 1u << CUZK_CUDA_Q_H);
+    CHECK(p.host_key == s.query[CUZK_CUDA_Q_H]);
+    check_sums(&s, &p);
+    /* the fewest bytes streamed, then the largest slice: with H streamed the 2^25 slice's
+     * streamer leaves too little, the 2^24 one fits: H alone beats H and B1 */
+    {
+        const uint64_t room25 = s.budget - s.work_slice[0] - s.stage[0];
+        const uint64_t room24 = s.budget - s.work_slice[1] - s.stage[1];
+        const uint64_t need = total_key(&s) - s.query[CUZK_CUDA_Q_H];
+        CHECK(need > room25 && need <= room24);
+        CHECK(p.msm_max == s.slice_n[1]);
+    }
+    /* a larger budget where both slices need only H: the larger slice */
+    s.budget = total_key(&s) - s.query[CUZK_CUDA_Q_H] + s.work_slice[0] + s.stage[0];
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == 1u << CUZK_CUDA_Q_H && p.msm_max == s.slice_n[0]);
+    check_sums(&s, &p);
+    /* 1 MiB less: the 2^24 slice still streams H alone, the fewer bytes */
+    s.budget -= MiB;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == 1u << CUZK_CUDA_Q_H && p.msm_max == s.slice_n[1]);
+    /* with the 2^25 slice alone, the smallest query that covers the rest after H: A (the first
+     * of the two smallest), not C or B2 */
+    s.n_slices = 1;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == (1u << CUZK_CUDA_Q_H | 1u << CUZK_CUDA_Q_A));
+    check_sums(&s, &p);
+    /* a 48 GB card: the largest first while none covers, then the smallest that does */
+    s = c18(45 * GiB);
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed & 1u << CUZK_CUDA_Q_H);
+    CHECK(p.streamed & 1u << CUZK_CUDA_Q_C); /* the largest after H */
+    check_sums(&s, &p);
+    char line[256];
+    cuzk_cuda_plan_describe(&p, s.budget, line, sizeof line);
+    CHECK(strstr(line, "streamed") && strstr(line, "H") && strstr(line, "slices of 2^"));
+    printf("48 GiB card: %s\n", line);
+    /* 16 and 24 GB cards: the rows and the work space alone exceed the budget: refused, with the
+     * sizes */
+    for (uint64_t b = 13; b <= 21; b += 8) {
+        s = c18(b * GiB);
+        err[0] = 0;
+        CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+        CHECK(strstr(err, "cannot hold") != NULL);
+        printf("%llu GiB budget: %s\n", (unsigned long long)b, err);
+    }
+    /* every query streamed at the edge of the smallest layout; one byte less is refused */
+    s = c18(0);
+    s.budget = s.fixed + s.work_slice[2] + s.stage[2];
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == (1u << CUZK_CUDA_Q_N) - 1 && p.device_key == s.fixed);
+    check_sums(&s, &p);
+    s.budget--;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+}
+
+/* A key without a C query (no private wire) and no slices: the plan never streams a query of
+ * 0 bytes, and without slices only rule 1 exists. */
+static void test_small(void) {
+    char err[128];
+    struct cuzk_cuda_plan p;
+    struct cuzk_cuda_plan_sizes s;
+    memset(&s, 0, sizeof s);
+    s.query[CUZK_CUDA_Q_A] = s.query[CUZK_CUDA_Q_B1] = 1000;
+    s.query[CUZK_CUDA_Q_B2] = 2000;
+    s.query[CUZK_CUDA_Q_H] = 4000;
+    s.fixed = 100;
+    s.msm_n = 1024;
+    s.work_full = 5000;
+    s.budget = 13100;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK && !p.sliced);
+    s.budget = 13099;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    s.n_slices = 1;
+    s.slice_n[0] = 256;
+    s.work_slice[0] = 2000;
+    s.stage[0] = 500;
+    s.budget = 2000 + 500 + 100; /* everything streamed, C never named */
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.streamed == (1u << CUZK_CUDA_Q_N) - 1 - (1u << CUZK_CUDA_Q_C));
+    check_sums(&s, &p);
+    /* arguments */
+    CHECK(cuzk_cuda_plan_make(NULL, &p, err, sizeof err) == CUZK_EINVAL);
+    CHECK(cuzk_cuda_plan_make(&s, NULL, err, sizeof err) == CUZK_EINVAL);
+    s.n_slices = CUZK_CUDA_PLAN_SLICES + 1;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EINVAL);
+    CHECK(strcmp(cuzk_cuda_query_name(CUZK_CUDA_Q_B2), "B2") == 0);
+    CHECK(strcmp(cuzk_cuda_query_name(CUZK_CUDA_Q_N), "?") == 0);
+}
+
+/* The sizes' log line reads back as the sizes it was written from; broken lines are refused. */
+static void test_sizes_line(void) {
+    struct cuzk_cuda_plan_sizes s = c18(76 * GiB), r;
+    char line[512], logged[640];
+    cuzk_cuda_plan_sizes_describe(&s, line, sizeof line);
+    snprintf(logged, sizeof logged, "2026-12-07 INFO cuda: device 0: key 00ff: the plan's sizes: "
+             "budget=%llu %s\n", (unsigned long long)s.budget, line);
+    CHECK(cuzk_cuda_plan_sizes_parse(logged, &r) == CUZK_OK);
+    CHECK(memcmp(&s, &r, sizeof s) == 0);
+    CHECK(cuzk_cuda_plan_sizes_parse(line, &r) == CUZK_OK && r.budget == 0);
+    r.budget = s.budget;
+    CHECK(memcmp(&s, &r, sizeof s) == 0);
+    /* each field missing or broken in turn */
+    static const char *const cut[] = {" B2=", " H=", " fixed=", " msm_n=", " work_full=",
+                                      " slices="};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        char bad[640];
+        snprintf(bad, sizeof bad, "%s", line);
+        char *p = strstr(bad, cut[i]);
+        CHECK(p != NULL);
+        if (!p) continue;
+        p[1] = 'x'; /* the name no longer matches */
+        CHECK(cuzk_cuda_plan_sizes_parse(bad, &r) == CUZK_EFORMAT);
+        snprintf(bad, sizeof bad, "%s", line);
+        p = strstr(bad, cut[i]) + strlen(cut[i]);
+        *p = '-';
+        CHECK(cuzk_cuda_plan_sizes_parse(bad, &r) == CUZK_EFORMAT);
+    }
+    char many[1024];
+    snprintf(many, sizeof many, "%s,1:2+3,4:5+6", line); /* a fifth slice */
+    CHECK(cuzk_cuda_plan_sizes_parse(many, &r) == CUZK_EFORMAT);
+    CHECK(cuzk_cuda_plan_sizes_parse("no sizes here", &r) == CUZK_EFORMAT);
+    CHECK(cuzk_cuda_plan_sizes_parse(NULL, &r) == CUZK_EINVAL);
+}
+
+int main(void) {
+    test_init("test_cuda_plan");
+    test_rules();
+    test_small();
+    test_sizes_line();
+    return test_finish();
+}
