@@ -6,8 +6,9 @@
  * fails its job, and an engine without the self-check says so in its log; the SRS manager
  * evicts idle keys and, under memory pressure, the least recently used one, and a failed load
  * leaves no entry; a key held by the devices only (a backend with key_upload) is charged its
- * hot_keep bytes, not the whole key; and a key no device can hold even alone fails its jobs
- * without evicting the key the device holds. Every case is written so that it fails when the
+ * hot_keep bytes, not the whole key, and the host copies its devices keep (key_host) besides,
+ * before the upload; and a key no device can hold even alone fails its jobs without evicting
+ * the key the device holds. Every case is written so that it fails when the
  * behaviour is absent: the gates stay closed until the job that must not wait is done. */
 #include <stdlib.h>
 #include <string.h>
@@ -854,6 +855,7 @@ struct hotdev {
     struct cuzk_groth16_pk pk;
     int uploads, drops, proves, foreign, refused;
     uint64_t vram;
+    uint64_t host; /* host bytes an upload keeps (key_host: a CUDA plan's streamed queries) */
     uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
 };
 
@@ -925,6 +927,15 @@ static int hot_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
     return h->inner->prove(h->inner, &h->pk, w, n_w, r, s, hooks, out, info, err, errlen);
 }
 
+static uint64_t hot_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    (void)pk;
+    struct hotdev *h = be->impl;
+    pthread_mutex_lock(&h->mu);
+    const uint64_t host = h->host;
+    pthread_mutex_unlock(&h->mu);
+    return host;
+}
+
 static void hot_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
                     struct cuzk_backend_mem *out) {
     const struct hotdev *h = be->impl;
@@ -942,7 +953,8 @@ static void hotdev_init(struct hotdev *h, const struct cuzk_backend *inner, cons
                                   .prove = hot_prove,
                                   .mem = hot_mem,
                                   .key_upload = hot_upload,
-                                  .key_drop = hot_drop};
+                                  .key_drop = hot_drop,
+                                  .key_host = hot_key_host};
 }
 
 static void test_hot_only(void) {
@@ -990,11 +1002,35 @@ static void test_hot_only(void) {
     CHECK(cuzk_engine_evict(e, "synthetic", "256", &freed) == CUZK_OK && freed == k.hot);
     CHECK(hd.drops == 1 && hd.resident == NULL);
     CHECK(mem_owner(e, CUZK_MEM_KEY) == 0);
+    /* host copies the device keeps (key_host) are charged to the key before the upload and
+     * freed with it; copies larger than the budget fail the load with the sizes, before any
+     * upload */
+    const uint64_t host = (total - k.sz.hot_load - k.hot) / 2 + 321; /* fits beside the key */
+    pthread_mutex_lock(&hd.mu);
+    hd.host = host;
+    pthread_mutex_unlock(&hd.mu);
+    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(hd.uploads == 2 && mem_owner(e, CUZK_MEM_KEY) == k.hot + host);
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
+    s = srs_find(&st, "synthetic", "256");
+    CHECK(s && s->bytes == k.hot + host && st.memory.by_owner[CUZK_MEM_KEY] == k.hot + host);
+    cuzk_engine_status_free(&st);
+    CHECK(cuzk_engine_evict(e, "synthetic", "256", &freed) == CUZK_OK && freed == k.hot + host);
+    CHECK(mem_owner(e, CUZK_MEM_KEY) == 0 && hd.drops == 2);
+    pthread_mutex_lock(&hd.mu);
+    hd.host = total;
+    pthread_mutex_unlock(&hd.mu);
+    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_ENOMEM);
+    CHECK(strstr(err, "in host memory") && strstr(err, "more than the memory budget"));
+    CHECK(hd.uploads == 2 && mem_owner(e, CUZK_MEM_KEY) == 0);
+    pthread_mutex_lock(&hd.mu);
+    hd.host = 0;
+    pthread_mutex_unlock(&hd.mu);
     /* a key still resident at the end is dropped from the device with the engine */
     CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
-    CHECK(hd.uploads == 2);
+    CHECK(hd.uploads == 3);
     cuzk_engine_destroy(e);
-    CHECK(hd.drops == 2 && hd.resident == NULL && hd.foreign == 0);
+    CHECK(hd.drops == 3 && hd.resident == NULL && hd.foreign == 0);
     cuzk_kinds_destroy(ks);
     pthread_mutex_destroy(&hd.mu);
 }

@@ -220,6 +220,46 @@ static int upload_all(struct cuzk_srs *s, const struct cuzk_srs_entry *e, struct
     return CUZK_OK;
 }
 
+/* Charges key_res with the host memory the devices' uploads of key will keep (their backends'
+ * key_host: the pinned copies of streamed queries), reserved before the uploads make them.
+ * *charged: what an earlier attempt charged (a corrupt file made again keeps the sizes);
+ * held: what the load holds already (with it the copies must fit the budget's total, else the
+ * reservation could never be granted). */
+static int charge_host_copies(struct cuzk_srs *s, const struct cuzk_srs_entry *e,
+                              const struct cuzk_kind_key *key, uint64_t rank,
+                              cuzk_budget_abort abort, void *abort_ctx, uint64_t held,
+                              struct cuzk_reservation *key_res, uint64_t *charged, char *err,
+                              size_t errlen) {
+    uint64_t bytes = 0;
+    for (size_t d = 0; d < s->n_be; d++)
+        if (s->be[d]->key_upload && s->be[d]->key_host)
+            bytes += s->be[d]->key_host(s->be[d], &key->pk);
+    if (!bytes || *charged) return CUZK_OK;
+    struct cuzk_reservation r = {0};
+    char what[2 * CUZK_NAME_MAX + 32];
+    snprintf(what, sizeof what, "key %s/%s's host copies", e->kind->name, e->key_id);
+    struct cuzk_budget_stats st;
+    cuzk_budget_get_stats(s->budget, &st);
+    int rc = bytes + held > st.total
+                 ? CUZK_ENOMEM
+                 : cuzk_budget_reserve(s->budget, bytes, CUZK_MEM_KEY, rank, what, abort,
+                                       abort_ctx, &r, NULL);
+    if (rc == CUZK_ENOMEM)
+        return cuzk_errf(err, errlen, rc,
+                         "key %s/%s: its devices keep %llu bytes of it in host memory (the "
+                         "queries their memory cannot hold); with its %llu other bytes that is "
+                         "more than the memory budget (%llu)",
+                         e->kind->name, e->key_id, (unsigned long long)bytes,
+                         (unsigned long long)held, (unsigned long long)st.total);
+    if (rc) return cuzk_errf(err, errlen, rc, "loading key %s/%s: %s", e->kind->name, e->key_id,
+                             cuzk_strerror(rc));
+    cuzk_reservation_move(&r, bytes, CUZK_MEM_KEY, key_res);
+    *charged = bytes;
+    cuzk_log_info("srs", "key %s/%s: %llu bytes of it kept in host memory by its devices",
+                  e->kind->name, e->key_id, (unsigned long long)bytes);
+    return CUZK_OK;
+}
+
 /* Loads e (state LOADING, no lock held). On success fills the entry's key and charges. */
 static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
                 cuzk_budget_abort abort, void *abort_ctx, char *err, size_t errlen) {
@@ -255,7 +295,7 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
     }
     double tl = now_ms();
     int hot = 0;
-    uint64_t vram = 0;
+    uint64_t vram = 0, host_charged = 0;
     for (int attempt = 0; !rc; attempt++) {
         struct cuzk_kind_load_opts lo = {.host_points = !s->hot_only};
         key = calloc(1, sizeof *key);
@@ -264,7 +304,10 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
             free(key);
             key = NULL;
         } else {
-            rc = upload_all(s, e, key, &hot, &vram, err, errlen);
+            rc = charge_host_copies(s, e, key, rank, abort, abort_ctx,
+                                    key_res.bytes + cs_res.bytes + scratch_res.bytes, &key_res,
+                                    &host_charged, err, errlen);
+            if (!rc) rc = upload_all(s, e, key, &hot, &vram, err, errlen);
             if (!rc) break;
             /* a HOT-only load whose devices could not take the key */
             if (hot)

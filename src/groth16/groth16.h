@@ -177,6 +177,10 @@ struct cuzk_backend {
                       uint64_t *vram_bytes, char *err, size_t errlen);
     /* Frees pk's resident copy (no proof of pk may be running). */
     void (*key_drop)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+    /* Optional: the host memory an upload of pk would keep beside its device copy (the CUDA
+     * backend's pinned copies of the queries its residency plan streams), so that the caller
+     * charges it before key_upload; NULL or 0: none. */
+    uint64_t (*key_host)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,
