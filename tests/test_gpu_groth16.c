@@ -47,6 +47,7 @@
 #include "gpu/gpu_groth16.h"
 #include "gpu/gpu_msm.h"
 #include "groth16/cuda_backend.h"
+#include "groth16/cuda_plan.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "util/pool.h"
@@ -401,6 +402,139 @@ static void test_threads(const struct cuzk_backend *cpu, const struct cuzk_backe
 
 /* ---- points-only keys --------------------------------------------------------------------- */
 
+/* ---- residency plans (groth16/cuda_plan.h) ----------------------------------------------- */
+
+/* A fresh backend on device 0 with budget `budget`, no folds and no presum space (the plan's
+ * rules then decide alone). */
+static void plan_backend(struct cuzk_backend *b, uint64_t budget) {
+    CHECK(cuzk_cuda_backend_init(b, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_min(b, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_fold_dense_min(b, 0) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_presum(b, 0) == CUZK_OK);
+    if (budget) CHECK(cuzk_cuda_backend_set_vram_budget(b, budget) == CUZK_OK);
+}
+
+/* pk (host points, or the key file `file` names) under budgets that force each rule of the
+ * residency plan: everything resident with the full MSM context, then in slices, then H
+ * streamed from pinned host memory, then every query streamed at the edge of the smallest
+ * layout; each proves twice, byte-identical to the CPU's proof `ref` (seed `seed`), and its
+ * stats show the plan. One byte below the smallest layout: refused with the sizes
+ * (CUZK_EUNSUPPORTED), by the upload and by a proof. */
+static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16_pk *pk,
+                       const char *file, const cuzk_fr *w, size_t n_w, uint64_t seed,
+                       const struct cuzk_snarkjs_proof *ref) {
+    (void)cpu;
+    char err[512];
+    struct cuzk_backend b;
+    struct cuzk_cuda_plan_sizes sz;
+    struct cuzk_cuda_plan plan;
+    plan_backend(&b, 0);
+    CHECK(cuzk_cuda_backend_plan(&b, pk, &sz, &plan, err, sizeof err) == CUZK_OK);
+    cuzk_cuda_backend_free(&b);
+    CHECK(sz.n_slices >= 2);
+    if (sz.n_slices < 2) return;
+    uint64_t total = sz.fixed, least = UINT64_MAX;
+    for (int q = 0; q < CUZK_CUDA_Q_N; q++) total += sz.query[q];
+    for (unsigned i = 0; i < sz.n_slices; i++)
+        if (sz.work_slice[i] + sz.stage[i] < least) least = sz.work_slice[i] + sz.stage[i];
+    const uint64_t h = sz.query[CUZK_CUDA_Q_H];
+    /* the premises of the budgets below: rule 1 needs more than the largest slice's rule 2, and
+     * rule 2 with any slice more than H streamed with the smallest layout (a small key's H is
+     * no larger than a large slice's staging buffers, hence the smallest) */
+    uint64_t min_ws = UINT64_MAX;
+    for (unsigned i = 0; i < sz.n_slices; i++)
+        if (sz.work_slice[i] < min_ws) min_ws = sz.work_slice[i];
+    const uint64_t h_budget = total - h + least;
+    CHECK(sz.work_full > sz.work_slice[0] && total + min_ws > h_budget);
+    if (sz.work_full <= sz.work_slice[0] || total + min_ws <= h_budget) {
+        char line[512];
+        cuzk_cuda_plan_sizes_describe(&sz, line, sizeof line);
+        fprintf(stderr, "test_gpu_groth16: the plan test's premises fail: %s\n", line);
+        return;
+    }
+    const struct {
+        const char *what;
+        uint64_t budget;
+        unsigned streamed; /* the mask expected */
+        int sliced;
+    } cases[] = {
+        {"all resident", total + sz.work_full, 0, 0},
+        {"all resident, MSMs in slices", total + sz.work_slice[0], 0, 1},
+        {"H streamed", h_budget, 1u << CUZK_CUDA_Q_H, 1},
+        {"every query streamed", sz.fixed + least, (1u << CUZK_CUDA_Q_N) - 1, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        plan_backend(&b, cases[c].budget);
+        uint64_t v = 0;
+        int rc = b.key_upload(&b, pk, &v, err, sizeof err);
+        CHECK(rc == CUZK_OK);
+        if (rc) fprintf(stderr, "test_gpu_groth16: plan %s: %s\n", cases[c].what, err);
+        struct cuzk_cuda_stats ss;
+        cuzk_cuda_backend_stats(&b, &ss);
+        CHECK(cuzk_cuda_backend_plan(&b, pk, &sz, &plan, err, sizeof err) == CUZK_OK);
+        CHECK(plan.streamed == cases[c].streamed && plan.sliced == cases[c].sliced);
+        CHECK(ss.keys == 1 && ss.bases_vram == plan.device_key && v == plan.device_key);
+        CHECK(ss.bases_vram + ss.work_vram <= cases[c].budget);
+        CHECK(ss.host_bases == plan.host_key && ss.streamed_keys == (plan.streamed != 0));
+        CHECK(ss.msm_points == plan.msm_max);
+        for (int rep = 0; rep < 2; rep++) {
+            struct cuzk_snarkjs_proof pg;
+            rc = prove_pk(&b, pk, w, n_w, seed, &pg);
+            CHECK(rc == CUZK_OK);
+            const int same = rc == CUZK_OK && proofs_same(ref, &pg);
+            CHECK(same);
+            if (!same)
+                fprintf(stderr, "test_gpu_groth16: plan %s (%s): proof %s: %s\n", cases[c].what,
+                        file ? file : "host points", rc ? "failed" : "differs", last_err);
+        }
+        cuzk_cuda_backend_stats(&b, &ss);
+        /* each proof copies the streamed queries' bytes once (B1 and B2 share no copy) */
+        CHECK(ss.link_bytes == 2 * plan.host_key);
+        CHECK(!plan.host_key || ss.link_ms > 0);
+        char line[256];
+        cuzk_cuda_plan_describe(&plan, cases[c].budget, line, sizeof line);
+        printf("test_gpu_groth16: plan %s (%s): %s: cpu == cuda; %zu bytes streamed in %.3f ms\n",
+               cases[c].what, file ? file : "host points", line, ss.link_bytes, ss.link_ms);
+        b.key_drop(&b, pk);
+        cuzk_cuda_backend_stats(&b, &ss);
+        CHECK(ss.keys == 0 && ss.host_bases == 0 && ss.streamed_keys == 0);
+        cuzk_cuda_backend_free(&b);
+    }
+    /* below the smallest layout, the budget set before any upload and after one */
+    for (int e = 0; e < 2; e++) {
+        plan_backend(&b, 0);
+        uint64_t v = 0;
+        if (e) {
+            CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_OK);
+            b.key_drop(&b, pk);
+        }
+        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed + least - 1) == CUZK_OK);
+        CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
+        CHECK(strstr(err, "even with no other key resident") && strstr(err, "cannot hold"));
+        struct cuzk_snarkjs_proof pg;
+        CHECK(prove_pk(&b, pk, w, n_w, seed, &pg) == CUZK_EUNSUPPORTED);
+        struct cuzk_cuda_stats ss;
+        cuzk_cuda_backend_stats(&b, &ss);
+        CHECK(ss.keys == 0 && ss.host_bases == 0);
+        cuzk_cuda_backend_free(&b);
+    }
+    /* far below: the same refusal */
+    plan_backend(&b, (uint64_t)1 << 20);
+    uint64_t v;
+    CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
+    CHECK(strstr(err, "budget") != NULL);
+    cuzk_cuda_backend_free(&b);
+    /* the H-streamed plan with the daemon's defaults (folds and the presum space wanted): they
+     * are refused or fit beside it, the proof stays the CPU's */
+    CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
+    CHECK(cuzk_cuda_backend_set_vram_budget(&b, cases[2].budget) == CUZK_OK);
+    struct cuzk_snarkjs_proof pg;
+    CHECK(prove_pk(&b, pk, w, n_w, seed, &pg) == CUZK_OK && proofs_same(ref, &pg));
+    cuzk_cuda_backend_free(&b);
+}
+
+/* ---- points-only keys -------------------------------------------------------------------- */
+
 /* A key of a pre-compiled system (public-input rows implicit, queries filtered by density)
  * made three ways from the same secrets: in memory, and in key files with compressed and with
  * uncompressed points. The file keys carry no host points: the device loads them from the
@@ -450,6 +584,7 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
             fprintf(stderr, "test_gpu_groth16: the %s key file's proof differs: %s\n",
                     comp ? "compressed" : "uncompressed", last_err);
         gpu->key_drop(gpu, &fp);
+        if (comp) test_plans(cpu, &fp, "a compressed key file", w, r.n_wires, seed, &ref);
         cuzk_groth16_keydata_free(&fk);
         cuzk_g16key_close(f);
         /* a flipped byte in a point section: the upload refuses the file */
@@ -471,48 +606,7 @@ static void test_points_only(const struct cuzk_backend *cpu, const struct cuzk_b
         cuzk_g16key_close(f);
         unlink(path);
     }
-    /* a device budget below the key with its smallest work space (no folding, no presum
-     * space), by one byte: refused with the sizes as a key it can never hold
-     * (CUZK_EUNSUPPORTED: nothing to evict for it), by the upload and by a proof; at the edge
-     * it is held and proves */
-    struct cuzk_backend small;
-    struct cuzk_cuda_stats ss;
-    CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&small, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&small, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_presum(&small, 0) == CUZK_OK);
-    uint64_t v = 0;
-    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_OK);
-    cuzk_cuda_backend_stats(&small, &ss);
-    const uint64_t edge = ss.bases_vram + ss.work_vram;
-    CHECK(ss.keys == 1 && v == ss.bases_vram && ss.presum_space == 0);
-    cuzk_cuda_backend_free(&small);
-    for (int e = 0; e < 2; e++) { /* the budget set before any upload, and after one */
-        CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
-        if (e) {
-            CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_OK);
-            small.key_drop(&small, &hp);
-        }
-        CHECK(cuzk_cuda_backend_set_vram_budget(&small, edge - 1) == CUZK_OK);
-        CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
-        CHECK(strstr(err, "even with no other key resident") != NULL);
-        CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EUNSUPPORTED);
-        cuzk_cuda_backend_stats(&small, &ss);
-        CHECK(ss.keys == 0);
-        CHECK(cuzk_cuda_backend_set_vram_budget(&small, edge) == CUZK_OK);
-        CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_OK);
-        CHECK(proofs_same(&ref, &pg));
-        cuzk_cuda_backend_stats(&small, &ss);
-        CHECK(ss.keys == 1 && ss.bases_vram + ss.work_vram <= edge);
-        cuzk_cuda_backend_free(&small);
-    }
-    /* far below: the same refusal */
-    CHECK(cuzk_cuda_backend_init(&small, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_vram_budget(&small, (uint64_t)1 << 20) == CUZK_OK);
-    CHECK(small.key_upload(&small, &hp, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
-    CHECK(strstr(err, "budget") != NULL);
-    CHECK(prove_pk(&small, &hp, w, r.n_wires, seed, &pg) == CUZK_EUNSUPPORTED);
-    cuzk_cuda_backend_free(&small);
+    test_plans(cpu, &hp, NULL, w, r.n_wires, seed, &ref);
     gpu->key_drop(gpu, &hp);
     cuzk_groth16_keydata_free(&kd);
     cuzk_cs_free(&cs);

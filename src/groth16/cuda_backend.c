@@ -67,6 +67,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->witness_free = cuzk_cuda_witness_free;
     be->key_upload = cuzk_cuda_key_upload;
     be->key_drop = cuzk_cuda_key_drop;
+    be->key_host = cuzk_cuda_key_host;
     return CUZK_OK;
 }
 
@@ -152,6 +153,22 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     out->folded = atomic_load(&st->n_folded);
     out->dense_folded = atomic_load(&st->n_dense_folded);
     out->presum_space = atomic_load(&st->work_presum);
+    out->msm_points = st->cap_msm; /* a size_t written under dev_mu: a stale value at worst */
+    out->streamed_keys = atomic_load(&st->n_streamed);
+    out->host_bases = atomic_load(&st->host_bases);
+    out->link_bytes = atomic_load(&st->link_bytes);
+    out->link_ms = (double)atomic_load(&st->link_us) / 1e3;
+}
+
+int cuzk_cuda_backend_plan(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                           struct cuzk_cuda_plan_sizes *sizes, struct cuzk_cuda_plan *plan,
+                           char *err, size_t errlen) {
+    struct cuda_state *st = be->impl;
+    if (!st || !pk || !sizes || !plan) return CUZK_EINVAL;
+    pthread_mutex_lock(&st->dev_mu);
+    cuzk_cuda_plan_sizes(st, pk, sizes);
+    pthread_mutex_unlock(&st->dev_mu);
+    return cuzk_cuda_plan_make(sizes, plan, err, errlen);
 }
 
 int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cuda_timing *out) {

@@ -70,6 +70,10 @@ struct cuzk_cuda_timing {
                              proof, see set_fold_dense_min; 0 otherwise) */
     double gpu_total_ms;  /* the compute section, device lock held */
     double total_ms;      /* prove's entry to the end of the device's work */
+    double link_mb;       /* MB (10^6 bytes) of streamed queries copied host -> device (0 when
+                             the key's plan streams none; residency plans in DESIGN) */
+    double link_ms;       /* the copies' device time: link_mb / link_ms is the link's rate; the
+                             copies overlap the MSMs, so this is not time added to the section */
 };
 
 /* Sets up be as a CUDA backend on `device`, its CPU part (none on the proof path) on pool
@@ -139,7 +143,22 @@ struct cuzk_cuda_stats {
     size_t dense_folded; /* queries of resident keys folded after a first proof */
     int presum_space;    /* the MSM context's presum space: 0 none, 1 sized for G1 points, 2 for
                           * G2 points (see set_presum) */
+    size_t msm_points;   /* the MSM context's points: smaller than a key's MSM when its plan
+                          * runs MSMs in slices (residency plans, DESIGN) */
+    size_t streamed_keys; /* resident keys whose plan streams queries from host memory */
+    size_t host_bases;   /* bytes of pinned host memory of those queries */
+    size_t link_bytes;   /* bytes the streamer copied host -> device since the work objects were
+                          * made, and the copies' device time in ms (bytes / ms: the link's rate) */
+    double link_ms;
 };
+/* The residency plan (groth16/cuda_plan.h) pk would get on this device now, from its budget:
+ * CUZK_OK, or CUZK_EUNSUPPORTED with the sizes in err when none holds it; CUZK_ENODEV without
+ * CUDA. For tests, benchmarks and the daemon's preload line. */
+struct cuzk_cuda_plan;
+struct cuzk_cuda_plan_sizes;
+int cuzk_cuda_backend_plan(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                           struct cuzk_cuda_plan_sizes *sizes, struct cuzk_cuda_plan *plan,
+                           char *err, size_t errlen);
 void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_stats *out);
 
 /* The fixed-base multiplications of a key setup on `device`, outside any backend: out[i] =

@@ -44,14 +44,30 @@
  * then rebuilds the area under dev_mu, then clears the flag. Totals for the stats are atomics,
  * so status readers never wait for the device.
  *
- * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points) and
- * the work area (A, B, W, W1, S; C is the NTT context's own buffer), created at the first key
- * and recreated larger only for a larger key; the resident keys. Everything is counted against
- * the budget before it is allocated (vram_used). A key that the budget could not hold even
- * alone, with the smallest work objects (cuzk_cuda_never_fits: no folding, no presum space), is
- * refused with CUZK_EUNSUPPORTED (no eviction helps), checked by an upload, by a proof about to
- * grow the work objects and by key_make (dev_mu held), never on a proof's witness path. Host:
- * nothing on the proof path.
+ * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points, or a
+ * slice of that: residency plans, below), a streamer when a plan streams, and the work area (A,
+ * B, W, W1, S; C is the NTT context's own buffer), created at the first key and recreated larger
+ * only for a larger key; the resident keys. Everything is counted against the budget before it
+ * is allocated. A key that no residency plan holds in the budget even alone (cuzk_cuda_never_fits:
+ * every query streamed, the smallest slice, no folding, no presum space) is refused with
+ * CUZK_EUNSUPPORTED (no eviction helps), checked by an upload, by a proof about to grow the work
+ * objects and by key_make (dev_mu held), never on a proof's witness path. Host: the pinned
+ * copies of streamed queries (the key's, freed with it; charged by the engine before the upload
+ * through key_host); nothing on the proof path.
+ *
+ * Residency plans (cuda_plan.h, cuda_query.c). Each key gets a plan from the device's budget
+ * alone (other keys make room by eviction, as before): everything resident with the context
+ * for its largest MSM (today's layout, then the optional folds and presum space as below); else
+ * everything resident with a context for a slice (the four powers of two below the largest MSM;
+ * MSMs run slice by slice over the resident bases and their results are added on the host);
+ * else a sliced context, a streamer (two staging buffers of a slice of G1 points) and the fewest
+ * bytes of queries kept in pinned host memory, H first. A streamed query's MSM copies slice j + 1
+ * into one staging buffer while slice j's MSM reads the other (cuzk_gpu_streamer_put/take), so
+ * the link's time hides under the MSMs'. The plan is made at upload, logged with the sizes it
+ * came from (any other budget's plan can be made from that line), kept in key_entry.plan, and
+ * its device bytes are the key's charge; work_need asks for the plan's context and streamer. A
+ * sliced plan's context is not enlarged for other keys (their MSMs run in slices too, with the
+ * same results), and a sliced plan has no folding context.
  *
  * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
@@ -110,8 +126,13 @@
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
 #include "groth16/cuda_backend.h"
+#include "groth16/cuda_plan.h"
 
 #define SLOTS 2 /* witness slots: W and W1 */
+/* The smallest MSM slice a residency plan considers (cuzk_cuda_plan_sizes; the candidates are the
+ * four powers of two below a key's largest MSM, so this bounds small keys only, as in tests):
+ * below it an MSM's fixed costs outweigh what a slice holds. */
+#define CUZK_CUDA_SLICE_MIN ((size_t)1 << 8)
 
 /* Why the MSM context has no presum space though the setting asks for one (presum_refused):
  * the budget did not hold it (taken back when it does again), or its allocation failed. */
@@ -134,6 +155,9 @@ struct key_entry {
     size_t
         dense_b2; /* the first proof's B2 scalars that took the windows (for cuzk_cuda_presum_g2) */
     unsigned n_dense; /* queries folded so */
+    struct cuzk_cuda_plan plan;            /* its residency plan (see DESIGN) */
+    void *host[CUZK_CUDA_Q_N];             /* the streamed queries' pinned copies (LEM) */
+    size_t host_bytes[CUZK_CUDA_Q_N];      /* their bytes */
     double last_used;
     struct key_entry *next;
 };
@@ -141,7 +165,7 @@ struct key_entry {
 struct cuda_state {
     int device;
     struct cuzk_pool *pool;
-    uint64_t vram_budget;
+    _Atomic uint64_t vram_budget; /* set under dev_mu; read by the plans without it */
 
     pthread_mutex_t slot_mu;
     pthread_cond_t slot_cv;
@@ -153,8 +177,11 @@ struct cuda_state {
     struct cuzk_gpu_msm_ctx *msm;
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
-    size_t cap_w, cap_msm;
+    size_t cap_w;
+    atomic_size_t cap_msm; /* set under dev_mu; read by the stats without it */
     int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    size_t cap_stage; /* the streamer's buffer bytes (0: no streamer) */
+    struct cuzk_gpu_streamer *streamer; /* for the streamed queries (see DESIGN) */
     /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
      * cuzk_cuda_room_for and cuzk_cuda_presum_g2 change it under dev_mu while
      * cuzk_cuda_work_fits_pk may read it */
@@ -179,6 +206,8 @@ struct cuda_state {
     int have_last;
 
     atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded, n_dense_folded;
+    atomic_size_t host_bases, n_streamed; /* pinned copies of streamed queries, such keys */
+    atomic_size_t link_bytes, link_us;    /* the streamer's copies: bytes, device time (us) */
 };
 
 /* The GPU module whose last error explains a failure (each keeps it per thread). */
@@ -195,6 +224,8 @@ int cuzk_cuda_failed(char *err, size_t errlen, const char *stage, enum gpu_mod m
 /* ---- cuda_vram.c: the work objects, the budget, the slots (dev_mu held unless said) ------- */
 
 void cuzk_cuda_work_drop(struct cuda_state *st);
+uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
+                                  uint64_t stage);
 uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st);
 int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what);
 uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk);
@@ -215,14 +246,37 @@ void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k);
 
 void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link);
 struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid);
-uint64_t cuzk_cuda_key_bytes_for(const struct cuzk_groth16_pk *pk);
+uint64_t cuzk_cuda_key_bytes_for(const struct cuda_state *st, const struct cuzk_groth16_pk *pk);
 int cuzk_cuda_key_resident_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                                   struct key_entry **out, double *ms, char *err, size_t errlen);
 int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_t dense[Q_N]);
-/* the vtable's key_upload and key_drop (they take dev_mu) */
+/* the vtable's key_upload, key_drop and key_host (they take dev_mu) */
 int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
                          uint64_t *vram_bytes, char *err, size_t errlen);
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+
+/* ---- cuda_query.c: residency plans, streamed queries, the MSM over a query --------------- */
+
+/* The sizes a plan for pk on this device is made from (its budget, the sizing functions). */
+void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                          struct cuzk_cuda_plan_sizes *s);
+/* cuzk_cuda_plan_make on them. */
+int cuzk_cuda_plan_for(const struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                       struct cuzk_cuda_plan *plan, char *err, size_t errlen);
+/* The streamer's buffer bytes a plan needs (0 when it streams nothing). */
+uint64_t cuzk_cuda_stage_bytes(const struct cuzk_cuda_plan *plan);
+/* Fills k->host[q], the pinned copy of streamed query q, from pk's host points or its key file
+ * (decoded on the device chunk by chunk). dev_mu held. */
+int cuzk_cuda_query_host(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                         struct key_entry *k, int q, char *err, size_t errlen);
+void cuzk_cuda_query_host_free(struct cuda_state *st, struct key_entry *k);
+/* *out (cuzk_g1, or cuzk_g2 for B2) = the MSM of query q (enum cuzk_cuda_query) over n device
+ * scalars: from its resident bases, in slices of the MSM context's size, or streamed from its
+ * host copy through the streamer. *windowed = the scalars its windows took. dev_mu held. */
+int cuzk_cuda_query_msm(struct cuda_state *st, const struct key_entry *k, int q,
+                        const struct cuzk_gpu_bases *bases, const void *scalars, size_t n,
+                        void *out, size_t *windowed);
 
 /* ---- cuda_prove.c: the vtable's prove, mem, witness_alloc and witness_free ---------------- */
 

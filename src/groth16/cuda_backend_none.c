@@ -86,3 +86,13 @@ int cuzk_cuda_backend_last_timing(const struct cuzk_backend *be, struct cuzk_cud
     (void)out;
     return CUZK_ENODEV;
 }
+
+int cuzk_cuda_backend_plan(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
+                           struct cuzk_cuda_plan_sizes *sizes, struct cuzk_cuda_plan *plan,
+                           char *err, size_t errlen) {
+    (void)be;
+    (void)pk;
+    (void)sizes;
+    (void)plan;
+    return cuzk_errf(err, errlen, CUZK_ENODEV, "this build has no CUDA backend");
+}

@@ -13,7 +13,8 @@
 
 /* ---- resident keys (dev_mu held) ---------------------------------------------------------- */
 
-static void key_entry_free(struct key_entry *k) {
+static void key_entry_free(struct cuda_state *st, struct key_entry *k) {
+    cuzk_cuda_query_host_free(st, k);
     cuzk_gpu_bases_free(k->a);
     cuzk_gpu_bases_free(k->b1);
     cuzk_gpu_bases_free(k->b2);
@@ -33,7 +34,8 @@ void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link) {
     atomic_fetch_sub(&st->n_keys, 1);
     if (k->h_folded) atomic_fetch_sub(&st->n_folded, 1);
     atomic_fetch_sub(&st->n_dense_folded, k->n_dense);
-    key_entry_free(k);
+    if (k->plan.streamed) atomic_fetch_sub(&st->n_streamed, 1);
+    key_entry_free(st, k);
 }
 
 struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid) {
@@ -42,17 +44,16 @@ struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid) {
     return NULL;
 }
 
-/* Device bytes pk's resident copy will take. */
-uint64_t cuzk_cuda_key_bytes_for(const struct cuzk_groth16_pk *pk) {
-    size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
-    uint64_t b =
-        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_a) +
-        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, pk->n_b) +
-        cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b) + cuzk_gpu_bases_vram_for(CUZK_GPU_G1, nc) +
-        cuzk_gpu_bases_vram_for(CUZK_GPU_G1, cuzk_h_basis_points(pk->h_basis, pk->domain_size)) +
-        cuzk_gpu_cs_vram_for(pk->cs);
-    if (pk->a_wires) b += 4 * (uint64_t)pk->n_a;
-    if (pk->b_wires) b += 4 * (uint64_t)pk->n_b;
+/* Device bytes pk's resident copy will take under its residency plan on this device (all of it
+ * when no plan holds it: the refusal is cuzk_cuda_never_fits'). */
+uint64_t cuzk_cuda_key_bytes_for(const struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
+    struct cuzk_cuda_plan_sizes s;
+    struct cuzk_cuda_plan plan;
+    char err[8];
+    cuzk_cuda_plan_sizes(st, pk, &s);
+    if (cuzk_cuda_plan_make(&s, &plan, err, sizeof err) == CUZK_OK) return plan.device_key;
+    uint64_t b = s.fixed;
+    for (int q = 0; q < CUZK_CUDA_Q_N; q++) b += s.query[q];
     return b;
 }
 
@@ -104,12 +105,16 @@ static int points_from_file(struct cuda_state *st, const struct cuzk_groth16_pk 
     struct cuzk_gpu_points_loader *ld;
     int rc = cuzk_gpu_points_loader_create(st->device, chunk_bytes, &ld);
     if (rc) return cuzk_cuda_failed(err, errlen, "key loader", MOD_PTS, rc);
-    if (!(rc = section_from_file(st, ld, f, CUZK_G16KEY_A, CUZK_GPU_G1, &k->a, err, errlen)) &&
-        !(rc = section_from_file(st, ld, f, CUZK_G16KEY_B1, CUZK_GPU_G1, &k->b1, err, errlen)) &&
-        !(rc = section_from_file(st, ld, f, CUZK_G16KEY_B2, CUZK_GPU_G2, &k->b2, err, errlen)) &&
-        (!cuzk_g16key_count(f, CUZK_G16KEY_C) ||
-         !(rc = section_from_file(st, ld, f, CUZK_G16KEY_C, CUZK_GPU_G1, &k->c, err, errlen))))
-        rc = section_from_file(st, ld, f, CUZK_G16KEY_H, CUZK_GPU_G1, &k->h, err, errlen);
+    /* the resident queries only: the streamed ones go to host memory (cuzk_cuda_query_host) */
+    static const enum cuzk_g16key_section sec[CUZK_CUDA_Q_N] = {
+        CUZK_G16KEY_A, CUZK_G16KEY_B1, CUZK_G16KEY_B2, CUZK_G16KEY_C, CUZK_G16KEY_H};
+    struct cuzk_gpu_bases **dst[CUZK_CUDA_Q_N] = {&k->a, &k->b1, &k->b2, &k->c, &k->h};
+    for (int q = 0; !rc && q < CUZK_CUDA_Q_N; q++) {
+        if ((k->plan.streamed >> q & 1u) || (q == CUZK_CUDA_Q_C && !cuzk_g16key_count(f, sec[q])))
+            continue;
+        rc = section_from_file(st, ld, f, sec[q], q == CUZK_CUDA_Q_B2 ? CUZK_GPU_G2 : CUZK_GPU_G1,
+                               dst[q], err, errlen);
+    }
     cuzk_gpu_points_loader_free(ld);
     return rc;
 }
@@ -117,12 +122,18 @@ static int points_from_file(struct cuda_state *st, const struct cuzk_groth16_pk 
 static int points_from_host(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                             struct key_entry *k, char *err, size_t errlen) {
     size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
+    const unsigned str = k->plan.streamed; /* those go to host memory (cuzk_cuda_query_host) */
     int rc;
-    if ((rc = cuzk_gpu_g1_bases_upload(st->device, pk->a, pk->n_a, &k->a)) ||
-        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->b1, pk->n_b, &k->b1)) ||
-        (rc = cuzk_gpu_g2_bases_upload(st->device, pk->b2, pk->n_b, &k->b2)) ||
-        (nc && (rc = cuzk_gpu_g1_bases_upload(st->device, pk->c, nc, &k->c))) ||
-        (rc = cuzk_gpu_g1_bases_upload(st->device, pk->h, k->n_h, &k->h)))
+    if ((!(str & 1u << CUZK_CUDA_Q_A) &&
+         (rc = cuzk_gpu_g1_bases_upload(st->device, pk->a, pk->n_a, &k->a))) ||
+        (!(str & 1u << CUZK_CUDA_Q_B1) &&
+         (rc = cuzk_gpu_g1_bases_upload(st->device, pk->b1, pk->n_b, &k->b1))) ||
+        (!(str & 1u << CUZK_CUDA_Q_B2) &&
+         (rc = cuzk_gpu_g2_bases_upload(st->device, pk->b2, pk->n_b, &k->b2))) ||
+        (nc && !(str & 1u << CUZK_CUDA_Q_C) &&
+         (rc = cuzk_gpu_g1_bases_upload(st->device, pk->c, nc, &k->c))) ||
+        (!(str & 1u << CUZK_CUDA_Q_H) &&
+         (rc = cuzk_gpu_g1_bases_upload(st->device, pk->h, k->n_h, &k->h))))
         return cuzk_cuda_failed(err, errlen, "key upload", rc == CUZK_ENOMEM ? MOD_HOST : MOD_MSM,
                                 rc);
     return CUZK_OK;
@@ -143,7 +154,13 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         snprintf(err, errlen, "key upload: the key file's H basis is not the key's");
         return CUZK_EINVAL;
     }
-    uint64_t need = cuzk_cuda_key_bytes_for(pk);
+    struct cuzk_cuda_plan plan;
+    char why[384];
+    if (cuzk_cuda_plan_for(st, pk, &plan, why, sizeof why) != CUZK_OK) {
+        cuzk_cuda_never_fits_locked(st, pk, "key upload", err, errlen);
+        return CUZK_EUNSUPPORTED;
+    }
+    uint64_t need = plan.device_key;
     if (!cuzk_cuda_room_for(st, need, "a key")) {
         if (cuzk_cuda_never_fits_locked(st, pk, "key upload", err, errlen))
             return CUZK_EUNSUPPORTED;
@@ -161,6 +178,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         return CUZK_ENOMEM;
     }
     k->uid = pk->uid;
+    k->plan = plan;
     k->plain_bytes = need; /* before the H query's fold below */
     k->n_vars = pk->n_vars;
     k->n_public = pk->n_public;
@@ -174,6 +192,8 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     k->n_h = cuzk_h_basis_points(pk->h_basis, pk->domain_size);
     int rc =
         host ? points_from_host(st, pk, k, err, errlen) : points_from_file(st, pk, k, err, errlen);
+    for (int q = 0; !rc && q < CUZK_CUDA_Q_N; q++)
+        if (plan.streamed >> q & 1u) rc = cuzk_cuda_query_host(st, pk, k, q, err, errlen);
     if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs)))
         cuzk_cuda_failed(err, errlen, "upload of the A/B rows", MOD_G16, rc);
     if (!rc && pk->a_wires &&
@@ -183,12 +203,12 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         (rc = cuzk_gpu_idx_upload(st->device, pk->b_wires, pk->n_b, &k->b_idx)))
         cuzk_cuda_failed(err, errlen, "upload of the B wires", MOD_G16, rc);
     if (rc) {
-        key_entry_free(k);
+        key_entry_free(st, k);
         return rc;
     }
     /* the H query folded when wanted, the context folds and the budget holds the copy */
     const uint64_t fold_bytes = cuzk_cuda_h_fold_bytes(pk);
-    if (cuzk_cuda_fold_wanted(st, pk) && st->cap_fold) {
+    if (cuzk_cuda_fold_wanted(st, pk) && st->cap_fold && k->h) {
         if (!cuzk_cuda_room_for(st, need + fold_bytes, "a key with its folded H query")) {
             cuzk_log_info("cuda",
                           "device %d: H query of %u points not folded: the budget of %llu bytes "
@@ -204,7 +224,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
                 rc = CUZK_OK;
             } else if (rc) {
                 cuzk_cuda_failed(err, errlen, "fold of the H query", MOD_MSM, rc);
-                key_entry_free(k);
+                key_entry_free(st, k);
                 return rc;
             } else {
                 need += fold_bytes;
@@ -217,7 +237,17 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         }
     }
     k->bytes = need;
-    k->h_folded = cuzk_gpu_bases_fold_window(k->h) != 0;
+    k->h_folded = k->h && cuzk_gpu_bases_fold_window(k->h) != 0;
+    char line[512];
+    cuzk_cuda_plan_describe(&plan, st->vram_budget, line, sizeof line);
+    cuzk_log_info("cuda", "device %d: key %016llx of 2^%d: residency plan: %s", st->device,
+                  (unsigned long long)pk->uid, pk->log_n, line);
+    struct cuzk_cuda_plan_sizes sizes;
+    cuzk_cuda_plan_sizes(st, pk, &sizes);
+    cuzk_cuda_plan_sizes_describe(&sizes, line, sizeof line);
+    cuzk_log_info("cuda", "device %d: key %016llx: the plan's sizes: budget=%llu %s", st->device,
+                  (unsigned long long)pk->uid, (unsigned long long)sizes.budget, line);
+    if (plan.streamed) atomic_fetch_add(&st->n_streamed, 1);
     k->last_used = cuzk_cuda_now_ms();
     k->next = st->keys;
     st->keys = k;
@@ -271,6 +301,20 @@ int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth1
         cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
                       (unsigned long long)bytes, ms / 1e3);
     return rc;
+}
+
+/* The vtable's key_host: the pinned host bytes an upload of pk makes, by its residency plan on
+ * this device (0 when resident already: the upload makes none). */
+uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    struct cuda_state *st = be->impl;
+    if (!st || !pk) return 0;
+    struct cuzk_cuda_plan plan;
+    char err[8];
+    pthread_mutex_lock(&st->dev_mu);
+    const int resident = cuzk_cuda_key_find(st, pk->uid) != NULL;
+    const int rc = resident ? CUZK_ENOTFOUND : cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err);
+    pthread_mutex_unlock(&st->dev_mu);
+    return rc ? 0 : plan.host_key;
 }
 
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {

@@ -8,6 +8,7 @@
 
 #include "cuzk/error.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_points.h"
 #include "util/log.h"
 
 /* ---- one proof ---------------------------------------------------------------------------- */
@@ -84,12 +85,10 @@ static int h_finish(struct cuda_state *st, const struct key_entry *k, void *cons
     return CUZK_OK;
 }
 
-/* The scalars the last MSM on the context took through its windows. */
-static size_t msm_windowed(const struct cuda_state *st) {
-    struct cuzk_gpu_msm_timing mt;
-    cuzk_gpu_msm_last_timing(st->msm, &mt);
-    return mt.windowed;
-}
+/* The MSM of query q (resident, sliced or streamed: cuzk_cuda_query_msm); *windowed = the
+ * scalars its windows took. */
+#define QUERY_MSM(q_, bases_, s_, n_, out_, windowed_)                                            \
+    cuzk_cuda_query_msm(st, k, (q_), (bases_), (s_), (n_), (out_), (windowed_))
 
 /* The MSMs on the witness: A and B over their wires (gathered into S when filtered), B2 in G2,
  * C over the private wires. dense[q]: the scalars each one took through its windows. */
@@ -104,22 +103,18 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     double t1 = cuzk_cuda_now_ms();
     if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
     STEP("A MSM", MOD_MSM,
-         cuzk_gpu_g1_msm_dev_fr(st->msm, k->a, 0, k->a_idx ? s : w, k->n_a, &m->a));
-    dense[Q_A] = msm_windowed(st);
+         QUERY_MSM(CUZK_CUDA_Q_A, k->a, k->a_idx ? s : w, k->n_a, &m->a, &dense[Q_A]));
     if (k->b_idx) STEP("B gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->b_idx));
     const void *sb = k->b_idx ? s : w;
-    STEP("B1 MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->b1, 0, sb, k->n_b, &m->b1));
-    dense[Q_B1] = msm_windowed(st);
+    STEP("B1 MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_B1, k->b1, sb, k->n_b, &m->b1, &dense[Q_B1]));
     double t2 = cuzk_cuda_now_ms();
-    STEP("B2 MSM", MOD_MSM, cuzk_gpu_g2_msm_dev_fr(st->msm, k->b2, 0, sb, k->n_b, &m->b2));
-    dense[Q_B2] = msm_windowed(st);
+    STEP("B2 MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_B2, k->b2, sb, k->n_b, &m->b2, &dense[Q_B2]));
     double t3 = cuzk_cuda_now_ms();
     dense[Q_C] = 0;
     if (nc) {
         STEP("C MSM", MOD_MSM,
-             cuzk_gpu_g1_msm_dev_fr(st->msm, k->c, 0, w + (k->n_public + 1) * sizeof(cuzk_fr), nc,
-                                    &m->c));
-        dense[Q_C] = msm_windowed(st);
+             QUERY_MSM(CUZK_CUDA_Q_C, k->c, w + (k->n_public + 1) * sizeof(cuzk_fr), nc, &m->c,
+                       &dense[Q_C]));
     } else {
         cuzk_g1_set_inf(&m->c);
     }
@@ -166,22 +161,22 @@ static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_g
     if ((rc = h_finish(st, k, vec, &shift, &t_inv, err, errlen))) return rc;
     double t4 = cuzk_cuda_now_ms();
     t->ntt_ms += t4 - t3;
-    STEP("H MSM", MOD_MSM, cuzk_gpu_g1_msm_dev_fr(st->msm, k->h, 0, vec[0], k->n_h, &m->h));
-    dense[Q_H] = msm_windowed(st);
+    STEP("H MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_H, k->h, vec[0], k->n_h, &m->h, &dense[Q_H]));
     t->h_msm_ms = cuzk_cuda_now_ms() - t4;
     return CUZK_OK;
 }
 
+#undef QUERY_MSM
 #undef STEP
 
 static void stage_line(const struct cuzk_cuda_timing *t, char *out, size_t len) {
     snprintf(out, len,
              "slot_wait_ms=%.2f upload_ms=%.2f lock_wait_ms=%.2f key_upload_ms=%.2f spmv_ms=%.2f "
              "msm_ms=%.2f g2_msm_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f fold_ms=%.2f "
-             "gpu_total_ms=%.2f total_ms=%.2f",
+             "gpu_total_ms=%.2f total_ms=%.2f link_mb=%.1f link_ms=%.2f",
              t->slot_wait_ms, t->upload_ms, t->lock_wait_ms, t->key_upload_ms, t->spmv_ms,
              t->msm_ms, t->g2_msm_ms, t->ntt_ms, t->h_msm_ms, t->fold_ms, t->gpu_total_ms,
-             t->total_ms);
+             t->total_ms, t->link_mb, t->link_ms);
 }
 
 int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -269,7 +264,13 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
             if (t.key_upload_ms > 0)
                 cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
                               (unsigned long long)k->bytes, t.key_upload_ms / 1e3);
+            size_t lb0 = 0, lb1 = 0;
+            double lm0 = 0, lm1 = 0;
+            cuzk_gpu_streamer_copied(st->streamer, &lb0, &lm0);
             rc = compute(st, k, wv, &m, dense, &t, err, errlen);
+            cuzk_gpu_streamer_copied(st->streamer, &lb1, &lm1);
+            t.link_mb = (double)(lb1 - lb0) / 1e6;
+            t.link_ms = lm1 - lm0;
             if (!rc && !k->learned) { /* the key's first proof: its dense queries (DESIGN) */
                 const double tf = cuzk_cuda_now_ms();
                 k->dense_b2 = dense[Q_B2];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cuzk/error.h"
+#include "gpu/gpu_points.h"
 #include "util/log.h"
 
 /* ---- the work objects (dev_mu held) ------------------------------------------------------- */
@@ -14,6 +15,8 @@ void cuzk_cuda_work_drop(struct cuda_state *st) {
     cuzk_gpu_g16_free(st->g16); /* first: it borrows the NTT context's buffer */
     cuzk_gpu_ntt_ctx_free(st->ntt);
     cuzk_gpu_msm_ctx_free(st->msm);
+    cuzk_gpu_streamer_free(st->streamer);
+    st->streamer = NULL;
     st->g16 = NULL;
     st->ntt = NULL;
     st->msm = NULL;
@@ -30,10 +33,14 @@ static unsigned msm_flags(int fold, int presum) {
            (presum > 1 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
 }
 
-static uint64_t work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum) {
+/* stage: the streamer's buffer bytes (0: none) */
+uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
+                                  uint64_t stage) {
     return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
-           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS);
+           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS) +
+           (stage ? cuzk_gpu_streamer_vram_for(stage) : 0);
 }
+#define work_bytes_for cuzk_cuda_work_bytes_for
 
 static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
@@ -49,9 +56,15 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "work area", MOD_G16, rc);
     }
+    if (st->cap_stage &&
+        (rc = cuzk_gpu_streamer_create(st->device, st->cap_stage, &st->streamer))) {
+        cuzk_cuda_work_drop(st);
+        return cuzk_cuda_failed(err, errlen, "streamer", MOD_PTS, rc);
+    }
     st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
                      cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, st->cap_presum)) +
-                     cuzk_gpu_g16_vram(st->g16);
+                     cuzk_gpu_g16_vram(st->g16) +
+                     (st->cap_stage ? cuzk_gpu_streamer_vram_for(st->cap_stage) : 0);
     atomic_store(&st->work_vram, st->work_bytes);
     atomic_store(&st->work_presum, st->cap_presum);
     st->presum_g2_refused = 0;
@@ -115,51 +128,63 @@ static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_
     return min && big >= min;
 }
 
-/* The sizes a key needs of the work objects. */
+/* The sizes a key needs of the work objects, by its residency plan on this device (see
+ * DESIGN): an MSM context of its largest MSM or of the plan's slice (then without folding), and
+ * a streamer when it streams a query. A key no plan holds asks for today's layout (the refusal
+ * is cuzk_cuda_never_fits'). */
 static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
-                      size_t *nw, size_t *msm_n, int *fold) {
+                      size_t *nw, size_t *msm_n, int *fold, uint64_t *stage) {
     size_t n = (size_t)1 << pk->log_n, m = n;
     if (pk->n_vars > m) m = pk->n_vars;
     *log_n = pk->log_n;
     *nw = pk->n_vars;
     *msm_n = m;
     *fold = cuzk_cuda_fold_wanted(st, pk) || dense_fold_possible(st, pk);
+    *stage = 0;
+    struct cuzk_cuda_plan plan;
+    char err[8];
+    if (cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err) == CUZK_OK && plan.sliced) {
+        *msm_n = plan.msm_max;
+        *fold = 0;
+        *stage = cuzk_cuda_stage_bytes(&plan);
+    }
 }
 
 /* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
  * taken, see DESIGN). A folding context is a wish the budget may have refused. */
-static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold) {
+static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold,
+                     uint64_t stage) {
     return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
-           st->cap_msm >= msm_n && (st->cap_fold >= fold || st->fold_refused) &&
+           st->cap_msm >= msm_n && st->cap_stage >= stage &&
+           (st->cap_fold >= fold || st->fold_refused) &&
            (st->cap_presum >= atomic_load(&st->presum) || st->presum_refused);
 }
 
 int cuzk_cuda_work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
     int log_n, fold;
     size_t nw, msm_n;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
-    return work_fits(st, log_n, nw, msm_n, fold);
+    uint64_t stage;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage);
+    return work_fits(st, log_n, nw, msm_n, fold, stage);
 }
 
 /* ---- keys the budget can never hold ------------------------------------------------------- */
 
-/* CUZK_EUNSUPPORTED, with the sizes, when pk is not resident and its key with the smallest work
- * space it proves in (no folding, no presum space) exceeds the budget (dev_mu held): no
- * eviction of other keys could make the room, so the caller (the SRS manager) evicts none.
- * CUZK_OK otherwise. */
+/* CUZK_EUNSUPPORTED, with the sizes, when pk is not resident and no residency plan holds it in
+ * the budget, not even with every query streamed, the smallest slices, no folding and no presum
+ * space (dev_mu held): no eviction of other keys could make the room, so the caller (the SRS
+ * manager) evicts none. CUZK_OK otherwise. */
 int cuzk_cuda_never_fits_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                                 const char *what, char *err, size_t errlen) {
-    int log_n, fold;
-    size_t nw, msm_n;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
-    const uint64_t kb = cuzk_cuda_key_bytes_for(pk), wb = work_bytes_for(log_n, nw, msm_n, 0, 0);
-    if (cuzk_cuda_key_find(st, pk->uid) || kb + wb <= st->vram_budget) return CUZK_OK;
+    struct cuzk_cuda_plan plan;
+    char why[384];
+    if (cuzk_cuda_key_find(st, pk->uid) ||
+        cuzk_cuda_plan_for(st, pk, &plan, why, sizeof why) == CUZK_OK)
+        return CUZK_OK;
     return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                     "%s: the key needs %llu bytes of device memory and a work space of %llu at "
-                     "the least (a domain of 2^%d, %zu witness values); device %d's budget of "
-                     "%llu bytes cannot hold them, even with no other key resident",
-                     what, (unsigned long long)kb, (unsigned long long)wb, log_n, nw, st->device,
-                     (unsigned long long)st->vram_budget);
+                     "%s: %s (a domain of 2^%d, %u witness values; device %d), even with no "
+                     "other key resident",
+                     what, why, pk->log_n, pk->n_vars, st->device);
 }
 
 /* cuzk_cuda_never_fits_locked without dev_mu held: for an upload, or a proof about to grow the work
@@ -202,9 +227,13 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                         size_t errlen) {
     int log_n, fold;
     size_t nw, msm_n;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold);
+    uint64_t stage;
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage);
+    /* a sliced plan's context is what the budget affords: a larger one is not kept for other
+     * keys (their MSMs run in slices as well, with the same results) */
+    const int sliced = msm_n < ((size_t)1 << pk->log_n) || msm_n < pk->n_vars;
     pthread_mutex_lock(&st->dev_mu);
-    int fits = work_fits(st, log_n, nw, msm_n, fold);
+    int fits = work_fits(st, log_n, nw, msm_n, fold, stage);
     pthread_mutex_unlock(&st->dev_mu);
     if (fits) return CUZK_OK;
     pthread_mutex_lock(&st->slot_mu);
@@ -215,20 +244,21 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
 
     int rc = CUZK_OK;
     pthread_mutex_lock(&st->dev_mu);
-    if (!work_fits(st, log_n, nw, msm_n, fold)) {
+    if (!work_fits(st, log_n, nw, msm_n, fold, stage)) {
         if (st->cap_log_n > log_n) log_n = st->cap_log_n;
         if (st->cap_w > nw) nw = st->cap_w;
-        if (st->cap_msm > msm_n) msm_n = st->cap_msm;
-        if (st->cap_fold > fold) fold = st->cap_fold;
+        if (st->cap_msm > msm_n && !sliced) msm_n = st->cap_msm;
+        if (st->cap_stage > stage) stage = st->cap_stage;
+        if (st->cap_fold > fold && !sliced) fold = st->cap_fold;
         if (st->fold_refused) fold = 0;
         int presum = atomic_load(&st->presum) && !st->presum_refused;
-        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum);
-        const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(pk);
+        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum, stage);
+        const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(st, pk);
         /* a presum space must leave room for the key with its folded H query: else none */
         const uint64_t kbf =
             kb && fold && cuzk_cuda_fold_wanted(st, pk) ? kb + cuzk_cuda_h_fold_bytes(pk) : kb;
         if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
-            const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0);
+            const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0, stage);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
                           "bytes holds %llu of keys and %llu of the new key (with its folded H "
@@ -242,7 +272,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         }
         /* a folding context must leave room for the key it is made for: else none */
         if (fold && st->keys_bytes + kb + want > st->vram_budget) {
-            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0, 0);
+            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0, 0, stage);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
@@ -263,12 +293,13 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
             rc = CUZK_EGPUOOM;
         } else {
             int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
-            size_t old_w = st->cap_w, old_msm = st->cap_msm;
+            size_t old_w = st->cap_w, old_msm = st->cap_msm, old_stage = st->cap_stage;
             cuzk_cuda_work_drop(st);
             atomic_store(&st->broken, 0);
             st->cap_log_n = log_n;
             st->cap_w = nw;
             st->cap_msm = msm_n;
+            st->cap_stage = stage;
             st->cap_fold = fold;
             st->cap_presum = presum;
             rc = work_create(st, err, errlen);
@@ -276,6 +307,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                 st->cap_log_n = old_log_n;
                 st->cap_w = old_w;
                 st->cap_msm = old_msm;
+                st->cap_stage = old_stage;
                 st->cap_fold = old_fold;
                 st->cap_presum = old_presum;
             }
