@@ -79,6 +79,7 @@ static const char usage[] =
     "preload: -c, --circuit-id ID\n"
     "timeline: <log|-> [-o, --output FILE.svg (default: stdout)] [--width PX] [--title T]\n"
     "stages: <log|-> [--csv (kind,field,n,median_ms,min_ms,mean_ms,max_ms lines)]\n"
+    "plan: <log|-> [--vram SIZE]: each logged key's residency plan on common GPUs (and SIZE)\n"
     "gen: --r1cs F --wtns F [--zkey F] [--name NAME] | --synthetic N; [-o, --out-dir DIR (.)]\n"
     "     [--seed N] (deterministic setup / synthetic witness) [--threads N]\n";
 
@@ -93,6 +94,7 @@ enum {
     G_TIMELINE = 64,
     G_GEN = 128,
     G_STAGES = 256,
+    G_PLAN = 512,
 };
 
 enum opt_id {
@@ -136,6 +138,7 @@ enum opt_id {
     O_SYNTHETIC,
     O_THREADS,
     O_CSV,
+    O_VRAM,
 };
 
 static const struct opt {
@@ -185,6 +188,7 @@ static const struct opt {
     {"synthetic", 0, 1, G_GEN, O_SYNTHETIC},
     {"threads", 0, 1, G_GEN, O_THREADS},
     {"csv", 0, 0, G_STAGES, O_CSV},
+    {"vram", 0, 1, G_PLAN, O_VRAM},
 };
 
 static const struct command {
@@ -201,6 +205,7 @@ static const struct command {
     {"gen", G_GLOBAL | G_GEN, bench_cmd_gen},
     {"timeline", G_GLOBAL | G_TIMELINE, bench_cmd_timeline},
     {"stages", G_GLOBAL | G_STAGES, bench_cmd_stages},
+    {"plan", G_GLOBAL | G_PLAN, bench_cmd_plan},
 };
 
 static int bad_number(const char *opt, const char *v) {
@@ -283,6 +288,7 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
     case O_SYNTHETIC: a->synthetic = v; return 0;
     case O_THREADS: return to_u32(name, v, &a->threads);
     case O_CSV: a->csv = 1; return 0;
+    case O_VRAM: a->vram = v; return 0;
     }
     return -1;
 }
@@ -488,7 +494,8 @@ int main(int argc, char **argv) {
         return BENCH_USAGE;
     }
     cuzk_log_set_level(level);
-    if (cmd->run != bench_cmd_timeline && cmd->run != bench_cmd_stages && a.n_pos) {
+    if (cmd->run != bench_cmd_timeline && cmd->run != bench_cmd_stages &&
+        cmd->run != bench_cmd_plan && a.n_pos) {
         fprintf(stderr, "cuzk-bench: %s takes no argument '%s'\n", cmd->name, a.pos[0]);
         return BENCH_USAGE;
     }

@@ -75,6 +75,7 @@ total_budget = "${BUDGET:-auto}"
 pin_at_preload = ${PREPIN:-true}
 [gpus]
 devices = [${DEVICES:-}]
+vram_budget = "${VRAM:-auto}"
 overlap_ntt = ${OVERLAP:-true}
 presum = ${PRESUM:-true}
 [logging]
@@ -100,6 +101,7 @@ addr="unix://$work/cuzk.sock"
 t0=$(ms)
 "$bin/cuzk-bench" -a "$addr" preload -c "porep:$profile" | tee -a "$out/porep_steps.log"
 log "preload $profile (constraint system + GPU dev setup + key upload): $(($(ms) - t0)) ms"
+grep -h -e "residency plan" -e "plan.s sizes" "$out/porep_daemon.log" | tee -a "$out/porep_steps.log" || true
 free -g >> "$out/porep_mem.txt" 2>&1 || true
 nvidia-smi --query-gpu=memory.used --format=csv >> "$out/porep_mem.txt" 2>&1 || true
 

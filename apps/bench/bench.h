@@ -57,6 +57,7 @@ struct bench_args {
     const char *title;
     /* stages */
     int csv;
+    const char *vram; /* plan --vram */
     /* gen */
     const char *r1cs, *wtns, *zkey, *out_dir, *name, *synthetic;
     unsigned threads;
@@ -168,6 +169,7 @@ int bench_cmd_metrics(const struct bench_args *a);
 int bench_cmd_gen(const struct bench_args *a);
 int bench_cmd_timeline(const struct bench_args *a);
 int bench_cmd_stages(const struct bench_args *a);
+int bench_cmd_plan(const struct bench_args *a);
 
 /* Mix specifications (stress.c): "KIND[=CIRCUIT][@PRIORITY][:WEIGHT],..." */
 struct bench_mix_entry {

@@ -148,8 +148,11 @@ static const struct cfg_row rows[] = {
      "Threads of the pool the GPU backends use for their CPU part; 0 = all CPUs."},
     {"gpus.vram_budget", CFG_SIZE_AUTO, "\"auto\"", 1 * GiB, INT64_MAX, NULL, F(vram_budget),
      "Device memory each GPU may use for resident keys and the prover's work space:\n"
-     "\"auto\" = the device's memory less 3 GiB for the CUDA context. A key that does not fit\n"
-     "evicts idle keys, or its load fails with RESOURCE_EXHAUSTED naming the sizes."},
+     "\"auto\" = the device's memory less 3 GiB for the CUDA context. A key larger than it\n"
+     "gets a residency plan (logged at load): its MSMs in slices, and its largest queries kept\n"
+     "in pinned host memory (charged to memory.total_budget) and streamed to the GPU while the\n"
+     "MSMs run. A key that does not fit beside others evicts idle keys; one that no plan fits\n"
+     "fails its jobs with the sizes. A smaller value stands in for a smaller card."},
     {"gpus.fold_h_min", CFG_INT, "67108864", 0, 1073741823, NULL, F(fold_h_min),
      "Keys whose H query has at least this many points keep a second copy of it on the GPU\n"
      "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster; a\n"
