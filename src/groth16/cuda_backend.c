@@ -59,6 +59,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     pthread_cond_init(&st->slot_cv, NULL);
     pthread_mutex_init(&st->dev_mu, NULL);
     pthread_mutex_init(&st->info_mu, NULL);
+    pthread_mutex_init(&st->plan_mu, NULL);
     be->name = "cuda";
     be->impl = st;
     be->prove = cuzk_cuda_prove;
@@ -80,6 +81,7 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be) {
     pthread_cond_destroy(&st->slot_cv);
     pthread_mutex_destroy(&st->dev_mu);
     pthread_mutex_destroy(&st->info_mu);
+    pthread_mutex_destroy(&st->plan_mu);
     free(st);
     memset(be, 0, sizeof *be);
 }

@@ -34,7 +34,8 @@
  * Without CUDA. This header is the one boundary between the CPU-only build and the GPU code:
  * a build without CUDA compiles cuda_backend_none.c in place of the backend's other cuda_*.c
  * files and src/gpu/cuda, and every function here then answers CUZK_ENODEV (or nothing held);
- * gpu/gpu.h's enumeration reports zero devices. No other module calls the GPU modules (gpu_msm.h, gpu_ntt.h, ...).
+ * gpu/gpu.h's enumeration reports zero devices. No other module calls the GPU modules
+ * (gpu_msm.h, gpu_ntt.h, ...).
  *
  * Thread-safety: see DESIGN in cuda_backend_impl.h; every function may be called from any thread,
  * except init and free. */

@@ -39,10 +39,12 @@
  * slot_mu guards which slots are busy and the resize flag;
  * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
  * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
- * the last timing. A resize of the work area (a key larger than any before) first sets the
- * resize flag under slot_mu and waits until no slot is taken (no upload can touch the area),
- * then rebuilds the area under dev_mu, then clears the flag. Totals for the stats are atomics,
- * so status readers never wait for the device.
+ * the last timing; plan_mu, a leaf taken with no other lock held, guards the plans work_need
+ * remembers (their keys' rows may be freed on the host once resident). A resize of the work
+ * area (a key larger than any before) first sets the resize flag under slot_mu and waits
+ * until no slot is taken (no upload can touch the area), then rebuilds the area under dev_mu,
+ * then clears the flag. Totals for the stats are atomics, so status readers never wait for the
+ * device.
  *
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points, or a
  * slice of that: residency plans, below), a streamer when a plan streams, and the work area (A,
@@ -129,6 +131,7 @@
 #include "groth16/cuda_plan.h"
 
 #define SLOTS 2 /* witness slots: W and W1 */
+#define PLAN_CACHE 8 /* plans remembered by key id (cuda_vram.c's plan_of) */
 /* The smallest MSM slice a residency plan considers (cuzk_cuda_plan_sizes; the candidates are the
  * four powers of two below a key's largest MSM, so this bounds small keys only, as in tests):
  * below it an MSM's fixed costs outweigh what a slice holds. */
@@ -200,6 +203,16 @@ struct cuda_state {
     atomic_int broken; /* a GPU failure: rebuilt (cuzk_cuda_work_grow) before the next use */
     struct key_entry *keys;
     uint64_t keys_bytes;
+
+    /* the plans work_need made from keys with their rows in host memory (see plan_of in
+     * cuda_vram.c); plan_mu is a leaf, taken with no other lock held */
+    pthread_mutex_t plan_mu;
+    struct {
+        uint64_t uid, budget;
+        int used, rc;
+        struct cuzk_cuda_plan plan;
+    } plan_cache[PLAN_CACHE];
+    unsigned plan_next;
 
     pthread_mutex_t info_mu;
     struct cuzk_cuda_timing last;

@@ -40,7 +40,6 @@ uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, 
            cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS) +
            (stage ? cuzk_gpu_streamer_vram_for(stage) : 0);
 }
-#define work_bytes_for cuzk_cuda_work_bytes_for
 
 static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
@@ -128,6 +127,42 @@ static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_
     return min && big >= min;
 }
 
+/* pk's residency plan for work_need (no lock held: plan_mu is a leaf). A key's plan is made
+ * while its rows are in host memory (before its upload) and remembered by its id and the budget,
+ * since a resident key's rows may be freed on the host since (the kind's trim) and a plan made
+ * without them would differ from the one its upload followed. */
+static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                   struct cuzk_cuda_plan *plan) {
+    char err[8];
+    const uint64_t budget = st->vram_budget;
+    if (pk->cs) {
+        const int rc = cuzk_cuda_plan_for(st, pk, plan, err, sizeof err);
+        pthread_mutex_lock(&st->plan_mu);
+        unsigned i = 0;
+        while (i < PLAN_CACHE && !(st->plan_cache[i].used && st->plan_cache[i].uid == pk->uid))
+            i++;
+        if (i == PLAN_CACHE) i = st->plan_next++ % PLAN_CACHE;
+        st->plan_cache[i].used = 1;
+        st->plan_cache[i].uid = pk->uid;
+        st->plan_cache[i].budget = budget;
+        st->plan_cache[i].rc = rc;
+        st->plan_cache[i].plan = *plan;
+        pthread_mutex_unlock(&st->plan_mu);
+        return rc;
+    }
+    int rc = CUZK_ENOTFOUND;
+    pthread_mutex_lock(&st->plan_mu);
+    for (unsigned i = 0; i < PLAN_CACHE; i++)
+        if (st->plan_cache[i].used && st->plan_cache[i].uid == pk->uid &&
+            st->plan_cache[i].budget == budget) {
+            *plan = st->plan_cache[i].plan;
+            rc = st->plan_cache[i].rc;
+            break;
+        }
+    pthread_mutex_unlock(&st->plan_mu);
+    return rc == CUZK_ENOTFOUND ? cuzk_cuda_plan_for(st, pk, plan, err, sizeof err) : rc;
+}
+
 /* The sizes a key needs of the work objects, by its residency plan on this device (see
  * DESIGN): an MSM context of its largest MSM or of the plan's slice (then without folding), and
  * a streamer when it streams a query. A key no plan holds asks for today's layout (the refusal
@@ -142,8 +177,7 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
     *fold = cuzk_cuda_fold_wanted(st, pk) || dense_fold_possible(st, pk);
     *stage = 0;
     struct cuzk_cuda_plan plan;
-    char err[8];
-    if (cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err) == CUZK_OK && plan.sliced) {
+    if (plan_of(st, pk, &plan) == CUZK_OK && plan.sliced) {
         *msm_n = plan.msm_max;
         *fold = 0;
         *stage = cuzk_cuda_stage_bytes(&plan);
@@ -252,13 +286,13 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         if (st->cap_fold > fold && !sliced) fold = st->cap_fold;
         if (st->fold_refused) fold = 0;
         int presum = atomic_load(&st->presum) && !st->presum_refused;
-        uint64_t want = work_bytes_for(log_n, nw, msm_n, fold, presum, stage);
+        uint64_t want = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, presum, stage);
         const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(st, pk);
         /* a presum space must leave room for the key with its folded H query: else none */
         const uint64_t kbf =
             kb && fold && cuzk_cuda_fold_wanted(st, pk) ? kb + cuzk_cuda_h_fold_bytes(pk) : kb;
         if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
-            const uint64_t without = work_bytes_for(log_n, nw, msm_n, fold, 0, stage);
+            const uint64_t without = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
                           "bytes holds %llu of keys and %llu of the new key (with its folded H "
@@ -272,7 +306,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         }
         /* a folding context must leave room for the key it is made for: else none */
         if (fold && st->keys_bytes + kb + want > st->vram_budget) {
-            uint64_t plain = work_bytes_for(log_n, nw, msm_n, 0, 0, stage);
+            uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
