@@ -1014,6 +1014,7 @@ static void test_hot_only(void) {
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     s = srs_find(&st, "synthetic", "256");
     CHECK(s && s->bytes == k.hot + host && st.memory.by_owner[CUZK_MEM_KEY] == k.hot + host);
+    CHECK(s && s->host_copy_bytes == host);
     cuzk_engine_status_free(&st);
     CHECK(cuzk_engine_evict(e, "synthetic", "256", &freed) == CUZK_OK && freed == k.hot + host);
     CHECK(mem_owner(e, CUZK_MEM_KEY) == 0 && hd.drops == 2);

@@ -25,6 +25,7 @@ struct cuzk_srs_entry {
     struct cuzk_kind_key *key;
     struct cuzk_reservation key_res, cs_res;
     uint64_t vram_bytes;
+    uint64_t host_copy_bytes; /* of key_res: the devices' host copies (key_host) */
 };
 
 struct cuzk_srs {
@@ -163,6 +164,7 @@ static uint64_t detach(struct cuzk_srs *s, struct cuzk_srs_entry *e, struct deta
     memset(&e->cs_res, 0, sizeof e->cs_res);
     e->hot = e->trimmed = 0;
     e->vram_bytes = 0;
+    e->host_copy_bytes = 0;
     e->state = ENTRY_COLD;
     forget(s, e);
     return bytes;
@@ -345,6 +347,7 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
     e->cs_res = cs_res;
     e->hot = hot;
     e->vram_bytes = vram;
+    e->host_copy_bytes = host_charged;
     e->load_ms = load_ms;
     pthread_mutex_unlock(&s->mu);
     cuzk_log_info("srs", "key %s/%s loaded: %.1f ms, %llu host bytes (key %llu, cs %llu)%s%s",
@@ -532,6 +535,7 @@ int cuzk_srs_snapshot(struct cuzk_srs *s, struct cuzk_status_srs **out, size_t *
                                                  : CUZK_SRS_WARM;
             v[i].bytes = e->key_res.bytes + e->cs_res.bytes;
             v[i].vram_bytes = e->vram_bytes;
+            v[i].host_copy_bytes = e->host_copy_bytes;
             v[i].refs = e->refs;
             v[i].load_ms = e->load_ms;
             v[i].idle_ms = e->refs || e->state != ENTRY_LOADED ? 0 : now - e->last_used;

@@ -201,9 +201,10 @@ static json_t *status_srs(const struct cuzk_engine_status *s) {
     for (size_t i = 0; i < s->n_srs; i++) {
         const struct cuzk_status_srs *k = &s->srs[i];
         json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:b}", "kind", k->kind,
+            a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:b}", "kind", k->kind,
                          "circuit_id", k->circuit_id, "tier", cuzk_srs_tier_name(k->tier), "bytes",
-                         (json_int_t)k->bytes, "vram_bytes", (json_int_t)k->vram_bytes, "refs",
+                         (json_int_t)k->bytes, "vram_bytes", (json_int_t)k->vram_bytes,
+                         "host_copy_bytes", (json_int_t)k->host_copy_bytes, "refs",
                          (json_int_t)k->refs, "load_ms", k->load_ms, "idle_ms", k->idle_ms,
                          "evictable", k->refs == 0 && k->tier != CUZK_SRS_COLD));
     }
