@@ -306,6 +306,12 @@ GROUP_TESTS(cuzk_g2, g2, CUZK_GPU_G2, CUZK_G2_COMPRESSED)
         CHECK(cuzk_gpu_streamer_put(st, 1, GG, host, per + 1) == CUZK_EINVAL);                     \
         CHECK(cuzk_gpu_streamer_put(st, 2, GG, host, 1) == CUZK_EINVAL);                           \
         CHECK(cuzk_gpu_streamer_put(st, 1, GG, NULL, 1) == CUZK_EINVAL);                           \
+        /* a put not taken (a failed MSM) is forgotten by a reset: the buffer takes a put again */ \
+        CHECK(cuzk_gpu_streamer_put(st, 1, GG, host, 1) == CUZK_OK);                               \
+        cuzk_gpu_streamer_reset(st);                                                               \
+        CHECK(cuzk_gpu_streamer_take(st, 1, &b) == CUZK_EINVAL);                                   \
+        CHECK(cuzk_gpu_streamer_put(st, 1, GG, host, 1) == CUZK_OK);                               \
+        CHECK(cuzk_gpu_streamer_take(st, 1, &b) == CUZK_OK);                                       \
         printf("test_gpu_points: " #G ": %zu points streamed in %zu slices of %zu: the MSM's "     \
                "sum == cpu; %zu bytes in %.3f ms\n",                                               \
                n, ns, per, bytes, ms);                                                             \

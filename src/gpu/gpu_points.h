@@ -116,6 +116,9 @@ int cuzk_gpu_streamer_put(struct cuzk_gpu_streamer *s, unsigned buf, enum cuzk_g
  * into buf). CUZK_EINVAL when nothing was put into it since the last take. */
 int cuzk_gpu_streamer_take(struct cuzk_gpu_streamer *s, unsigned buf,
                            const struct cuzk_gpu_bases **out);
+/* Waits for the streamer's copies and forgets the puts not taken (after a failed MSM), so that
+ * both buffers take a put again. */
+void cuzk_gpu_streamer_reset(struct cuzk_gpu_streamer *s);
 /* Totals since creation: bytes copied and the copies' device time in milliseconds (each copy
  * timed by events on the streamer's stream: bytes / ms is the link's rate as the copies saw it). */
 void cuzk_gpu_streamer_copied(const struct cuzk_gpu_streamer *s, size_t *bytes, double *ms);

@@ -210,10 +210,7 @@ static int msm_streamed(struct cuda_state *st, enum cuzk_gpu_group g, const unsi
         }
         if ((rc = msm_part(st, g, b, 0, s + off * sizeof(cuzk_fr), m, acc, windowed))) break;
     }
-    if (rc) { /* a put left pending would refuse the next one: take it (the copy ends) */
-        const struct cuzk_gpu_bases *b;
-        for (unsigned i = 0; i < 2; i++) (void)cuzk_gpu_streamer_take(st->streamer, i, &b);
-    }
+    if (rc) cuzk_gpu_streamer_reset(st->streamer); /* a put left pending would refuse the next */
     return rc;
 }
 

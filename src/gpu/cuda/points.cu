@@ -543,6 +543,14 @@ extern "C" int cuzk_gpu_streamer_take(struct cuzk_gpu_streamer *s, unsigned buf,
     return CUZK_OK;
 }
 
+extern "C" void cuzk_gpu_streamer_reset(struct cuzk_gpu_streamer *s) {
+    if (!s) return;
+    (void)cudaSetDevice(s->device);
+    (void)cudaStreamSynchronize(s->copy);
+    (void)cudaGetLastError();
+    s->pending[0] = s->pending[1] = 0;
+}
+
 extern "C" void cuzk_gpu_streamer_copied(const struct cuzk_gpu_streamer *s, size_t *bytes,
                                          double *ms) {
     if (bytes) *bytes = s ? s->total_bytes : 0;
