@@ -43,7 +43,10 @@ struct cuzk_service {
     uint64_t max_input;
     pthread_mutex_t mu; /* guards the fields below */
     pthread_cond_t idle;
-    int64_t waiting;     /* blocking calls in their threads */
+    int64_t waiting;     /* blocking calls holding a slot (daemon.max_blocking_calls): given
+                          * back before the call is answered, so that a client that has its
+                          * answer finds the slot free for its next call */
+    int64_t threads;     /* wait threads alive (the shutdown waits until there are none) */
     uint64_t input_held; /* request bytes of submits not handed to the engine yet */
     int stopping;
 };
@@ -350,7 +353,22 @@ struct wait_job {
     char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
     char circuit[CUZK_NAME_MAX];
     char alias[CUZK_NAME_MAX]; /* PRELOAD, EVICT: the reference cuzk's id asked for, or "" */
+    int slot;                  /* it holds a blocking-call slot (answer_first gives it back) */
 };
+
+static void release_slot(struct cuzk_service *s);
+static void thread_done(struct cuzk_service *s);
+
+/* Gives w's blocking-call slot back, once: called before each answer of a wait thread. */
+static void answer_first(struct wait_job *w) {
+    if (!w->slot) return;
+    w->slot = 0;
+    release_slot(w->svc);
+}
+
+/* The answers of a wait thread: its slot is free before the client can see the answer. */
+#define W_FAIL(w, ...) (answer_first(w), fail((w)->call, __VA_ARGS__))
+#define W_REPLY(w, m) (answer_first(w), reply((w)->call, (m)))
 
 /* Waits for the job in slices until it is final, the timeout passes (CUZK_ETIMEOUT) or the
  * client leaves (CUZK_ECANCELLED). */
@@ -376,15 +394,16 @@ static void run_await(struct wait_job *w) {
     if (rc == CUZK_ECANCELLED && r.state == CUZK_JOB_NONE) {
         cuzk_log_debug("rpc", "%s %s: the client left; the job goes on",
                        cuzk_rpc_call_method(w->call), w->job_id);
+        answer_first(w);
         cuzk_rpc_call_finish(w->call, CUZK_RPC_CANCELLED, "the client cancelled", NULL, 0);
         return;
     }
     if (rc == CUZK_ENOTFOUND) {
-        fail(w->call, CUZK_RPC_NOT_FOUND, "job not found: %s", w->job_id);
+        W_FAIL(w, CUZK_RPC_NOT_FOUND, "job not found: %s", w->job_id);
         return;
     }
     if (rc != CUZK_ETIMEOUT && r.state == CUZK_JOB_NONE) {
-        fail(w->call, status_of(rc), "%s: %s", w->job_id, cuzk_strerror(rc));
+        W_FAIL(w, status_of(rc), "%s: %s", w->job_id, cuzk_strerror(rc));
         return;
     }
     Cuzk__V1__AwaitProofResponse res = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
@@ -394,9 +413,9 @@ static void run_await(struct wait_job *w) {
     if (w->op == WAIT_PROVE) {
         Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
         pr.result = &res;
-        reply(w->call, &pr.base);
+        W_REPLY(w, &pr.base);
     } else {
-        reply(w->call, &res.base);
+        W_REPLY(w, &res.base);
     }
     cuzk_job_result_free(&r);
 }
@@ -409,7 +428,7 @@ static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m)
     char why[512] = "";
     int st = submit(w->svc, m, &w->msg, &info, why, sizeof why);
     if (st != CUZK_RPC_OK) {
-        fail(w->call, st, "%s", why);
+        W_FAIL(w, st, "%s", why);
         return 0;
     }
     snprintf(w->job_id, sizeof w->job_id, "%s", info.job_id);
@@ -419,7 +438,7 @@ static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m)
         Cuzk__V1__SubmitProofResponse res = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
         res.job_id = info.job_id;
         res.queue_position = info.queue_position;
-        reply(w->call, &res.base);
+        W_REPLY(w, &res.base);
     }
     return 1;
 }
@@ -431,7 +450,7 @@ static void run_preload(struct wait_job *w) {
     int rc =
         cuzk_engine_preload(w->svc->engine, w->kind, w->circuit, &already, &ms, err, sizeof err);
     if (rc != CUZK_OK) {
-        fail(w->call, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
+        W_FAIL(w, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
              err[0] ? err : cuzk_strerror(rc));
         return;
     }
@@ -440,14 +459,14 @@ static void run_preload(struct wait_job *w) {
     Cuzk__V1__PreloadSrsResponse res = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
     res.already_loaded = already;
     res.load_time_ms = already ? 0 : ms;
-    reply(w->call, &res.base);
+    W_REPLY(w, &res.base);
 }
 
 static void run_evict(struct wait_job *w) {
     uint64_t freed = 0;
     int rc = cuzk_engine_evict(w->svc->engine, w->kind, w->circuit, &freed);
     if (rc != CUZK_OK && rc != CUZK_ENOTFOUND) {
-        fail(w->call, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
+        W_FAIL(w, status_of(rc), "%s%s:%s: %s", w->alias, w->kind, w->circuit,
              rc == CUZK_EBUSY ? "the key is in use by a job" : cuzk_strerror(rc));
         return;
     }
@@ -456,10 +475,8 @@ static void run_evict(struct wait_job *w) {
     Cuzk__V1__EvictSrsResponse res = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
     res.was_loaded = rc == CUZK_OK;
     res.freed_bytes = rc == CUZK_OK ? freed : 0;
-    reply(w->call, &res.base);
+    W_REPLY(w, &res.base);
 }
-
-static void release_wait(struct cuzk_service *s);
 
 /* The request's bytes are the engine's once its job is queued: freed, uncounted. */
 static void drop_input(struct wait_job *w) {
@@ -493,8 +510,9 @@ static void *wait_thread(void *arg) {
     case WAIT_PRELOAD: run_preload(w); break;
     case WAIT_EVICT: run_evict(w); break;
     }
+    answer_first(w); /* (every path answered already) */
     wait_free(w);
-    release_wait(s);
+    thread_done(s);
     return NULL;
 }
 
@@ -504,7 +522,7 @@ static int reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
     int st = s->stopping                     ? CUZK_RPC_UNAVAILABLE
              : s->waiting >= s->max_blocking ? CUZK_RPC_RESOURCE_EXHAUSTED
                                              : CUZK_RPC_OK;
-    if (st == CUZK_RPC_OK) s->waiting++;
+    if (st == CUZK_RPC_OK) s->waiting++, s->threads++;
     int64_t max = s->max_blocking, now = s->waiting;
     pthread_mutex_unlock(&s->mu);
     if (st == CUZK_RPC_OK)
@@ -517,9 +535,16 @@ static int reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
     return st;
 }
 
-static void release_wait(struct cuzk_service *s) {
+static void release_slot(struct cuzk_service *s) {
     pthread_mutex_lock(&s->mu);
-    if (--s->waiting == 0) pthread_cond_broadcast(&s->idle);
+    s->waiting--;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* The end of a reservation's thread (or of a reservation that never got one). */
+static void thread_done(struct cuzk_service *s) {
+    pthread_mutex_lock(&s->mu);
+    if (--s->threads == 0) pthread_cond_broadcast(&s->idle);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -534,9 +559,9 @@ static void start_wait(struct wait_job *w) {
     pthread_attr_destroy(&attr);
     if (e) {
         struct cuzk_service *s = w->svc;
-        fail(w->call, CUZK_RPC_RESOURCE_EXHAUSTED, "cannot start a thread for the call");
+        W_FAIL(w, CUZK_RPC_RESOURCE_EXHAUSTED, "cannot start a thread for the call");
         wait_free(w);
-        release_wait(s);
+        thread_done(s);
     }
 }
 
@@ -544,10 +569,12 @@ static struct wait_job *new_wait(struct cuzk_service *s, struct cuzk_rpc_call *c
                                  enum wait_op op) {
     struct wait_job *w = calloc(1, sizeof *w);
     if (!w) {
+        release_slot(s);
         fail(call, CUZK_RPC_RESOURCE_EXHAUSTED, "out of memory");
-        release_wait(s);
+        thread_done(s);
         return NULL;
     }
+    w->slot = 1;
     w->svc = s;
     w->call = call;
     w->op = op;
@@ -960,7 +987,7 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
 void cuzk_service_stop(struct cuzk_service *s) {
     pthread_mutex_lock(&s->mu);
     s->stopping = 1;
-    while (s->waiting > 0) pthread_cond_wait(&s->idle, &s->mu);
+    while (s->threads > 0) pthread_cond_wait(&s->idle, &s->mu);
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -60,10 +60,13 @@ struct cuzk_service_config {
 int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_service **out);
 /* The eight methods of cuzk.v1.ProvingEngine; their handlers take the service as ctx. */
 const struct cuzk_rpc_method *cuzk_service_methods(size_t *n);
-/* Refuses new calls (UNAVAILABLE) and waits until every waiting call has been answered. */
+/* Refuses new calls (UNAVAILABLE) and waits until every waiting call has been answered and its
+ * thread has ended. */
 void cuzk_service_stop(struct cuzk_service *s);
 /* Calls in threads of their own not answered yet (SubmitProof, Prove, AwaitProof, PreloadSRS,
- * EvictSRS): what a shutdown still waits for. */
+ * EvictSRS): what a shutdown still waits for. Each holds one of daemon.max_blocking_calls'
+ * slots, given back before its answer is sent, so a client's next call after an answer never
+ * finds its own last call's slot still taken. */
 int64_t cuzk_service_waiting(const struct cuzk_service *s);
 void cuzk_service_destroy(struct cuzk_service *s);
 
