@@ -128,28 +128,13 @@ static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_
 }
 
 /* pk's residency plan for work_need (no lock held: plan_mu is a leaf). A key's plan is made
- * while its rows are in host memory (before its upload) and remembered by its id and the budget,
- * since a resident key's rows may be freed on the host since (the kind's trim) and a plan made
- * without them would differ from the one its upload followed. */
+ * while its rows are in host memory (before its upload) and remembered by its id and the budget:
+ * a resident key's rows may be freed on the host since (the kind's trim), and a plan made
+ * without them would differ from the one its upload followed; and a proof's witness path then
+ * asks no sizing function again. */
 static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                    struct cuzk_cuda_plan *plan) {
-    char err[8];
     const uint64_t budget = st->vram_budget;
-    if (pk->cs) {
-        const int rc = cuzk_cuda_plan_for(st, pk, plan, err, sizeof err);
-        pthread_mutex_lock(&st->plan_mu);
-        unsigned i = 0;
-        while (i < PLAN_CACHE && !(st->plan_cache[i].used && st->plan_cache[i].uid == pk->uid))
-            i++;
-        if (i == PLAN_CACHE) i = st->plan_next++ % PLAN_CACHE;
-        st->plan_cache[i].used = 1;
-        st->plan_cache[i].uid = pk->uid;
-        st->plan_cache[i].budget = budget;
-        st->plan_cache[i].rc = rc;
-        st->plan_cache[i].plan = *plan;
-        pthread_mutex_unlock(&st->plan_mu);
-        return rc;
-    }
     int rc = CUZK_ENOTFOUND;
     pthread_mutex_lock(&st->plan_mu);
     for (unsigned i = 0; i < PLAN_CACHE; i++)
@@ -160,7 +145,21 @@ static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
             break;
         }
     pthread_mutex_unlock(&st->plan_mu);
-    return rc == CUZK_ENOTFOUND ? cuzk_cuda_plan_for(st, pk, plan, err, sizeof err) : rc;
+    if (rc != CUZK_ENOTFOUND) return rc; /* every proof of a known key: no sizing again */
+    char err[8];
+    rc = cuzk_cuda_plan_for(st, pk, plan, err, sizeof err);
+    if (!pk->cs) return rc; /* made without the rows: not remembered */
+    pthread_mutex_lock(&st->plan_mu);
+    unsigned i = 0;
+    while (i < PLAN_CACHE && !(st->plan_cache[i].used && st->plan_cache[i].uid == pk->uid)) i++;
+    if (i == PLAN_CACHE) i = st->plan_next++ % PLAN_CACHE;
+    st->plan_cache[i].used = 1;
+    st->plan_cache[i].uid = pk->uid;
+    st->plan_cache[i].budget = budget;
+    st->plan_cache[i].rc = rc;
+    st->plan_cache[i].plan = *plan;
+    pthread_mutex_unlock(&st->plan_mu);
+    return rc;
 }
 
 /* The sizes a key needs of the work objects, by its residency plan on this device (see
