@@ -1,0 +1,86 @@
+/* The cuzk.v1 service's private parts, shared by its files (service.h is the contract):
+ *   service.c          the helpers that answer calls, the handlers, the pages, the lifecycle
+ *   service_request.c  SubmitProofRequest -> engine request and submit; results -> responses
+ *   service_wait.c     the blocking calls' threads and their slots (daemon.max_blocking_calls)
+ * The service's mutex guards the fields named below it; it is a leaf (nothing else is taken
+ * while it is held). */
+#ifndef CUZK_SERVER_SERVICE_IMPL_H
+#define CUZK_SERVER_SERVICE_IMPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/v1/proving.pb-c.h"
+#include "server/service.h"
+#include "server/wire.h"
+
+#define SERVICE_WAIT_SLICE_MS 200 /* how often a waiting call checks for its client leaving */
+#define SERVICE_WAIT_STACK (256 << 10)
+
+struct device_info {
+    int ordinal; /* CUDA ordinal, -1 when not a GPU */
+    uint64_t vram_total;
+};
+
+struct cuzk_service {
+    struct cuzk_engine *engine;
+    int64_t max_blocking;
+    struct device_info *devices;
+    size_t n_devices;
+    char (*kinds)[CUZK_NAME_MAX]; /* the engine's kinds when the service was created */
+    size_t n_kinds;
+    uint64_t max_input;
+    pthread_mutex_t mu; /* guards the fields below */
+    pthread_cond_t idle;
+    int64_t waiting;     /* blocking calls holding a slot (daemon.max_blocking_calls): given
+                          * back before the call is answered, so that a client that has its
+                          * answer finds the slot free for its next call */
+    int64_t threads;     /* wait threads alive (the shutdown waits until there are none) */
+    uint64_t input_held; /* request bytes of submits not handed to the engine yet */
+    int stopping;
+};
+
+enum wait_op { WAIT_SUBMIT, WAIT_AWAIT, WAIT_PROVE, WAIT_PRELOAD, WAIT_EVICT };
+
+struct wait_job {
+    struct cuzk_service *svc;
+    struct cuzk_rpc_call *call;
+    enum wait_op op;
+    struct cuzk_wire_msg msg;     /* SUBMIT, PROVE: the decoded request, freed with the job
+                                     (its bytes handed to the engine at submit) */
+    uint64_t held;                /* SUBMIT, PROVE: its bytes, counted in input_held */
+    char job_id[CUZK_JOB_ID_MAX]; /* AWAIT, PROVE */
+    int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
+    char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
+    char circuit[CUZK_NAME_MAX];
+    char alias[CUZK_NAME_MAX]; /* PRELOAD, EVICT: the reference cuzk's id asked for, or "" */
+    int slot;                  /* it holds a blocking-call slot (answer_first gives it back) */
+};
+
+/* service.c: the answers (every call is answered once, by one of these or by the wire) */
+void cuzk_svc_fail(struct cuzk_rpc_call *call, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void cuzk_svc_reply(struct cuzk_rpc_call *call, const ProtobufCMessage *m);
+/* The gRPC status of a cuzk error code. */
+int cuzk_svc_status_of(int err);
+
+/* service_request.c */
+/* Submits m: CUZK_RPC_OK with info filled, else the status with why saying what is wrong. */
+int cuzk_svc_submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *m,
+                    struct cuzk_wire_msg *wm, struct cuzk_submit_info *info, char *why, size_t n);
+/* out = the job's result (rc from the wait: CUZK_ETIMEOUT, or the engine's). */
+void cuzk_svc_fill_result(Cuzk__V1__AwaitProofResponse *out, const char *job_id, int rc,
+                          const struct cuzk_job_result *r);
+
+/* service_wait.c: a blocking call's slot, its job and its thread */
+/* Reserves a blocking-call slot: CUZK_RPC_OK, or UNAVAILABLE / RESOURCE_EXHAUSTED (the call
+ * answered). */
+int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call);
+/* A job for a reserved slot (NULL: the call answered, the slot given back). */
+struct wait_job *cuzk_svc_new_wait(struct cuzk_service *s, struct cuzk_rpc_call *call,
+                                   enum wait_op op);
+/* Starts w on its own thread; on failure the call is answered and the slot given back. */
+void cuzk_svc_start_wait(struct wait_job *w);
+
+#endif
