@@ -1001,7 +1001,7 @@ int main(void) {
            cuzk_gpu_twin_auto_window(1 << 10), cuzk_gpu_twin_auto_window(1 << 16),
            cuzk_gpu_twin_auto_window(1 << 20), cuzk_gpu_twin_auto_window(1 << 24),
            cuzk_gpu_twin_auto_window(1 << 26), cuzk_gpu_twin_auto_window(1 << 27));
-    /* the window counts measured fastest on the H200 test machine (docs/performance.md): 13
+    /* the window counts measured fastest on the H200 test machine (docs/perf-log/2026-12.md): 13
      * windows at 2^24 and 2^25 (widest 20 bits), 12 at 2^26 and 2^27 (widest 22: the
      * porep-c18 H query); 2^16 and 2^20 keep their counts, 2^10 takes 22 windows of 11 and 12
      * bits where it took 24 of 11 */
@@ -1010,7 +1010,7 @@ int main(void) {
     CHECK(cuzk_gpu_twin_auto_window(1 << 10) == 12 && cuzk_gpu_twin_auto_window(1 << 16) == 13 &&
           cuzk_gpu_twin_auto_window(1 << 20) == 16);
     /* folded: 12 windows of 21 and 22 bits in 6 sets at 2^26, 11 of 23 and 24 in 6 sets at 2^27
-     * (the porep-c18 H query), the layouts measured fastest there (docs/performance.md) */
+     * (the porep-c18 H query), the layouts measured fastest there (docs/perf-log/2026-12.md) */
     printf("test_gpu_twin: automatic folded windows: 2^24 -> %u, 2^26 -> %u, 2^27 -> %u bits\n",
            cuzk_gpu_msm_fold_window(1 << 24), cuzk_gpu_msm_fold_window(1 << 26),
            cuzk_gpu_msm_fold_window(1 << 27));

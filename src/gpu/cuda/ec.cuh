@@ -195,7 +195,7 @@ CUZK_HD xyzz<fp_t> madd(const xyzz<fp_t> &p, const affine<fp_t> &q) {
 // their running sums so (msm_bodies.cuh): with P in registers, its four coordinates stayed
 // live across every product, and on G2 that was more than 255 registers hold (the out-of-line
 // multiplication spilled on every call); with P in memory a G2 addition holds at most about
-// four elements of Fp2 at once. Measured in docs/performance.md (2026-12-02, sixth session):
+// four elements of Fp2 at once. Measured in docs/perf-log/2026-12.md (2026-12-02, sixth session):
 // 6 % faster G2 and 3 % faster G1 MSMs on the H200 test machine.
 template <class F> CUZK_HD void madd_mem(xyzz_mem<F> *P, const affine<F> &q) {
     if (is_inf(q)) return;

@@ -326,8 +326,8 @@ namespace cuzk_cuda {
 // mul is one out-of-line function (operands and result in registers), not a copy at every call
 // site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
 // code, more than the instruction cache holds, and warps stalled on instruction fetches; with
-// the calls the G1 MSM accumulation ran about 15 % faster (docs/performance.md), and msm_exec.cu
-// compiles several times faster. mul2 takes two independent products in one call, the two
+// the calls the G1 MSM accumulation ran about 15 % faster (docs/perf-log/2026-12.md), and
+// msm_exec.cu compiles several times faster. mul2 takes two independent products in one call, the two
 // carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
 // instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.
 struct fp_pair {
@@ -336,7 +336,7 @@ struct fp_pair {
 // CUZK_FP_MUL_F64 (a build option, for comparisons) puts products on the FP64 pipe
 // (ff_fp64.cuh): 1 every product of mul and mul2, 2 mul's and mul2's second (the first stays
 // on the integer pipe). 0, the default, keeps them all on the integer pipe, the fastest on the
-// H100/H200 (docs/performance.md, 2026-12-06).
+// H100/H200 (docs/perf-log/2026-12.md, 2026-12-06).
 #ifndef CUZK_FP_MUL_F64
 #define CUZK_FP_MUL_F64 0
 #endif

@@ -400,7 +400,7 @@ CUZK_HD affine<F> tree_sum(const affine<F> &a, const affine<F> &b, const F &inv)
 // backward), so each affine sum costs 6 products and a share of one inversion, against 10
 // products for a mixed XYZZ addition. Nothing but the prefix products is kept between the two
 // passes (a local array: kept in the x of each pair's output slot instead, they made the level
-// slower, docs/performance.md 2026-12-06); the backward pass reads its pairs again.
+// slower, docs/perf-log/2026-12.md 2026-12-06); the backward pass reads its pairs again.
 template <class F> struct ones_tree_body {
     const aff_mem<F> *bases, *in;
     const uint32_t *list;

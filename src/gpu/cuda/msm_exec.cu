@@ -15,7 +15,7 @@
 // fastest at 4 blocks (128 registers, no spills; 5 blocks spill and ran 5 % slower) and G2 at 3
 // (168 registers, a few spills; 2 blocks at 237 registers ran 0.6 % slower, 4 at 128 registers
 // 1.3 %). Before, with the sums in registers, G1 ran best at 3 blocks and G2 at 1, where the
-// multiplication spilled on every call. Measured in docs/performance.md.
+// multiplication spilled on every call. Measured in docs/perf-log/2026-12.md.
 template <class B> struct msm_min_blocks { static constexpr int v = 1; };
 template <> struct msm_min_blocks<accum_body<fp_t>> {
     static constexpr int v = MSM_ACC_MIN_BLOCKS_G1;
@@ -90,7 +90,8 @@ int dev_exec::sort(uint32_t *keys, uint32_t *keys_alt, uint32_t *vals, uint32_t 
     cub::DoubleBuffer<uint32_t> dk(keys, keys_alt), dv(vals, vals_alt);
     size_t bytes = tmp_bytes;
     // A 32-bit item count (m <= MSM_MAX_N) makes CUB sort with 32-bit offsets: 7-9 % faster than
-    // with 64-bit ones on the H200 test machine (docs/performance.md, 2026-12-02 third session)
+    // with 64-bit ones on the H200 test machine (docs/perf-log/2026-12.md, 2026-12-02, third
+    // session)
     CU_TRY(cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, static_cast<uint32_t>(m), 0, end_bit,
                                            stream));
     if (dk.selector != dv.selector)

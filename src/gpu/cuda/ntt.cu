@@ -47,7 +47,7 @@
 // the work.
 //
 // Speed, on the H200 (data in device memory, forward natural -> natural, kernels alone;
-// docs/performance.md): 2^24 3.75 ms, 2^26 16.1, 2^27 33.6 (2026-12-03, three passes of 9
+// docs/perf-log/2026-12.md): 2^24 3.75 ms, 2^26 16.1, 2^27 33.6 (2026-12-03, three passes of 9
 // stages: 16.5 and 34.4 in four); the multiplication whose steps fold their division into the
 // multiply-adds (ff_fr.cuh) took 2^24 to 3.75 and 2^27 to 34.3; before it 2^20 0.251 ms,
 // 2^22 1.019, 2^24 4.165, 2^26 18.24, 2^27 38.00 (2026-12-02); the coset inverse about 13 % more.
@@ -110,7 +110,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the 8 x 32-bit device limbs equal the 4 x 64-bit host limbs on little-endian hosts");
 
 // Tunables (see cuzk_gpu_ntt_tune). Chosen on the H200 at 2^24 and 2^27 (forward, kernels alone,
-// docs/performance.md): blocks of 2^10 elements as 4 columns, 128 threads, compiled for 2
+// docs/perf-log/2026-12.md): blocks of 2^10 elements as 4 columns, 128 threads, compiled for 2
 // blocks of 256 threads (128 registers): 4.16 / 38.0 ms; 2^10 x 256 threads 4.49; 2^11 x 4 or 8
 // columns x 256 threads 4.42 / 38.9 and 4.41 / 40.3; 2^9 x 128 threads 4.59; 2^12 x 256 threads
 // 6.15; with no register bound (154 registers) 4.35 / 40.2 ms. The last pass's columns, 4 or
@@ -506,7 +506,7 @@ struct pass_plan {
 // shape), else NTT_LOG_COLS (128-byte runs) unless one column bit fewer makes fewer passes. A
 // transform of more than one block takes ceil(k / (log_block - log_cols)) passes: with blocks of
 // 2^10, 2^25..2^27 take three passes with 2 columns instead of four with 4 (2^17 and 2^18 two
-// instead of three); 2^27 forward 33.6 ms instead of 34.4 (docs/performance.md, 2026-12-03).
+// instead of three); 2^27 forward 33.6 ms instead of 34.4 (docs/perf-log/2026-12.md, 2026-12-03).
 static int pass_cols(int k, int log_block, int log_cols) {
     if (log_cols >= 0) return log_cols;
     const int per = log_block - NTT_LOG_COLS;
