@@ -172,16 +172,18 @@ static void test_sizes_line(void) {
     struct cuzk_cuda_plan_sizes s = c18(76 * GiB), r;
     char line[512], logged[640];
     cuzk_cuda_plan_sizes_describe(&s, line, sizeof line);
-    snprintf(logged, sizeof logged, "2026-12-07 INFO cuda: device 0: key 00ff: the plan's sizes: "
-             "budget=%llu %s\n", (unsigned long long)s.budget, line);
+    snprintf(logged, sizeof logged,
+             "2026-12-07 INFO cuda: device 0: key 00ff: the plan's sizes: "
+             "budget=%llu %s\n",
+             (unsigned long long)s.budget, line);
     CHECK(cuzk_cuda_plan_sizes_parse(logged, &r) == CUZK_OK);
     CHECK(memcmp(&s, &r, sizeof s) == 0);
     CHECK(cuzk_cuda_plan_sizes_parse(line, &r) == CUZK_OK && r.budget == 0);
     r.budget = s.budget;
     CHECK(memcmp(&s, &r, sizeof s) == 0);
     /* each field missing or broken in turn */
-    static const char *const cut[] = {" B2=", " H=", " fixed=", " msm_n=", " work_full=",
-                                      " slices="};
+    static const char *const cut[] = {
+        " B2=", " H=", " fixed=", " msm_n=", " work_full=", " slices="};
     for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
         char bad[640];
         snprintf(bad, sizeof bad, "%s", line);

@@ -855,7 +855,7 @@ struct hotdev {
     struct cuzk_groth16_pk pk;
     int uploads, drops, proves, foreign, refused;
     uint64_t vram;
-    uint64_t host; /* host bytes an upload keeps (key_host: a CUDA plan's streamed queries) */
+    uint64_t host;     /* host bytes an upload keeps (key_host: a CUDA plan's streamed queries) */
     uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
 };
 

@@ -496,8 +496,9 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         struct cuzk_snarkjs_proof pt;
         rc = prove_pk(&b, &trimmed, w, n_w, seed, &pt);
         CHECK(rc == CUZK_OK && proofs_same(ref, &pt));
-        if (rc) fprintf(stderr, "test_gpu_groth16: plan %s, trimmed key: %s\n", cases[c].what,
-                        last_err);
+        if (rc)
+            fprintf(stderr, "test_gpu_groth16: plan %s, trimmed key: %s\n", cases[c].what,
+                    last_err);
         cuzk_cuda_backend_stats(&b, &ss);
         /* each proof copies the streamed queries' bytes once (B1 and B2 share no copy) */
         CHECK(ss.link_bytes == 3 * plan.host_key);

@@ -282,9 +282,9 @@ GROUP_TESTS(cuzk_g2, g2, CUZK_GPU_G2, CUZK_G2_COMPRESSED)
             ok = gpu_ok(cuzk_gpu_streamer_take(st, (unsigned)(j & 1), &b), "take");                \
             if (ok && j + 1 < ns) {                                                                \
                 const size_t m2 = n - off - per < per ? n - off - per : per;                       \
-                ok = gpu_ok(cuzk_gpu_streamer_put(st, (unsigned)((j + 1) & 1), GG,                 \
-                                                  host + off + per, m2),                           \
-                            "put next");                                                           \
+                ok = gpu_ok(                                                                       \
+                    cuzk_gpu_streamer_put(st, (unsigned)((j + 1) & 1), GG, host + off + per, m2),  \
+                    "put next");                                                                   \
             }                                                                                      \
             if (ok) CHECK(cuzk_gpu_bases_count(b) == m);                                           \
             if (ok && j == 0) G##_check("streamed slice", b, 0, pts, NULL, m);                     \
@@ -292,7 +292,7 @@ GROUP_TESTS(cuzk_g2, g2, CUZK_GPU_G2, CUZK_G2_COMPRESSED)
             if (ok) G##_add(&sum, &sum, &part);                                                    \
         }                                                                                          \
         CHECK(G##_msm(pool, &cpu, pts, k, n) == CUZK_OK);                                          \
-        CHECK(ok && G##_eq(&sum, &cpu));                                                           \
+        CHECK(ok &&G##_eq(&sum, &cpu));                                                            \
         size_t bytes = 0;                                                                          \
         double ms = 0;                                                                             \
         cuzk_gpu_streamer_copied(st, &bytes, &ms);                                                 \

@@ -77,8 +77,10 @@ int bench_cmd_plan(const struct bench_args *a) {
     free(line);
     if (in != stdin) fclose(in);
     if (!keys && code == BENCH_OK) {
-        fprintf(stderr, "cuzk-bench: %s has no plan's sizes line (the CUDA backend logs one at "
-                        "each key's load)\n", path);
+        fprintf(stderr,
+                "cuzk-bench: %s has no plan's sizes line (the CUDA backend logs one at "
+                "each key's load)\n",
+                path);
         code = BENCH_ERROR;
     }
     return code;

@@ -408,10 +408,10 @@ struct cuzk_status_srs {
     char kind[CUZK_NAME_MAX];
     char circuit_id[CUZK_NAME_MAX];
     enum cuzk_srs_tier tier;
-    uint64_t bytes;           /* host budget charge */
+    uint64_t bytes; /* host budget charge */
     uint64_t vram_bytes;
-    uint64_t host_copy_bytes; /* of bytes: what the devices keep in host memory (the queries a
-                               * CUDA residency plan streams), summed over the devices */
+    uint64_t host_copy_bytes;  /* of bytes: what the devices keep in host memory (the queries a
+                                * CUDA residency plan streams), summed over the devices */
     uint32_t refs;             /* jobs holding it */
     double load_ms;            /* the last load */
     double idle_ms;            /* since last use (0 while referenced) */

@@ -242,10 +242,9 @@ static int charge_host_copies(struct cuzk_srs *s, const struct cuzk_srs_entry *e
     snprintf(what, sizeof what, "key %s/%s's host copies", e->kind->name, e->key_id);
     struct cuzk_budget_stats st;
     cuzk_budget_get_stats(s->budget, &st);
-    int rc = bytes + held > st.total
-                 ? CUZK_ENOMEM
-                 : cuzk_budget_reserve(s->budget, bytes, CUZK_MEM_KEY, rank, what, abort,
-                                       abort_ctx, &r, NULL);
+    int rc = bytes + held > st.total ? CUZK_ENOMEM
+                                     : cuzk_budget_reserve(s->budget, bytes, CUZK_MEM_KEY, rank,
+                                                           what, abort, abort_ctx, &r, NULL);
     if (rc == CUZK_ENOMEM)
         return cuzk_errf(err, errlen, rc,
                          "key %s/%s: its devices keep %llu bytes of it in host memory (the "
@@ -253,8 +252,9 @@ static int charge_host_copies(struct cuzk_srs *s, const struct cuzk_srs_entry *e
                          "more than the memory budget (%llu)",
                          e->kind->name, e->key_id, (unsigned long long)bytes,
                          (unsigned long long)held, (unsigned long long)st.total);
-    if (rc) return cuzk_errf(err, errlen, rc, "loading key %s/%s: %s", e->kind->name, e->key_id,
-                             cuzk_strerror(rc));
+    if (rc)
+        return cuzk_errf(err, errlen, rc, "loading key %s/%s: %s", e->kind->name, e->key_id,
+                         cuzk_strerror(rc));
     cuzk_reservation_move(&r, bytes, CUZK_MEM_KEY, key_res);
     *charged = bytes;
     cuzk_log_info("srs", "key %s/%s: %llu bytes of it kept in host memory by its devices",

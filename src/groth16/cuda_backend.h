@@ -134,22 +134,22 @@ size_t cuzk_cuda_backend_resident_bytes(struct cuzk_backend *be, const struct cu
 /* What the backend holds now (read without waiting for the device). */
 struct cuzk_cuda_stats {
     int device;
-    size_t keys;         /* resident keys */
-    size_t bases_vram;   /* bytes of device memory the keys take (points, rows, wire lists) */
-    size_t work_vram;    /* bytes of device memory of the NTT and MSM contexts and the vectors */
-    size_t vram_budget;  /* the device memory budget */
-    size_t pinned;       /* bytes of pinned host memory of witness buffers handed out */
-    size_t proofs;       /* proofs finished */
-    size_t folded;       /* resident keys whose H query is folded (at upload) */
-    size_t dense_folded; /* queries of resident keys folded after a first proof */
-    int presum_space;    /* the MSM context's presum space: 0 none, 1 sized for G1 points, 2 for
-                          * G2 points (see set_presum) */
-    size_t msm_points;   /* the MSM context's points: smaller than a key's MSM when its plan
-                          * runs MSMs in slices (residency plans, DESIGN) */
+    size_t keys;          /* resident keys */
+    size_t bases_vram;    /* bytes of device memory the keys take (points, rows, wire lists) */
+    size_t work_vram;     /* bytes of device memory of the NTT and MSM contexts and the vectors */
+    size_t vram_budget;   /* the device memory budget */
+    size_t pinned;        /* bytes of pinned host memory of witness buffers handed out */
+    size_t proofs;        /* proofs finished */
+    size_t folded;        /* resident keys whose H query is folded (at upload) */
+    size_t dense_folded;  /* queries of resident keys folded after a first proof */
+    int presum_space;     /* the MSM context's presum space: 0 none, 1 sized for G1 points, 2 for
+                           * G2 points (see set_presum) */
+    size_t msm_points;    /* the MSM context's points: smaller than a key's MSM when its plan
+                           * runs MSMs in slices (residency plans, DESIGN) */
     size_t streamed_keys; /* resident keys whose plan streams queries from host memory */
-    size_t host_bases;   /* bytes of pinned host memory of those queries */
-    size_t link_bytes;   /* bytes the streamer copied host -> device since the work objects were
-                          * made, and the copies' device time in ms (bytes / ms: the link's rate) */
+    size_t host_bases;    /* bytes of pinned host memory of those queries */
+    size_t link_bytes;    /* bytes the streamer copied host -> device since the work objects were
+                           * made, and the copies' device time in ms (bytes / ms: the link's rate) */
     double link_ms;
 };
 /* The residency plan (groth16/cuda_plan.h) pk would get on this device now, from its budget:

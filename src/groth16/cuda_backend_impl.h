@@ -130,7 +130,7 @@
 #include "groth16/cuda_backend.h"
 #include "groth16/cuda_plan.h"
 
-#define SLOTS 2 /* witness slots: W and W1 */
+#define SLOTS 2      /* witness slots: W and W1 */
 #define PLAN_CACHE 8 /* plans remembered by key id (cuda_vram.c's plan_of) */
 /* The smallest MSM slice a residency plan considers (cuzk_cuda_plan_sizes; the candidates are the
  * four powers of two below a key's largest MSM, so this bounds small keys only, as in tests):
@@ -157,10 +157,10 @@ struct key_entry {
     int learned; /* the dense queries' folds were decided (after the first proof) */
     size_t
         dense_b2; /* the first proof's B2 scalars that took the windows (for cuzk_cuda_presum_g2) */
-    unsigned n_dense; /* queries folded so */
-    struct cuzk_cuda_plan plan;            /* its residency plan (see DESIGN) */
-    void *host[CUZK_CUDA_Q_N];             /* the streamed queries' pinned copies (LEM) */
-    size_t host_bytes[CUZK_CUDA_Q_N];      /* their bytes */
+    unsigned n_dense;                 /* queries folded so */
+    struct cuzk_cuda_plan plan;       /* its residency plan (see DESIGN) */
+    void *host[CUZK_CUDA_Q_N];        /* the streamed queries' pinned copies (LEM) */
+    size_t host_bytes[CUZK_CUDA_Q_N]; /* their bytes */
     double last_used;
     struct key_entry *next;
 };
@@ -181,9 +181,9 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w;
-    atomic_size_t cap_msm; /* set under dev_mu; read by the stats without it */
-    int cap_fold; /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
-    size_t cap_stage; /* the streamer's buffer bytes (0: no streamer) */
+    atomic_size_t cap_msm;              /* set under dev_mu; read by the stats without it */
+    int cap_fold;                       /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    size_t cap_stage;                   /* the streamer's buffer bytes (0: no streamer) */
     struct cuzk_gpu_streamer *streamer; /* for the streamed queries (see DESIGN) */
     /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
      * cuzk_cuda_room_for and cuzk_cuda_presum_g2 change it under dev_mu while

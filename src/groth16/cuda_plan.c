@@ -141,14 +141,14 @@ void cuzk_cuda_plan_describe(const struct cuzk_cuda_plan *p, uint64_t budget, ch
 }
 
 void cuzk_cuda_plan_sizes_describe(const struct cuzk_cuda_plan_sizes *s, char *buf, size_t len) {
-    int at = snprintf(buf, len, "A=%llu B1=%llu B2=%llu C=%llu H=%llu fixed=%llu msm_n=%zu "
-                      "work_full=%llu slices=",
-                      (unsigned long long)s->query[CUZK_CUDA_Q_A],
-                      (unsigned long long)s->query[CUZK_CUDA_Q_B1],
-                      (unsigned long long)s->query[CUZK_CUDA_Q_B2],
-                      (unsigned long long)s->query[CUZK_CUDA_Q_C],
-                      (unsigned long long)s->query[CUZK_CUDA_Q_H], (unsigned long long)s->fixed,
-                      s->msm_n, (unsigned long long)s->work_full);
+    int at = snprintf(
+        buf, len,
+        "A=%llu B1=%llu B2=%llu C=%llu H=%llu fixed=%llu msm_n=%zu "
+        "work_full=%llu slices=",
+        (unsigned long long)s->query[CUZK_CUDA_Q_A], (unsigned long long)s->query[CUZK_CUDA_Q_B1],
+        (unsigned long long)s->query[CUZK_CUDA_Q_B2], (unsigned long long)s->query[CUZK_CUDA_Q_C],
+        (unsigned long long)s->query[CUZK_CUDA_Q_H], (unsigned long long)s->fixed, s->msm_n,
+        (unsigned long long)s->work_full);
     for (unsigned i = 0; i < s->n_slices && at >= 0 && (size_t)at < len; i++)
         at += snprintf(buf + at, len - (size_t)at, "%s%zu:%llu+%llu", i ? "," : "", s->slice_n[i],
                        (unsigned long long)s->work_slice[i], (unsigned long long)s->stage[i]);

@@ -39,12 +39,12 @@ enum cuzk_cuda_query {
 /* What a plan is made from: the device's budget and the byte counts of every candidate layout,
  * as the backend's sizing functions give them. */
 struct cuzk_cuda_plan_sizes {
-    uint64_t budget;                    /* the device's budget (gpus.vram_budget) */
-    uint64_t query[CUZK_CUDA_Q_N];      /* device bytes of each query's bases (0: none) */
-    uint64_t fixed;                     /* key bytes that are always resident: rows, wire lists */
-    size_t msm_n;                       /* the key's largest MSM: max(domain, witness values) */
-    uint64_t work_full;                 /* the work space with a context of msm_n points */
-    unsigned n_slices;                  /* candidate slices (0..CUZK_CUDA_PLAN_SLICES) */
+    uint64_t budget;               /* the device's budget (gpus.vram_budget) */
+    uint64_t query[CUZK_CUDA_Q_N]; /* device bytes of each query's bases (0: none) */
+    uint64_t fixed;                /* key bytes that are always resident: rows, wire lists */
+    size_t msm_n;                  /* the key's largest MSM: max(domain, witness values) */
+    uint64_t work_full;            /* the work space with a context of msm_n points */
+    unsigned n_slices;             /* candidate slices (0..CUZK_CUDA_PLAN_SLICES) */
     size_t slice_n[CUZK_CUDA_PLAN_SLICES];      /* their points, each below msm_n */
     uint64_t work_slice[CUZK_CUDA_PLAN_SLICES]; /* the work space with a context of slice_n */
     uint64_t stage[CUZK_CUDA_PLAN_SLICES];      /* a streamer's bytes for that slice */

@@ -87,7 +87,7 @@ static int h_finish(struct cuda_state *st, const struct key_entry *k, void *cons
 
 /* The MSM of query q (resident, sliced or streamed: cuzk_cuda_query_msm); *windowed = the
  * scalars its windows took. */
-#define QUERY_MSM(q_, bases_, s_, n_, out_, windowed_)                                            \
+#define QUERY_MSM(q_, bases_, s_, n_, out_, windowed_)                                             \
     cuzk_cuda_query_msm(st, k, (q_), (bases_), (s_), (n_), (out_), (windowed_))
 
 /* The MSMs on the witness: A and B over their wires (gathered into S when filtered), B2 in G2,

@@ -85,14 +85,13 @@ static int host_from_file(struct cuda_state *st, const struct cuzk_groth16_pk *p
     const struct cuzk_g16key_info *info = cuzk_g16key_get_info(f);
     const enum cuzk_gpu_group g = query_group(q);
     const enum cuzk_g16key_section sec = file_section[q];
-    const enum cuzk_gpu_point_enc enc =
-        info->compressed ? CUZK_GPU_PT_COMPRESSED : CUZK_GPU_PT_LEM;
+    const enum cuzk_gpu_point_enc enc = info->compressed ? CUZK_GPU_PT_COMPRESSED : CUZK_GPU_PT_LEM;
     const size_t count = cuzk_g16key_count(f, sec), chunk = info->chunk_points;
     const size_t pt = cuzk_gpu_bases_vram_for(g, 1);
     /* a loader buffer holds one whole chunk of the largest points (see points_from_file) */
     const size_t buf_bytes =
         chunk * cuzk_gpu_point_enc_bytes(CUZK_GPU_G2, info->compressed ? CUZK_GPU_PT_COMPRESSED
-                                                                      : CUZK_GPU_PT_LEM);
+                                                                       : CUZK_GPU_PT_LEM);
     struct cuzk_gpu_points_loader *ld = NULL;
     struct cuzk_gpu_bases *tmp = NULL;
     int rc = cuzk_gpu_points_loader_create(st->device, buf_bytes, &ld);
@@ -196,8 +195,7 @@ static int msm_streamed(struct cuda_state *st, enum cuzk_gpu_group g, const unsi
     const size_t ns = (n + slice - 1) / slice;
     int rc = CUZK_OK;
     if (!ns) return CUZK_OK;
-    if ((rc = cuzk_gpu_streamer_put(st->streamer, 0, g, host, n < slice ? n : slice)))
-        return rc;
+    if ((rc = cuzk_gpu_streamer_put(st->streamer, 0, g, host, n < slice ? n : slice))) return rc;
     for (size_t j = 0; j < ns; j++) {
         const size_t off = j * slice, m = n - off < slice ? n - off : slice;
         const struct cuzk_gpu_bases *b;

@@ -327,8 +327,8 @@ namespace cuzk_cuda {
 // site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
 // code, more than the instruction cache holds, and warps stalled on instruction fetches; with
 // the calls the G1 MSM accumulation ran about 15 % faster (docs/perf-log/2026-12.md), and
-// msm_exec.cu compiles several times faster. mul2 takes two independent products in one call, the two
-// carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
+// msm_exec.cu compiles several times faster. mul2 takes two independent products in one call, the
+// two carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
 // instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.
 struct fp_pair {
     fp_t a, b;
