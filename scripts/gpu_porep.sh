@@ -17,7 +17,9 @@
 # default true, the daemon's default); OVERLAP=true|false (gpus.overlap_ntt, default true, the
 # daemon's default); PRESUM=true|false (gpus.presum, default true, the daemon's default); DEVICES="0" (a TOML list body) limits the daemon
 # to those GPUs (default: every GPU of the machine); RESTART=1 stops the daemon after the stream,
-# starts it again and times the preload from the key cache and one more job.
+# starts it again and times the preload from the key cache and one more job. WINNING=SECONDS
+# also preloads WinningPoSt (winning-s66) and, that many seconds into the measured stream,
+# proves one WinningPoSt at CRITICAL beside it: its latency goes to porep_winning.log.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: porep.sh OUT_DIR [PROFILE] [PARTITIONS] [JOBS] [CONCURRENCY]}
@@ -62,6 +64,9 @@ t0=$(ms)
 "$bin/cuzk-bench" gen-vanilla "$profile" -p "$parts" --seed 7 -o "$work/vanilla.bin" \
   | tee -a "$out/porep_steps.log"
 log "gen-vanilla $profile x $parts: $(($(ms) - t0)) ms"
+if [ -n "${WINNING:-}" ]; then
+  "$bin/cuzk-bench" gen-vanilla winning-s66 --seed 3 -o "$work/winning.van" > /dev/null
+fi
 
 cat > "$work/cuzk.toml" <<EOF
 [daemon]
@@ -102,6 +107,11 @@ t0=$(ms)
 "$bin/cuzk-bench" -a "$addr" preload -c "porep:$profile" | tee -a "$out/porep_steps.log"
 log "preload $profile (constraint system + GPU dev setup + key upload): $(($(ms) - t0)) ms"
 grep -h -e "residency plan" -e "plan.s sizes" "$out/porep_daemon.log" | tee -a "$out/porep_steps.log" || true
+if [ -n "${WINNING:-}" ]; then
+  t0=$(ms)
+  "$bin/cuzk-bench" -a "$addr" preload -c "winning:winning-s66" | tee -a "$out/porep_steps.log"
+  log "preload winning-s66: $(($(ms) - t0)) ms"
+fi
 free -g >> "$out/porep_mem.txt" 2>&1 || true
 nvidia-smi --query-gpu=memory.used --format=csv >> "$out/porep_mem.txt" 2>&1 || true
 
@@ -115,9 +125,23 @@ if [ -n "$cache" ]; then
     --cache-dir "$cache" > "$out/porep_verify.log" 2>&1 || log "verify-fc: the proof did not check"
   cat "$out/porep_verify.log"
 fi
+winning() { # one WinningPoSt at CRITICAL, $WINNING seconds into the stream, timed
+  sleep "$WINNING"
+  local t
+  t=$(ms)
+  if "$bin/cuzk-bench" -a "$addr" single -t winning --vanilla "$work/winning.van" \
+    --priority critical > "$out/porep_winning.log" 2>&1; then
+    log "WinningPoSt (CRITICAL) during the stream: $(($(ms) - t)) ms from submit to proof"
+  else
+    log "WinningPoSt during the stream failed"
+  fi
+}
 if [ "$jobs" -gt 0 ]; then
+  wpid=""
+  if [ -n "${WINNING:-}" ]; then winning & wpid=$!; fi
   "$bin/cuzk-bench" -a "$addr" batch -t porep --c1 "$work/vanilla.bin" -c "$jobs" -j "$conc" \
     | tee "$out/porep_bench.log"
+  [ -z "$wpid" ] || wait "$wpid"
 fi
 python3 - "$out/porep_status.json" <<'EOF' || true
 import sys, urllib.request
