@@ -371,6 +371,58 @@ static void test_args(void) {
     for (int i = 0; i < 4; i++) CHECK(cuzk_fr_is_one(&v[i]));
 }
 
+/* A context with lent twiddles (CUZK_GPU_NTT_LENT_TWIDDLES): no transform before the room is
+ * lent; the table is built there, and again after the owner wrote over the room and said so;
+ * without the word the transform reads the garbage (so the check can fail). */
+static void test_lent(void) {
+    const int k = 12;
+    const size_t n = (size_t)1 << k;
+    CHECK(cuzk_gpu_ntt_ctx_vram2(k, CUZK_GPU_NTT_LENT_TWIDDLES) ==
+          cuzk_gpu_ntt_ctx_vram(k) - n * sizeof(cuzk_fr));
+    struct cuzk_gpu_ntt_ctx *lent = NULL, *owner = NULL;
+    CHECK(cuzk_gpu_ntt_ctx_create2(0, k, 4u, &lent) == CUZK_EINVAL && !lent);
+    if (!gpu_ok(cuzk_gpu_ntt_ctx_create2(0, k, CUZK_GPU_NTT_LENT_TWIDDLES, &lent), "lent", k) ||
+        !gpu_ok(cuzk_gpu_ntt_ctx_create(0, k, &owner), "owner", k)) {
+        cuzk_gpu_ntt_ctx_free(lent);
+        return;
+    }
+    struct cuzk_ntt_domain *d;
+    CHECK(cuzk_ntt_domain_create(pool, k, &d) == CUZK_OK);
+    cuzk_fr shift;
+    pick_shift(&shift, d);
+    cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *x = copy_vec(in, n);
+    cpu_ntt(d, cpu, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift);
+    CHECK(cuzk_gpu_ntt(lent, x, k, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL); /* no room yet */
+    CHECK(cuzk_gpu_ntt_ctx_lend_twiddles(owner, cuzk_gpu_ntt_ctx_buffer(lent)) == CUZK_EINVAL);
+    void *room = cuzk_gpu_ntt_ctx_buffer(owner);
+    CHECK(cuzk_gpu_ntt_ctx_lend_twiddles(lent, room) == CUZK_OK);
+    memcpy(x, in, n * sizeof *x);
+    if (gpu_ok(cuzk_gpu_ntt(lent, x, k, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift), "lent", k))
+        compare("lent twiddles", k, "inverse_to_coset", x, cpu, n);
+    /* the owner writes over its room: said, the table is built again */
+    cuzk_fr *junk = random_vec(n);
+    CHECK(cuzk_gpu_ntt_load(owner, junk, n) == CUZK_OK);
+    cuzk_gpu_ntt_ctx_twiddles_lost(lent);
+    memcpy(x, in, n * sizeof *x);
+    if (gpu_ok(cuzk_gpu_ntt(lent, x, k, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift), "lent again", k))
+        compare("lent twiddles rebuilt", k, "inverse_to_coset", x, cpu, n);
+    /* not said: the transform reads the junk */
+    CHECK(cuzk_gpu_ntt_load(owner, junk, n) == CUZK_OK);
+    memcpy(x, in, n * sizeof *x);
+    CHECK(cuzk_gpu_ntt(lent, x, k, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift) == CUZK_OK);
+    CHECK(memcmp(x, cpu, n * sizeof *x) != 0);
+    printf("test_gpu_ntt: lent twiddles at 2^%d: built in the lent room, rebuilt after it was "
+           "written over\n",
+           k);
+    free(junk);
+    free(in);
+    free(cpu);
+    free(x);
+    cuzk_ntt_domain_free(d);
+    cuzk_gpu_ntt_ctx_free(lent);
+    cuzk_gpu_ntt_ctx_free(owner);
+}
+
 int main(void) {
     test_init("test_gpu_ntt");
     int count = 0;
@@ -406,6 +458,7 @@ int main(void) {
     test_field();
     for (int k = 1; k <= TEST_MAX_LOG; k++) test_size(k);
     test_shapes();
+    test_lent();
     if (max >= TEST_BIG_LOG) test_big(TEST_BIG_LOG);
 
     cuzk_gpu_ntt_ctx_free(ctx);

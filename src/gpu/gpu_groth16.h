@@ -86,6 +86,12 @@ enum cuzk_gpu_g16_vec {
 /* The optional vectors of a work area (flags of cuzk_gpu_g16_create2): max_w elements each. */
 #define CUZK_GPU_G16_WITH_W1 1u
 #define CUZK_GPU_G16_WITH_S 2u
+/* A lean area, for small cards: S is C's room (no memory of its own; max_w <= max_n), so
+ * gathered scalars and C never live at once; and W's room holds max(max_w, max_n) elements, so
+ * that its owner may lend it to the NTT context's twiddle table between a proof's witness MSMs
+ * and its next witness upload (CUZK_GPU_NTT_LENT_TWIDDLES). Not with CUZK_GPU_G16_WITH_S. */
+#define CUZK_GPU_G16_S_IN_C 4u
+#define CUZK_GPU_G16_W_WIDE 8u
 
 struct cuzk_gpu_g16;
 

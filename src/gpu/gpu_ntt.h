@@ -56,13 +56,33 @@ enum cuzk_gpu_ntt_kind {
 
 struct cuzk_gpu_ntt_ctx;
 
-/* Bytes of device memory a context for max_log_n takes (0 if max_log_n is out of range). */
+/* Bytes of device memory a context for max_log_n takes (0 if max_log_n is out of range);
+ * cuzk_gpu_ntt_ctx_vram2 with flags (CUZK_GPU_NTT_LENT_TWIDDLES: without its twiddle table). */
 size_t cuzk_gpu_ntt_ctx_vram(int max_log_n);
+size_t cuzk_gpu_ntt_ctx_vram2(int max_log_n, unsigned flags);
+
+/* A context whose twiddle table lives in room its owner lends it (cuzk_gpu_ntt_ctx_create2):
+ * the owner uses that room for something else between transforms and says so with
+ * cuzk_gpu_ntt_ctx_twiddles_lost; the next transform builds the table there again first (a few
+ * kernels, about 2^max_log_n multiplications, on the context's stream). The device memory of a
+ * small card is then shared by phases of a proof that never overlap. */
+#define CUZK_GPU_NTT_LENT_TWIDDLES 1u
 
 /* Creates a context on device `device` for transforms of up to 2^max_log_n elements
  * (1 <= max_log_n <= CUZK_GPU_NTT_MAX_LOG) and builds its twiddle table on the device.
  * CUZK_ENODEV without a GPU, CUZK_EINVAL for a bad device index or size, CUZK_EGPUOOM. */
 int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gpu_ntt_ctx **out);
+/* The same with flags (0 or CUZK_GPU_NTT_LENT_TWIDDLES). A context with lent twiddles has no
+ * table until cuzk_gpu_ntt_ctx_lend_twiddles; a transform before that is CUZK_EINVAL. */
+int cuzk_gpu_ntt_ctx_create2(int device, int max_log_n, unsigned flags,
+                             struct cuzk_gpu_ntt_ctx **out);
+/* Lends a context made with CUZK_GPU_NTT_LENT_TWIDDLES the room for its table: a device vector
+ * of at least 2^max_log_n elements, 16-byte aligned, which outlives the context (or the next
+ * lending). The table is built there before the next transform. CUZK_EINVAL otherwise. */
+int cuzk_gpu_ntt_ctx_lend_twiddles(struct cuzk_gpu_ntt_ctx *ctx, void *room);
+/* The lent room was written over (ignored for a context with a table of its own): the next
+ * transform builds the table again. Call it with no transform of the context in flight. */
+void cuzk_gpu_ntt_ctx_twiddles_lost(struct cuzk_gpu_ntt_ctx *ctx);
 /* Waits for the context's work and frees it (NULL is ignored). */
 void cuzk_gpu_ntt_ctx_free(struct cuzk_gpu_ntt_ctx *ctx);
 int cuzk_gpu_ntt_ctx_max_log(const struct cuzk_gpu_ntt_ctx *ctx);

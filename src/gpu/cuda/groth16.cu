@@ -90,9 +90,13 @@ __global__ void g16_to_mont_kernel(fr_mem *w, size_t n) {
 }
 
 // ---- the work area --------------------------------------------------------------------------
+static size_t w_cap(size_t max_n, size_t max_w, unsigned flags) {
+    return (flags & CUZK_GPU_G16_W_WIDE) && max_n > max_w ? max_n : max_w;
+}
+
 extern "C" size_t cuzk_gpu_g16_vram_for2(size_t max_n, size_t max_w, int borrow_c, unsigned flags) {
-    const size_t nw = 1 + !!(flags & CUZK_GPU_G16_WITH_W1) + !!(flags & CUZK_GPU_G16_WITH_S);
-    return ((borrow_c ? 2 : 3) * max_n + nw * max_w) * sizeof(fr_mem);
+    const size_t nw = !!(flags & CUZK_GPU_G16_WITH_W1) + !!(flags & CUZK_GPU_G16_WITH_S);
+    return ((borrow_c ? 2 : 3) * max_n + w_cap(max_n, max_w, flags) + nw * max_w) * sizeof(fr_mem);
 }
 
 extern "C" size_t cuzk_gpu_g16_vram_for(size_t max_n, size_t max_w, int borrow_c) {
@@ -128,6 +132,10 @@ static int g16_init(cuzk_gpu_g16 *g, void *dev_c) {
             g->vec[v] = static_cast<fr_mem *>(dev_c);
             continue;
         }
+        if (v == CUZK_GPU_G16_S && g->s_in_c) { // C comes first: its room, whoever owns it
+            g->vec[v] = g->vec[CUZK_GPU_G16_C];
+            continue;
+        }
         if (g->cap[v] == 0) continue; // an optional vector not asked for
         CU_TRY(cudaMalloc(&g->vec[v], g->cap[v] * sizeof(fr_mem)));
         g->owned[v] = 1;
@@ -142,16 +150,20 @@ extern "C" int cuzk_gpu_g16_create2(int device, size_t max_n, size_t max_w, void
     *out = nullptr;
     int err = check_device(device);
     if (err != CUZK_OK) return err;
-    if (max_n == 0 || max_w == 0 || (reinterpret_cast<uintptr_t>(dev_c) & 15) ||
-        (flags & ~(CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S)))
+    const unsigned known =
+        CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S | CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE;
+    const bool s_in_c = flags & CUZK_GPU_G16_S_IN_C;
+    if (max_n == 0 || max_w == 0 || (reinterpret_cast<uintptr_t>(dev_c) & 15) || (flags & ~known) ||
+        (s_in_c && ((flags & CUZK_GPU_G16_WITH_S) || max_w > max_n)))
         return set_error(CUZK_EINVAL, "bad work area size, flags or unaligned C vector");
     auto *g = new (std::nothrow) cuzk_gpu_g16();
     if (!g) return CUZK_ENOMEM;
     g->device = device;
     g->cap[CUZK_GPU_G16_A] = g->cap[CUZK_GPU_G16_B] = g->cap[CUZK_GPU_G16_C] = max_n;
-    g->cap[CUZK_GPU_G16_W] = max_w;
+    g->cap[CUZK_GPU_G16_W] = w_cap(max_n, max_w, flags);
     g->cap[CUZK_GPU_G16_W1] = (flags & CUZK_GPU_G16_WITH_W1) ? max_w : 0;
-    g->cap[CUZK_GPU_G16_S] = (flags & CUZK_GPU_G16_WITH_S) ? max_w : 0;
+    g->cap[CUZK_GPU_G16_S] = (flags & (CUZK_GPU_G16_WITH_S | CUZK_GPU_G16_S_IN_C)) ? max_w : 0;
+    g->s_in_c = s_in_c;
     err = g16_init(g, dev_c);
     if (err != CUZK_OK) {
         cuzk_gpu_g16_free(g);

@@ -71,6 +71,7 @@ struct cuzk_gpu_g16 {
     size_t cap[G16_NVEC];
     fr_mem *vec[G16_NVEC]; // NULL: a vector the area lacks
     int owned[G16_NVEC];
+    int s_in_c; // S is C's room (CUZK_GPU_G16_S_IN_C)
     size_t vram;
     cudaStream_t copy, comp;
     cudaEvent_t ev_begin, ev_start[G16_NVEC], ev_ready[G16_NVEC];

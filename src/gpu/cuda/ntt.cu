@@ -485,7 +485,9 @@ struct cuzk_gpu_ntt_ctx {
     cudaEvent_t ev_pass[CUZK_GPU_NTT_MAX_LOG + 2];
     float pass_ms[CUZK_GPU_NTT_MAX_LOG + 1];
     int timed_passes;
-    fr_mem *tw;      // 2^max_log: entry m + j = omega_(2m)^j
+    fr_mem *tw;      // 2^max_log: entry m + j = omega_(2m)^j (lent: the owner's room)
+    unsigned flags;  // CUZK_GPU_NTT_LENT_TWIDDLES
+    int tw_valid;    // tw holds the table (a lent room may have been written over since)
     fr_mem *buf;     // 2^max_log: the context's vector
     fr_mem *scratch; // 2^max_log: the passes' other vector
     fr_mem *s_lo;    // SHIFT_LO_N entries
@@ -534,18 +536,23 @@ static int plan_passes(int k, int log_block, int log_cols, pass_plan *plan) {
     return count;
 }
 
-extern "C" size_t cuzk_gpu_ntt_ctx_vram(int max_log_n) {
+extern "C" size_t cuzk_gpu_ntt_ctx_vram2(int max_log_n, unsigned flags) {
     if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG) return 0;
     const size_t n = static_cast<size_t>(1) << max_log_n;
     const size_t s_hi = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
-    return (3 * n + SHIFT_LO_N + s_hi) * sizeof(fr_mem);
+    const size_t vecs = (flags & CUZK_GPU_NTT_LENT_TWIDDLES) ? 2 : 3;
+    return (vecs * n + SHIFT_LO_N + s_hi) * sizeof(fr_mem);
+}
+
+extern "C" size_t cuzk_gpu_ntt_ctx_vram(int max_log_n) {
+    return cuzk_gpu_ntt_ctx_vram2(max_log_n, 0);
 }
 
 extern "C" void cuzk_gpu_ntt_ctx_free(struct cuzk_gpu_ntt_ctx *ctx) {
     if (!ctx) return;
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
-    (void)cudaFree(ctx->tw);
+    if (!(ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES)) (void)cudaFree(ctx->tw);
     (void)cudaFree(ctx->buf);
     (void)cudaFree(ctx->scratch);
     (void)cudaFree(ctx->s_lo);
@@ -591,6 +598,7 @@ static int build_twiddles(cuzk_gpu_ntt_ctx *ctx) {
     CU_LAUNCHED(twiddle_lower_kernel);
     CU_TRY(cudaStreamSynchronize(ctx->stream));
     ctx->shift_valid = 0;
+    ctx->tw_valid = 1;
     return CUZK_OK;
 }
 
@@ -601,7 +609,8 @@ static int ctx_init(cuzk_gpu_ntt_ctx *ctx) {
     CU_TRY(cudaEventCreate(&ctx->ev_start));
     CU_TRY(cudaEventCreate(&ctx->ev_stop));
     for (cudaEvent_t &e : ctx->ev_pass) CU_TRY(cudaEventCreate(&e));
-    CU_TRY(cudaMalloc(&ctx->tw, n * sizeof(fr_mem)));
+    if (!(ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES))
+        CU_TRY(cudaMalloc(&ctx->tw, n * sizeof(fr_mem)));
     CU_TRY(cudaMalloc(&ctx->buf, n * sizeof(fr_mem)));
     CU_TRY(cudaMalloc(&ctx->scratch, n * sizeof(fr_mem)));
     CU_TRY(cudaMalloc(&ctx->s_lo, SHIFT_LO_N * sizeof(fr_mem)));
@@ -609,19 +618,22 @@ static int ctx_init(cuzk_gpu_ntt_ctx *ctx) {
     CU_TRY(cudaMalloc(&ctx->s_hi, ctx->s_hi_len * sizeof(fr_mem)));
     CU_TRY(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(sizeof(fr_mem) << NTT_MAX_LOG_BLOCK)));
-    return build_twiddles(ctx);
+    return ctx->tw ? build_twiddles(ctx) : CUZK_OK; // a lent room comes later
 }
 
-extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gpu_ntt_ctx **out) {
+extern "C" int cuzk_gpu_ntt_ctx_create2(int device, int max_log_n, unsigned flags,
+                                        struct cuzk_gpu_ntt_ctx **out) {
     if (!out) return set_error(CUZK_EINVAL, "out is NULL");
     *out = nullptr;
     int err = check_device(device);
     if (err != CUZK_OK) return err;
     if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG)
         return set_error(CUZK_EINVAL, "max_log_n out of range");
+    if (flags & ~CUZK_GPU_NTT_LENT_TWIDDLES) return set_error(CUZK_EINVAL, "unknown flags");
     auto *ctx = static_cast<cuzk_gpu_ntt_ctx *>(std::calloc(1, sizeof(cuzk_gpu_ntt_ctx)));
     if (!ctx) return CUZK_ENOMEM;
     ctx->device = device;
+    ctx->flags = flags;
     ctx->max_log = max_log_n;
     ctx->log_block = NTT_LOG_BLOCK;
     ctx->log_cols = -1; // per size (pass_cols)
@@ -633,6 +645,23 @@ extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gp
     }
     *out = ctx;
     return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gpu_ntt_ctx **out) {
+    return cuzk_gpu_ntt_ctx_create2(device, max_log_n, 0, out);
+}
+
+extern "C" int cuzk_gpu_ntt_ctx_lend_twiddles(struct cuzk_gpu_ntt_ctx *ctx, void *room) {
+    if (!ctx || !(ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES) || !room ||
+        (reinterpret_cast<uintptr_t>(room) & 15))
+        return set_error(CUZK_EINVAL, "no lent twiddles, or a NULL or unaligned room");
+    ctx->tw = static_cast<fr_mem *>(room);
+    ctx->tw_valid = 0;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_ntt_ctx_twiddles_lost(struct cuzk_gpu_ntt_ctx *ctx) {
+    if (ctx && (ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES)) ctx->tw_valid = 0;
 }
 
 // Whether a kernel shape is one cuzk_gpu_ntt_tune accepts.
@@ -768,6 +797,11 @@ static int plan_transform(fr_mem *data, fr_mem *scratch, const fr_mem *tw, const
 // with `timed`, records the pass events around its passes and returns their number in *np_out.
 static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, const cuzk_fr *shift,
                    bool timed = false, int *np_out = nullptr) {
+    if (!ctx->tw_valid) { // a lent room: the table first (it also uses the shift tables)
+        if (!ctx->tw) return set_error(CUZK_EINVAL, "no room lent for the twiddle table");
+        int err = build_twiddles(ctx);
+        if (err != CUZK_OK) return err;
+    }
     if (kind_shifted(kind)) {
         int err = prepare_shift(ctx, log_n, shift, kind);
         if (err != CUZK_OK) return err;
