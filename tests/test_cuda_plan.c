@@ -167,6 +167,55 @@ static void test_small(void) {
     CHECK(strcmp(cuzk_cuda_query_name(CUZK_CUDA_Q_N), "?") == 0);
 }
 
+/* Rule 4, the lean work space: only where no other layout fits; at the edge of its smallest
+ * layout and one byte below; with nothing streamed for a key smaller than a streamer. */
+static void test_lean(void) {
+    char err[256], line[256];
+    struct cuzk_cuda_plan p;
+    const uint64_t save = 3 * 3972 * MiB; /* three vectors of the witness's 130 M values */
+    struct cuzk_cuda_plan_sizes s = c18(45 * GiB);
+    s.lean_save = save;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK && !p.lean); /* rule 3 fits */
+    s.budget = 30 * GiB;                                                       /* a 32 GB card */
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.lean && p.sliced && p.streamed);
+    check_sums(&s, &p);
+    cuzk_cuda_plan_describe(&p, s.budget, line, sizeof line);
+    CHECK(strstr(line, "lean work space") != NULL);
+    printf("30 GiB card: %s\n", line);
+    s.budget = s.fixed + s.work_slice[2] - save + s.stage[2];
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.lean && p.streamed == (1u << CUZK_CUDA_Q_N) - 1 && p.device_key == s.fixed);
+    CHECK(p.work == s.work_slice[2] - save + s.stage[2]);
+    check_sums(&s, &p);
+    s.budget--;
+    err[0] = 0;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    char least[64];
+    snprintf(least, sizeof least, "smallest work space %llu ",
+             (unsigned long long)(s.work_slice[2] - save + s.stage[2]));
+    CHECK(strstr(err, least) != NULL); /* the refusal names the lean layout's size */
+    /* a key smaller than a streamer's buffers: lean, nothing streamed, no streamer */
+    memset(&s, 0, sizeof s);
+    s.query[CUZK_CUDA_Q_A] = s.query[CUZK_CUDA_Q_B1] = 10;
+    s.query[CUZK_CUDA_Q_B2] = 20;
+    s.query[CUZK_CUDA_Q_H] = 40;
+    s.fixed = 100;
+    s.msm_n = 1024;
+    s.work_full = 5000;
+    s.n_slices = 1;
+    s.slice_n[0] = 256;
+    s.work_slice[0] = 2000;
+    s.stage[0] = 500;
+    s.lean_save = 300;
+    s.budget = 180 + 1700;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.lean && !p.streamed && !p.stage && p.work == 1700 && p.device_key == 180);
+    check_sums(&s, &p);
+    s.budget--;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+}
+
 /* The sizes' log line reads back as the sizes it was written from; broken lines are refused. */
 static void test_sizes_line(void) {
     struct cuzk_cuda_plan_sizes s = c18(76 * GiB), r;
@@ -178,6 +227,22 @@ static void test_sizes_line(void) {
              (unsigned long long)s.budget, line);
     CHECK(cuzk_cuda_plan_sizes_parse(logged, &r) == CUZK_OK);
     CHECK(memcmp(&s, &r, sizeof s) == 0);
+    /* with a lean saving; a line logged before lean= existed reads as none; a broken one fails */
+    {
+        struct cuzk_cuda_plan_sizes l = s;
+        char ll[512], old[512];
+        l.lean_save = 12345;
+        cuzk_cuda_plan_sizes_describe(&l, ll, sizeof ll);
+        CHECK(strstr(ll, " lean=12345 ") != NULL);
+        CHECK(cuzk_cuda_plan_sizes_parse(ll, &r) == CUZK_OK && r.lean_save == 12345);
+        snprintf(old, sizeof old, "%s", ll);
+        char *at = strstr(old, " lean=12345");
+        if (at) memmove(at, at + strlen(" lean=12345"), strlen(at + strlen(" lean=12345")) + 1);
+        CHECK(cuzk_cuda_plan_sizes_parse(old, &r) == CUZK_OK && r.lean_save == 0);
+        at = strstr(ll, " lean=");
+        if (at) at[6] = '-';
+        CHECK(cuzk_cuda_plan_sizes_parse(ll, &r) == CUZK_EFORMAT);
+    }
     CHECK(cuzk_cuda_plan_sizes_parse(line, &r) == CUZK_OK && r.budget == 0);
     r.budget = s.budget;
     CHECK(memcmp(&s, &r, sizeof s) == 0);
@@ -208,6 +273,7 @@ int main(void) {
     test_init("test_cuda_plan");
     test_rules();
     test_small();
+    test_lean();
     test_sizes_line();
     return test_finish();
 }

@@ -857,6 +857,7 @@ struct hotdev {
     uint64_t vram;
     uint64_t host;     /* host bytes an upload keeps (key_host: a CUDA plan's streamed queries) */
     uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
+    int needs_rows;    /* key_needs_rows: its proofs read the rows on the host (a CUDA plan's) */
 };
 
 static int hot_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -936,6 +937,15 @@ static uint64_t hot_key_host(const struct cuzk_backend *be, const struct cuzk_gr
     return host;
 }
 
+static int hot_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    (void)pk;
+    struct hotdev *h = be->impl;
+    pthread_mutex_lock(&h->mu);
+    const int rows = h->needs_rows;
+    pthread_mutex_unlock(&h->mu);
+    return rows;
+}
+
 static void hot_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
                     struct cuzk_backend_mem *out) {
     const struct hotdev *h = be->impl;
@@ -954,7 +964,8 @@ static void hotdev_init(struct hotdev *h, const struct cuzk_backend *inner, cons
                                   .mem = hot_mem,
                                   .key_upload = hot_upload,
                                   .key_drop = hot_drop,
-                                  .key_host = hot_key_host};
+                                  .key_host = hot_key_host,
+                                  .key_needs_rows = hot_needs_rows};
 }
 
 static void test_hot_only(void) {
@@ -985,6 +996,7 @@ static void test_hot_only(void) {
     e = engine_new(&c, &ks, NULL);
     CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
     CHECK(hd.uploads == 1 && hd.resident != NULL);
+    CHECK(hd.resident && hd.resident->cs == NULL); /* trimmed: the device holds the rows */
     struct cuzk_engine_status st;
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     const struct cuzk_status_srs *s = srs_find(&st, "synthetic", "256");
@@ -1024,12 +1036,15 @@ static void test_hot_only(void) {
     CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_ENOMEM);
     CHECK(strstr(err, "in host memory") && strstr(err, "more than the memory budget"));
     CHECK(hd.uploads == 2 && mem_owner(e, CUZK_MEM_KEY) == 0);
+    /* a device whose plan leaves the rows on the host (key_needs_rows): the trim keeps them */
     pthread_mutex_lock(&hd.mu);
     hd.host = 0;
+    hd.needs_rows = 1;
     pthread_mutex_unlock(&hd.mu);
     /* a key still resident at the end is dropped from the device with the engine */
     CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
     CHECK(hd.uploads == 3);
+    CHECK(hd.resident && hd.resident->cs != NULL && hd.resident->cs->n_rows > 0);
     cuzk_engine_destroy(e);
     CHECK(hd.drops == 3 && hd.resident == NULL && hd.foreign == 0);
     cuzk_kinds_destroy(ks);

@@ -452,18 +452,32 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         fprintf(stderr, "test_gpu_groth16: the plan test's premises fail: %s\n", line);
         return;
     }
+    /* the lean work space's smallest layout: below every other one */
+    uint64_t least_lean = UINT64_MAX;
+    for (unsigned i = 0; i < sz.n_slices; i++)
+        if (sz.work_slice[i] - sz.lean_save + sz.stage[i] < least_lean)
+            least_lean = sz.work_slice[i] - sz.lean_save + sz.stage[i];
+    CHECK(sz.lean_save > 0 && least_lean < least);
     const struct {
         const char *what;
         uint64_t budget;
-        unsigned streamed; /* the mask expected */
-        int sliced;
+        unsigned streamed; /* the mask expected (lean: the pure plan's) */
+        int sliced, lean;
     } cases[] = {
-        {"all resident", total + sz.work_full, 0, 0},
-        {"all resident, MSMs in slices", total + sz.work_slice[0], 0, 1},
-        {"H streamed", h_budget, 1u << CUZK_CUDA_Q_H, 1},
-        {"every query streamed", sz.fixed + least, (1u << CUZK_CUDA_Q_N) - 1, 1},
+        {"all resident", total + sz.work_full, 0, 0, 0},
+        {"all resident, MSMs in slices", total + sz.work_slice[0], 0, 1, 0},
+        {"H streamed", h_budget, 1u << CUZK_CUDA_Q_H, 1, 0},
+        {"every query streamed", sz.fixed + least, (1u << CUZK_CUDA_Q_N) - 1, 1, 0},
+        {"lean work space", sz.fixed + least_lean, 0, 1, 1},
+        {"lean work space, rows in host memory", sz.fixed - sz.rows + least_lean, 0, 1, 2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct cuzk_cuda_plan_sizes at = sz;
+        struct cuzk_cuda_plan want;
+        at.budget = cases[c].budget;
+        CHECK(cuzk_cuda_plan_make(&at, &want, err, sizeof err) == CUZK_OK);
+        CHECK(want.lean == !!cases[c].lean && want.host_rows == (cases[c].lean == 2));
+        if (!cases[c].lean) CHECK(want.streamed == cases[c].streamed);
         plan_backend(&b, cases[c].budget);
         uint64_t v = 0;
         int rc = b.key_upload(&b, pk, &v, err, sizeof err);
@@ -472,10 +486,15 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         struct cuzk_cuda_stats ss;
         cuzk_cuda_backend_stats(&b, &ss);
         CHECK(cuzk_cuda_backend_plan(&b, pk, &sz, &plan, err, sizeof err) == CUZK_OK);
-        CHECK(plan.streamed == cases[c].streamed && plan.sliced == cases[c].sliced);
+        CHECK(plan.streamed == want.streamed && plan.sliced == cases[c].sliced &&
+              plan.lean == want.lean && plan.host_rows == want.host_rows && plan.work == want.work);
+        CHECK(b.key_needs_rows(&b, pk) == want.host_rows);
         CHECK(ss.keys == 1 && ss.bases_vram == plan.device_key && v == plan.device_key);
         CHECK(ss.bases_vram + ss.work_vram <= cases[c].budget);
-        CHECK(ss.host_bases == plan.host_key && ss.streamed_keys == (plan.streamed != 0));
+        /* pinned: the streamed queries, and a and b of a CPU SpMV for a plan with host rows */
+        const uint64_t ab = plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0;
+        CHECK(ss.host_bases == plan.host_key + ab && ss.streamed_keys == (plan.streamed != 0));
+        CHECK(b.key_host(&b, pk) == 0); /* resident: the upload made them */
         CHECK(ss.msm_points == plan.msm_max);
         for (int rep = 0; rep < 2; rep++) {
             struct cuzk_snarkjs_proof pg;
@@ -495,6 +514,11 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         trimmed.b2 = NULL;
         struct cuzk_snarkjs_proof pt;
         rc = prove_pk(&b, &trimmed, w, n_w, seed, &pt);
+        if (plan.host_rows) { /* but not the rows such a plan leaves on the host */
+            CHECK(rc == CUZK_EINVAL && strstr(last_err, "not in host memory"));
+            trimmed.cs = pk->cs;
+            rc = prove_pk(&b, &trimmed, w, n_w, seed, &pt);
+        }
         CHECK(rc == CUZK_OK && proofs_same(ref, &pt));
         if (rc)
             fprintf(stderr, "test_gpu_groth16: plan %s, trimmed key: %s\n", cases[c].what,
@@ -520,7 +544,9 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
             CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_OK);
             b.key_drop(&b, pk);
         }
-        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed + least - 1) == CUZK_OK);
+        /* the smallest layout: lean, the rows in host memory, every query streamed */
+        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed - sz.rows + least_lean - 1) ==
+              CUZK_OK);
         CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
         CHECK(strstr(err, "even with no other key resident") && strstr(err, "cannot hold"));
         struct cuzk_snarkjs_proof pg;

@@ -82,6 +82,10 @@ struct cuzk_kind_key {
     struct cuzk_groth16_pk pk; /* the prover's view */
     struct cuzk_snarkjs_vk vk;
     void *priv;
+    /* set by the SRS manager before key_trim: a device still reads pk.cs on the host at every
+     * proof (its plan keeps the rows there: cuzk_backend.key_needs_rows), so the trim keeps
+     * them */
+    int keep_rows;
 };
 
 /* One circuit id of the reference cuzk daemon ("porep-32g") and the circuit of this kind it
@@ -123,8 +127,10 @@ struct cuzk_kind {
                     const struct cuzk_kind_load_opts *opts, struct cuzk_kind_key *out, char *err,
                     size_t errlen);
     void (*key_free)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
-    void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key); /* optional */
-    void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id);     /* optional */
+    /* optional: frees what the devices hold once the key is resident on all of them (its
+     * points; its rows unless key->keep_rows) */
+    void (*key_trim)(const struct cuzk_kind *k, struct cuzk_kind_key *key);
+    void (*key_corrupt)(const struct cuzk_kind *k, const char *key_id); /* optional */
     /* Optional, cheap (a stat, no COUNT pass): 1 when key_load would find the key stored (no
      * setup), 0 when it would set one up. NULL: the kind never sets keys up (they are given,
      * like a snarkjs .zkey). The engine's setup policy (cuzk_engine_config.setup_allow) asks

@@ -329,6 +329,9 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
         rc = CUZK_OK;
     }
     if (!rc && s->hot_only && kind->key_trim) {
+        for (size_t d = 0; d < s->n_be; d++)
+            if (s->be[d]->key_needs_rows && s->be[d]->key_needs_rows(s->be[d], &key->pk))
+                key->keep_rows = 1;
         kind->key_trim(kind, key);
         e->trimmed = 1;
     }

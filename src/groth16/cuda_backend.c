@@ -69,6 +69,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->key_upload = cuzk_cuda_key_upload;
     be->key_drop = cuzk_cuda_key_drop;
     be->key_host = cuzk_cuda_key_host;
+    be->key_needs_rows = cuzk_cuda_key_needs_rows;
     return CUZK_OK;
 }
 

@@ -71,6 +71,25 @@
  * sliced plan's context is not enlarged for other keys (their MSMs run in slices too, with the
  * same results), and a sliced plan has no folding context.
  *
+ * Lean work space (cuda_plan.h, rule 4: only for a budget that holds no other layout). The work
+ * area has one witness slot (W, no W1), the gathered scalars live in C's room
+ * (CUZK_GPU_G16_S_IN_C) and the NTT context's twiddle table in W's, which is wide enough for it
+ * (CUZK_GPU_G16_W_WIDE, CUZK_GPU_NTT_LENT_TWIDDLES): three vectors fewer. A proof's phases
+ * then never overlap: its witness upload writes over the table (compute marks it lost; the
+ * first transform builds it again, about 2^log_n multiplications), the witness MSMs read W and S
+ * before c = a o b is written into C, and h's transforms run after the witness MSMs, not beside
+ * them; the next proof's upload waits for the one slot, and the caller's witness is held until
+ * the compute section is over (witness_done after it: a plan with its rows in host memory
+ * reads it there for the CPU's SpMV, rule 5). Lean work objects serve every key, as a
+ * sliced context does (a key whose plan is not lean proves in them too), until they are
+ * rebuilt.
+ *
+ * Rows in host memory (rule 5). The key's A/B rows are not uploaded; the key owns two pinned
+ * domain vectors (key_entry.ab_host, charged through key_host with its streamed queries), into
+ * which the compute section runs the CPU's SpMV (cuzk_groth16_pk_eval on the backend's pool)
+ * before uploading them into A and B. key_needs_rows tells the SRS manager, which then has the
+ * kind keep the rows on the host when it trims the key.
+ *
  * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
  * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
@@ -157,8 +176,10 @@ struct key_entry {
     int learned; /* the dense queries' folds were decided (after the first proof) */
     size_t
         dense_b2; /* the first proof's B2 scalars that took the windows (for cuzk_cuda_presum_g2) */
-    unsigned n_dense;                 /* queries folded so */
-    struct cuzk_cuda_plan plan;       /* its residency plan (see DESIGN) */
+    unsigned n_dense;           /* queries folded so */
+    struct cuzk_cuda_plan plan; /* its residency plan (see DESIGN) */
+    void *ab_host;   /* a plan with its rows in host memory: pinned a and b of the CPU's SpMV */
+    size_t ab_bytes; /* their bytes (2 domain elements) */
     void *host[CUZK_CUDA_Q_N];        /* the streamed queries' pinned copies (LEM) */
     size_t host_bytes[CUZK_CUDA_Q_N]; /* their bytes */
     double last_used;
@@ -181,8 +202,11 @@ struct cuda_state {
     struct cuzk_gpu_g16 *g16;
     int cap_log_n; /* the sizes the work objects have */
     size_t cap_w;
-    atomic_size_t cap_msm;              /* set under dev_mu; read by the stats without it */
-    int cap_fold;                       /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    atomic_size_t cap_msm; /* set under dev_mu; read by the stats without it */
+    int cap_fold;          /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
+    /* the lean work space (cuda_plan.h, rule 4; see DESIGN): one slot; set under dev_mu while
+     * the resize flag keeps every slot free, read by cuzk_cuda_slot_acquire under slot_mu */
+    atomic_int cap_lean;
     size_t cap_stage;                   /* the streamer's buffer bytes (0: no streamer) */
     struct cuzk_gpu_streamer *streamer; /* for the streamed queries (see DESIGN) */
     /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
@@ -238,7 +262,8 @@ int cuzk_cuda_failed(char *err, size_t errlen, const char *stage, enum gpu_mod m
 
 void cuzk_cuda_work_drop(struct cuda_state *st);
 uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
-                                  uint64_t stage);
+                                  uint64_t stage, int lean);
+int cuzk_cuda_lean_log_n(int log_n, size_t nw);
 uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st);
 int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what);
 uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk);
@@ -268,6 +293,7 @@ int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth1
                          uint64_t *vram_bytes, char *err, size_t errlen);
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 
 /* ---- cuda_query.c: residency plans, streamed queries, the MSM over a query --------------- */
 

@@ -15,6 +15,10 @@
 
 static void key_entry_free(struct cuda_state *st, struct key_entry *k) {
     cuzk_cuda_query_host_free(st, k);
+    if (k->ab_host) {
+        cuzk_gpu_pinned_free(k->ab_host, k->ab_bytes);
+        atomic_fetch_sub(&st->host_bases, k->ab_bytes);
+    }
     cuzk_gpu_bases_free(k->a);
     cuzk_gpu_bases_free(k->b1);
     cuzk_gpu_bases_free(k->b2);
@@ -194,8 +198,15 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         host ? points_from_host(st, pk, k, err, errlen) : points_from_file(st, pk, k, err, errlen);
     for (int q = 0; !rc && q < CUZK_CUDA_Q_N; q++)
         if (plan.streamed >> q & 1u) rc = cuzk_cuda_query_host(st, pk, k, q, err, errlen);
-    if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs)))
+    if (!rc && plan.host_rows) { /* the SpMV's a and b, made on the CPU, cross from here */
+        k->ab_bytes = 2 * (size_t)pk->domain_size * sizeof(cuzk_fr);
+        if ((rc = cuzk_gpu_pinned_alloc(k->ab_bytes, &k->ab_host)))
+            cuzk_cuda_failed(err, errlen, "pinned host memory for the SpMV's a and b", MOD_G16, rc);
+        else
+            atomic_fetch_add(&st->host_bases, k->ab_bytes);
+    } else if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs))) {
         cuzk_cuda_failed(err, errlen, "upload of the A/B rows", MOD_G16, rc);
+    }
     if (!rc && pk->a_wires &&
         (rc = cuzk_gpu_idx_upload(st->device, pk->a_wires, pk->n_a, &k->a_idx)))
         cuzk_cuda_failed(err, errlen, "upload of the A wires", MOD_G16, rc);
@@ -314,7 +325,24 @@ uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_gro
     const int resident = cuzk_cuda_key_find(st, pk->uid) != NULL;
     const int rc = resident ? CUZK_ENOTFOUND : cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err);
     pthread_mutex_unlock(&st->dev_mu);
-    return rc ? 0 : plan.host_key;
+    return rc ? 0
+              : plan.host_key +
+                    (plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0);
+}
+
+/* The vtable's key_needs_rows: whether pk's plan on this device (the one it was uploaded with,
+ * when resident) leaves its rows in host memory. */
+int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    struct cuda_state *st = be->impl;
+    if (!st || !pk) return 0;
+    struct cuzk_cuda_plan plan;
+    char err[8];
+    pthread_mutex_lock(&st->dev_mu);
+    const struct key_entry *k = cuzk_cuda_key_find(st, pk->uid);
+    int rows = k ? k->plan.host_rows
+                 : cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err) == CUZK_OK && plan.host_rows;
+    pthread_mutex_unlock(&st->dev_mu);
+    return rows;
 }
 
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {

@@ -53,6 +53,45 @@ static int choose_streamed(const struct cuzk_cuda_plan_sizes *in, uint64_t room,
     return 0;
 }
 
+/* Rule 4 on in (rule 5 passes the sizes without the rows): the lean work space with the
+ * largest slice that holds everything resident, else the fewest bytes streamed, then the
+ * largest slice. 1 and *out set, or 0. */
+static int lean_rule(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_plan *out) {
+    const uint64_t total = key_total(in);
+    int best = -1;
+    unsigned best_mask = 0;
+    uint64_t best_bytes = 0;
+    for (unsigned i = 0; in->lean_save && i < in->n_slices; i++) {
+        if (in->work_slice[i] < in->lean_save) continue;
+        const uint64_t lean = in->work_slice[i] - in->lean_save, work = lean + in->stage[i];
+        unsigned mask = 0;
+        uint64_t bytes = 0;
+        if (lean <= in->budget && total <= in->budget - lean) {
+            best = (int)i; /* the largest slice with everything resident */
+            best_mask = 0;
+            best_bytes = 0;
+            break;
+        }
+        if (work > in->budget || choose_streamed(in, in->budget - work, &mask, &bytes)) continue;
+        if (best < 0 || bytes < best_bytes) {
+            best = (int)i;
+            best_mask = mask;
+            best_bytes = bytes;
+        }
+    }
+    if (best < 0) return 0;
+    memset(out, 0, sizeof *out);
+    out->msm_max = in->slice_n[best];
+    out->sliced = 1;
+    out->lean = 1;
+    out->streamed = best_mask;
+    out->device_key = total - best_bytes;
+    out->host_key = best_bytes;
+    out->stage = best_mask ? in->stage[best] : 0;
+    out->work = in->work_slice[best] - in->lean_save + out->stage;
+    return 1;
+}
+
 int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_plan *out,
                         char *err, size_t errlen) {
     if (!in || !out || in->n_slices > CUZK_CUDA_PLAN_SLICES) {
@@ -102,10 +141,32 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
         out->work = in->work_slice[best] + in->stage[best];
         return CUZK_OK;
     }
-    /* the smallest layout there is: every query streamed, the smallest slice */
+    /* 4. the lean work space; 5. the same with the rows in host memory */
+    if (lean_rule(in, out)) return CUZK_OK;
+    if (in->rows && in->rows <= in->fixed) {
+        struct cuzk_cuda_plan_sizes h = *in;
+        h.fixed -= in->rows;
+        if (lean_rule(&h, out)) {
+            out->host_rows = 1;
+            return CUZK_OK;
+        }
+    }
+    /* the smallest layout there is: every query streamed, the smallest slice (lean if offered) */
     uint64_t least = in->work_full;
-    for (unsigned i = 0; i < in->n_slices; i++)
-        if (in->work_slice[i] + in->stage[i] < least) least = in->work_slice[i] + in->stage[i];
+    for (unsigned i = 0; i < in->n_slices; i++) {
+        uint64_t w = in->work_slice[i] + in->stage[i];
+        if (in->lean_save && in->work_slice[i] >= in->lean_save) w -= in->lean_save;
+        if (w < least) least = w;
+    }
+    if (in->lean_save && in->rows && in->rows <= in->fixed)
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                         "the key's wire lists take %llu bytes of device memory (its rows, %llu "
+                         "more, left in host memory) and its smallest work space %llu (its %llu "
+                         "bytes of points streamed from host memory); the budget of %llu bytes "
+                         "cannot hold them",
+                         (unsigned long long)(in->fixed - in->rows), (unsigned long long)in->rows,
+                         (unsigned long long)least, (unsigned long long)(total - in->fixed),
+                         (unsigned long long)in->budget);
     return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                      "the key's rows and wire lists take %llu bytes of device memory and its "
                      "smallest work space %llu (its %llu bytes of points streamed from host "
@@ -131,24 +192,27 @@ void cuzk_cuda_plan_describe(const struct cuzk_cuda_plan *p, uint64_t budget, ch
     if (p->sliced)
         snprintf(slices, sizeof slices, "; MSMs in slices of %s2^%u points",
                  ((size_t)1 << log_slice) == p->msm_max ? "" : "about ", log_slice);
-    char streamed[80] = "";
+    char streamed[112] = "";
     if (p->streamed)
         snprintf(streamed, sizeof streamed, "; streamed %s (%.2f GiB of pinned host memory)", str,
                  gib(p->host_key));
-    snprintf(buf, len, "resident %s%s%s; device %.2f GiB (key %.2f, work %.2f) of %.2f",
-             *res ? res : "none", streamed, slices, gib(p->device_key + p->work),
-             gib(p->device_key), gib(p->work), gib(budget));
+    snprintf(buf, len, "resident %s%s%s%s%s; device %.2f GiB (key %.2f, work %.2f) of %.2f",
+             *res ? res : "none", streamed, slices,
+             p->lean ? "; lean work space (one witness slot, no overlap)" : "",
+             p->host_rows ? "; rows in host memory (SpMV on the CPU)" : "",
+             gib(p->device_key + p->work), gib(p->device_key), gib(p->work), gib(budget));
 }
 
 void cuzk_cuda_plan_sizes_describe(const struct cuzk_cuda_plan_sizes *s, char *buf, size_t len) {
     int at = snprintf(
         buf, len,
         "A=%llu B1=%llu B2=%llu C=%llu H=%llu fixed=%llu msm_n=%zu "
-        "work_full=%llu slices=",
+        "work_full=%llu lean=%llu rows=%llu slices=",
         (unsigned long long)s->query[CUZK_CUDA_Q_A], (unsigned long long)s->query[CUZK_CUDA_Q_B1],
         (unsigned long long)s->query[CUZK_CUDA_Q_B2], (unsigned long long)s->query[CUZK_CUDA_Q_C],
         (unsigned long long)s->query[CUZK_CUDA_Q_H], (unsigned long long)s->fixed, s->msm_n,
-        (unsigned long long)s->work_full);
+        (unsigned long long)s->work_full, (unsigned long long)s->lean_save,
+        (unsigned long long)s->rows);
     for (unsigned i = 0; i < s->n_slices && at >= 0 && (size_t)at < len; i++)
         at += snprintf(buf + at, len - (size_t)at, "%s%zu:%llu+%llu", i ? "," : "", s->slice_n[i],
                        (unsigned long long)s->work_slice[i], (unsigned long long)s->stage[i]);
@@ -183,6 +247,9 @@ int cuzk_cuda_plan_sizes_parse(const char *line, struct cuzk_cuda_plan_sizes *s)
         if (field(a, names[q], &s->query[q])) return CUZK_EFORMAT;
     if (field(a, "fixed", &s->fixed) || field(a, "msm_n", &msm_n) ||
         field(a, "work_full", &s->work_full))
+        return CUZK_EFORMAT;
+    if ((strstr(a, " lean=") && field(a, "lean", &s->lean_save)) ||
+        (strstr(a, " rows=") && field(a, "rows", &s->rows)))
         return CUZK_EFORMAT;
     s->budget = budget;
     s->msm_n = (size_t)msm_n;

@@ -123,24 +123,58 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     return CUZK_OK;
 }
 
+/* a = A w, b = B w on the CPU, for a key whose plan leaves its rows in host memory (dev_mu
+ * held; the plan is lean, so cuzk_cuda_prove holds the witness w until the compute section is
+ * over): into the key's pinned a and b, then uploaded into A and B, zeros up to the domain
+ * included, as the device's SpMV leaves them. */
+static int host_spmv(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                     const struct key_entry *k, const cuzk_fr *w, char *err, size_t errlen) {
+    if (!pk->cs || !k->ab_host) {
+        snprintf(err, errlen,
+                 "cuda: the key's A/B rows are not in host memory, and its residency plan "
+                 "leaves them there (the SpMV runs on the CPU)");
+        return CUZK_EINVAL;
+    }
+    cuzk_fr *a = k->ab_host, *b = a + k->domain;
+    int rc = cuzk_groth16_pk_eval(st->pool, pk, w, a, b);
+    if (rc) return cuzk_errf(err, errlen, rc, "cuda: SpMV on the CPU: %s", cuzk_strerror(rc));
+    struct cuzk_gpu_g16 *g = st->g16;
+    STEP("upload of a and b", MOD_G16,
+         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, a, k->domain, k->domain));
+    STEP("upload of a and b", MOD_G16,
+         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, b, k->domain, k->domain));
+    STEP("upload of a and b", MOD_G16, cuzk_gpu_g16_wait(g, CUZK_GPU_G16_A));
+    STEP("upload of a and b", MOD_G16, cuzk_gpu_g16_wait(g, CUZK_GPU_G16_B));
+    return CUZK_OK;
+}
+
 /* The compute section (dev_mu held): see DESIGN, step 2. With the overlap on, the transforms
  * of h run on the NTT context's stream while the witness MSMs run on the MSM context's; the
  * MSM context's streams have the higher priority, so the transforms take what the MSMs leave
  * of the device (their short kernels, the host's work between them). ntt_ms is then the time
  * c = a o b and the transforms add to the section: c's product and the queueing, and the wait
  * for the transforms after the MSMs, with h. */
-static int compute(struct cuda_state *st, const struct key_entry *k, enum cuzk_gpu_g16_vec wv,
+static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                   const struct key_entry *k, const cuzk_fr *w, enum cuzk_gpu_g16_vec wv,
                    struct cuzk_groth16_msms *m, size_t dense[Q_N], struct cuzk_cuda_timing *t,
                    char *err, size_t errlen) {
     void *vec[3] = {cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_A),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_B),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_C)};
-    const int overlap = atomic_load(&st->overlap);
+    /* a lean work space: the gathered scalars live in C's room and the twiddle table in W's,
+     * which this proof's witness upload wrote over: the transforms come after the witness MSMs
+     * (see DESIGN) and build the table again first */
+    const int lean = atomic_load(&st->cap_lean);
+    const int overlap = atomic_load(&st->overlap) && !lean;
+    if (lean) cuzk_gpu_ntt_ctx_twiddles_lost(st->ntt);
     cuzk_fr shift, t_inv;
     int rc;
     double t0 = cuzk_cuda_now_ms();
-    STEP("SpMV", MOD_G16,
-         cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
+    if (k->cs)
+        STEP("SpMV", MOD_G16,
+             cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
+    else if ((rc = host_spmv(st, pk, k, w, err, errlen)))
+        return rc;
     double t1 = cuzk_cuda_now_ms();
     t->spmv_ms = t1 - t0;
     h_params(k, &shift, &t_inv);
@@ -240,7 +274,11 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
         if (rc != CUZK_EINVAL) atomic_store(&st->broken, 1);
     }
     t.upload_ms = up;
-    if (hooks->witness_done) hooks->witness_done(hooks->ctx);
+    /* a lean work space keeps the witness until the compute section is over: a plan with the
+     * rows in host memory reads it there for the CPU's SpMV (host_spmv), and its one slot lets
+     * no other witness in meanwhile anyway */
+    const int hold_w = atomic_load(&st->cap_lean);
+    if (hooks->witness_done && !hold_w) hooks->witness_done(hooks->ctx);
 
     /* 2. the compute section */
     struct cuzk_groth16_msms m;
@@ -267,7 +305,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
             size_t lb0 = 0, lb1 = 0;
             double lm0 = 0, lm1 = 0;
             cuzk_gpu_streamer_copied(st->streamer, &lb0, &lm0);
-            rc = compute(st, k, wv, &m, dense, &t, err, errlen);
+            rc = compute(st, pk, k, w, wv, &m, dense, &t, err, errlen);
             cuzk_gpu_streamer_copied(st->streamer, &lb1, &lm1);
             t.link_mb = (double)(lb1 - lb0) / 1e6;
             t.link_ms = lm1 - lm0;
@@ -291,6 +329,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
         pthread_mutex_unlock(&st->dev_mu);
         t.gpu_total_ms = cuzk_cuda_now_ms() - t3;
     }
+    if (hooks->witness_done && hold_w) hooks->witness_done(hooks->ctx);
     cuzk_cuda_slot_release(st, slot);
     t.total_ms = cuzk_cuda_now_ms() - t0;
     if (info) {

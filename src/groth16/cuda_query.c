@@ -31,11 +31,11 @@ void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16
     s->query[CUZK_CUDA_Q_B2] = cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b);
     s->query[CUZK_CUDA_Q_C] = nc ? g1_bytes(nc) : 0;
     s->query[CUZK_CUDA_Q_H] = g1_bytes(cuzk_h_basis_points(pk->h_basis, pk->domain_size));
-    s->fixed = cuzk_gpu_cs_vram_for(pk->cs);
+    s->fixed = s->rows = cuzk_gpu_cs_vram_for(pk->cs);
     if (pk->a_wires) s->fixed += 4 * (uint64_t)pk->n_a;
     if (pk->b_wires) s->fixed += 4 * (uint64_t)pk->n_b;
     s->msm_n = pk->n_vars > n ? pk->n_vars : n;
-    s->work_full = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->msm_n, 0, 0, 0);
+    s->work_full = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->msm_n, 0, 0, 0, 0);
     /* slices: the powers of two below the largest MSM, down to CUZK_CUDA_SLICE_MIN */
     size_t slice = 1;
     while (slice * 2 < s->msm_n) slice *= 2;
@@ -43,7 +43,14 @@ void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16
         const unsigned i = s->n_slices++;
         s->slice_n[i] = slice;
         s->stage[i] = cuzk_gpu_streamer_vram_for(stage_bytes_for(slice));
-        s->work_slice[i] = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, slice, 0, 0, 0);
+        s->work_slice[i] = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, slice, 0, 0, 0, 0);
+    }
+    /* the lean work space's saving: the same for every slice (the MSM context is the same) */
+    if (s->n_slices) {
+        const uint64_t full = s->work_slice[0],
+                       lean = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->slice_n[0], 0, 0,
+                                                       0, 1);
+        s->lean_save = lean < full ? full - lean : 0;
     }
 }
 

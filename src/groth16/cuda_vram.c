@@ -25,7 +25,12 @@ void cuzk_cuda_work_drop(struct cuda_state *st) {
     atomic_store(&st->work_presum, 0);
 }
 
-static const unsigned G16_FLAGS = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+/* The work area's optional vectors: a second witness slot and S of its own, or the lean area's
+ * S in C's room and a W wide enough to lend the NTT context its twiddle table (see DESIGN). */
+static unsigned g16_flags(int lean) {
+    return lean ? CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE
+                : CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+}
 
 /* presum: 0 no presum space, 1 one sized for G1, 2 for G2 (CUZK_GPU_MSM_PRESUM_G2) */
 static unsigned msm_flags(int fold, int presum) {
@@ -33,17 +38,28 @@ static unsigned msm_flags(int fold, int presum) {
            (presum > 1 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
 }
 
-/* stage: the streamer's buffer bytes (0: none) */
+/* The NTT context's size in a lean work space: S lives in C's room, so C (the context's
+ * buffer) holds at least nw elements. */
+int cuzk_cuda_lean_log_n(int log_n, size_t nw) {
+    while (log_n < CUZK_GPU_NTT_MAX_LOG && ((size_t)1 << log_n) < nw) log_n++;
+    return log_n;
+}
+
+/* stage: the streamer's buffer bytes (0: none); lean: the lean work space */
 uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
-                                  uint64_t stage) {
-    return cuzk_gpu_ntt_ctx_vram(log_n) + cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
-           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, G16_FLAGS) +
+                                  uint64_t stage, int lean) {
+    if (lean) log_n = cuzk_cuda_lean_log_n(log_n, nw);
+    return cuzk_gpu_ntt_ctx_vram2(log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
+           cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
+           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, g16_flags(lean)) +
            (stage ? cuzk_gpu_streamer_vram_for(stage) : 0);
 }
 
 static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
-    if ((rc = cuzk_gpu_ntt_ctx_create(st->device, st->cap_log_n, &st->ntt)))
+    const int lean = atomic_load(&st->cap_lean);
+    if ((rc = cuzk_gpu_ntt_ctx_create2(st->device, st->cap_log_n,
+                                       lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0, &st->ntt)))
         return cuzk_cuda_failed(err, errlen, "NTT context", MOD_NTT, rc);
     if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm,
                                        msm_flags(st->cap_fold, st->cap_presum), &st->msm))) {
@@ -51,16 +67,23 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         return cuzk_cuda_failed(err, errlen, "MSM context", MOD_MSM, rc);
     }
     if ((rc = cuzk_gpu_g16_create2(st->device, (size_t)1 << st->cap_log_n, st->cap_w,
-                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), G16_FLAGS, &st->g16))) {
+                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), g16_flags(lean), &st->g16))) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "work area", MOD_G16, rc);
+    }
+    /* the lean area's W room holds the twiddle table between the witness MSMs and the next
+     * witness upload (cuzk_cuda_prove's compute marks it lost) */
+    if (lean &&
+        (rc = cuzk_gpu_ntt_ctx_lend_twiddles(st->ntt, cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_W)))) {
+        cuzk_cuda_work_drop(st);
+        return cuzk_cuda_failed(err, errlen, "NTT context", MOD_NTT, rc);
     }
     if (st->cap_stage &&
         (rc = cuzk_gpu_streamer_create(st->device, st->cap_stage, &st->streamer))) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "streamer", MOD_PTS, rc);
     }
-    st->work_bytes = cuzk_gpu_ntt_ctx_vram(st->cap_log_n) +
+    st->work_bytes = cuzk_gpu_ntt_ctx_vram2(st->cap_log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
                      cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, st->cap_presum)) +
                      cuzk_gpu_g16_vram(st->g16) +
                      (st->cap_stage ? cuzk_gpu_streamer_vram_for(st->cap_stage) : 0);
@@ -167,7 +190,7 @@ static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
  * a streamer when it streams a query. A key no plan holds asks for today's layout (the refusal
  * is cuzk_cuda_never_fits'). */
 static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
-                      size_t *nw, size_t *msm_n, int *fold, uint64_t *stage) {
+                      size_t *nw, size_t *msm_n, int *fold, uint64_t *stage, int *lean) {
     size_t n = (size_t)1 << pk->log_n, m = n;
     if (pk->n_vars > m) m = pk->n_vars;
     *log_n = pk->log_n;
@@ -175,30 +198,35 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
     *msm_n = m;
     *fold = cuzk_cuda_fold_wanted(st, pk) || dense_fold_possible(st, pk);
     *stage = 0;
+    *lean = 0;
     struct cuzk_cuda_plan plan;
     if (plan_of(st, pk, &plan) == CUZK_OK && plan.sliced) {
         *msm_n = plan.msm_max;
         *fold = 0;
         *stage = cuzk_cuda_stage_bytes(&plan);
+        *lean = plan.lean;
+        if (plan.lean) *log_n = cuzk_cuda_lean_log_n(pk->log_n, pk->n_vars);
     }
 }
 
 /* Whether the work objects fit (dev_mu held, or a witness slot: no resize runs while one is
- * taken, see DESIGN). A folding context is a wish the budget may have refused. */
+ * taken, see DESIGN). A folding context is a wish the budget may have refused. A lean work
+ * space serves every key (a key whose plan is not lean then proves in it too: one slot, no
+ * overlap), as a sliced context does. */
 static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold,
-                     uint64_t stage) {
+                     uint64_t stage, int lean) {
     return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
            st->cap_msm >= msm_n && st->cap_stage >= stage &&
-           (st->cap_fold >= fold || st->fold_refused) &&
+           (atomic_load(&st->cap_lean) || !lean) && (st->cap_fold >= fold || st->fold_refused) &&
            (st->cap_presum >= atomic_load(&st->presum) || st->presum_refused);
 }
 
 int cuzk_cuda_work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
-    int log_n, fold;
+    int log_n, fold, lean;
     size_t nw, msm_n;
     uint64_t stage;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage);
-    return work_fits(st, log_n, nw, msm_n, fold, stage);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &lean);
+    return work_fits(st, log_n, nw, msm_n, fold, stage, lean);
 }
 
 /* ---- keys the budget can never hold ------------------------------------------------------- */
@@ -236,8 +264,10 @@ int cuzk_cuda_slot_acquire(struct cuda_state *st) {
     pthread_mutex_lock(&st->slot_mu);
     int s = -1;
     for (;;) {
+        /* a lean work space has one witness slot (W) */
+        const int slots = atomic_load(&st->cap_lean) ? 1 : SLOTS;
         if (!st->resizing)
-            for (int i = 0; i < SLOTS && s < 0; i++)
+            for (int i = 0; i < slots && s < 0; i++)
                 if (!st->slot_busy[i]) s = i;
         if (s >= 0) break;
         pthread_cond_wait(&st->slot_cv, &st->slot_mu);
@@ -258,15 +288,15 @@ void cuzk_cuda_slot_release(struct cuda_state *st, int s) {
  * DESIGN). Takes slot_mu and dev_mu one after the other. */
 int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
                         size_t errlen) {
-    int log_n, fold;
+    int log_n, fold, lean;
     size_t nw, msm_n;
     uint64_t stage;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &lean);
     /* a sliced plan's context is what the budget affords: a larger one is not kept for other
      * keys (their MSMs run in slices as well, with the same results) */
     const int sliced = msm_n < ((size_t)1 << pk->log_n) || msm_n < pk->n_vars;
     pthread_mutex_lock(&st->dev_mu);
-    int fits = work_fits(st, log_n, nw, msm_n, fold, stage);
+    int fits = work_fits(st, log_n, nw, msm_n, fold, stage, lean);
     pthread_mutex_unlock(&st->dev_mu);
     if (fits) return CUZK_OK;
     pthread_mutex_lock(&st->slot_mu);
@@ -277,21 +307,24 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
 
     int rc = CUZK_OK;
     pthread_mutex_lock(&st->dev_mu);
-    if (!work_fits(st, log_n, nw, msm_n, fold, stage)) {
+    if (!work_fits(st, log_n, nw, msm_n, fold, stage, lean)) {
         if (st->cap_log_n > log_n) log_n = st->cap_log_n;
         if (st->cap_w > nw) nw = st->cap_w;
+        if (st->g16 && atomic_load(&st->cap_lean)) lean = 1; /* kept, as a sliced context is */
+        if (lean) log_n = cuzk_cuda_lean_log_n(log_n, nw);
         if (st->cap_msm > msm_n && !sliced) msm_n = st->cap_msm;
         if (st->cap_stage > stage) stage = st->cap_stage;
         if (st->cap_fold > fold && !sliced) fold = st->cap_fold;
         if (st->fold_refused) fold = 0;
         int presum = atomic_load(&st->presum) && !st->presum_refused;
-        uint64_t want = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, presum, stage);
+        uint64_t want = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, presum, stage, lean);
         const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(st, pk);
         /* a presum space must leave room for the key with its folded H query: else none */
         const uint64_t kbf =
             kb && fold && cuzk_cuda_fold_wanted(st, pk) ? kb + cuzk_cuda_h_fold_bytes(pk) : kb;
         if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
-            const uint64_t without = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage);
+            const uint64_t without =
+                cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage, lean);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
                           "bytes holds %llu of keys and %llu of the new key (with its folded H "
@@ -305,7 +338,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         }
         /* a folding context must leave room for the key it is made for: else none */
         if (fold && st->keys_bytes + kb + want > st->vram_budget) {
-            uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage);
+            uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage, lean);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
@@ -326,6 +359,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
             rc = CUZK_EGPUOOM;
         } else {
             int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
+            const int old_lean = atomic_load(&st->cap_lean);
             size_t old_w = st->cap_w, old_msm = st->cap_msm, old_stage = st->cap_stage;
             cuzk_cuda_work_drop(st);
             atomic_store(&st->broken, 0);
@@ -335,6 +369,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
             st->cap_stage = stage;
             st->cap_fold = fold;
             st->cap_presum = presum;
+            atomic_store(&st->cap_lean, lean);
             rc = work_create(st, err, errlen);
             if (rc) { /* the next try sizes for its own key again, not for this one */
                 st->cap_log_n = old_log_n;
@@ -343,6 +378,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                 st->cap_stage = old_stage;
                 st->cap_fold = old_fold;
                 st->cap_presum = old_presum;
+                atomic_store(&st->cap_lean, old_lean);
             }
         }
     }

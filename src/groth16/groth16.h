@@ -181,6 +181,10 @@ struct cuzk_backend {
      * backend's pinned copies of the queries its residency plan streams), so that the caller
      * charges it before key_upload; NULL or 0: none. */
     uint64_t (*key_host)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+    /* Optional: 1 when proofs of pk, resident, still read its A/B rows (pk->cs) in host memory
+     * (the CUDA backend's plan that leaves them there and runs the SpMV on the CPU), so that
+     * the caller keeps them; NULL or 0: the device holds them. */
+    int (*key_needs_rows)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,

@@ -696,7 +696,7 @@ static void fc_key_trim(const struct cuzk_kind *k, struct cuzk_kind_key *key) {
         key->pk.a = key->pk.b1 = key->pk.c = key->pk.h = NULL;
         key->pk.b2 = NULL;
     }
-    if (!fk->check && pv->has_pce) { /* the devices hold the rows */
+    if (!fk->check && pv->has_pce && !key->keep_rows) { /* the devices hold the rows */
         cuzk_pce_free(&pv->pce);
         pv->has_pce = 0;
         key->pk.cs = NULL;

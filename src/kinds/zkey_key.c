@@ -50,7 +50,8 @@ void cuzk_kind_key_trim_zkey(struct cuzk_kind_key *key) {
     pk->a = pk->b1 = pk->c = pk->h = NULL;
     pk->b2 = NULL;
     /* the rows stay described (sizes) but hold no terms any more: nothing reads them on the
-     * host once the devices hold them */
+     * host once the devices hold them, unless a device's plan left them on the host */
+    if (key->keep_rows) return;
     cuzk_cs_free(&pk->own);
     pk->cs = NULL;
 }
