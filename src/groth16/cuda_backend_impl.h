@@ -86,9 +86,11 @@
  *
  * Rows in host memory (rule 5). The key's A/B rows are not uploaded; the key owns two pinned
  * domain vectors (key_entry.ab_host, charged through key_host with its streamed queries), into
- * which the compute section runs the CPU's SpMV (cuzk_groth16_pk_eval on the backend's pool)
- * before uploading them into A and B. key_needs_rows tells the SRS manager, which then has the
- * kind keep the rows on the host when it trims the key.
+ * which the compute section runs the CPU's SpMV (cuzk_groth16_pk_eval on the backend's pool) on
+ * a thread of its own while the witness MSMs run on the device (they read W, not A or B), then
+ * uploads them into A and B; spmv_ms is what the SpMV adds to the section after the MSMs.
+ * key_needs_rows tells the SRS manager, which then has the kind keep the rows on the host when it
+ * trims the key.
  *
  * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,

@@ -123,26 +123,57 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     return CUZK_OK;
 }
 
-/* a = A w, b = B w on the CPU, for a key whose plan leaves its rows in host memory (dev_mu
- * held; the plan is lean, so cuzk_cuda_prove holds the witness w until the compute section is
- * over): into the key's pinned a and b, then uploaded into A and B, zeros up to the domain
- * included, as the device's SpMV leaves them. */
-static int host_spmv(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                     const struct key_entry *k, const cuzk_fr *w, char *err, size_t errlen) {
+/* a = A w, b = B w on the CPU, for a key whose plan leaves its rows in host memory (rule 5):
+ * on a thread of its own, beside the witness MSMs on the device (they read W, not A or B),
+ * into the key's pinned a and b, zeros up to the domain included, as the device's SpMV leaves
+ * them; then uploaded into A and B. The plan is lean, so cuzk_cuda_prove holds the witness w
+ * until the compute section is over. */
+struct host_spmv {
+    struct cuzk_pool *pool;
+    const struct cuzk_groth16_pk *pk;
+    const cuzk_fr *w;
+    cuzk_fr *a, *b;
+    int rc;
+    pthread_t thread;
+    int threaded; /* the thread runs (else the SpMV ran on the caller's thread) */
+};
+
+static void *host_spmv_run(void *arg) {
+    struct host_spmv *h = arg;
+    h->rc = cuzk_groth16_pk_eval(h->pool, h->pk, h->w, h->a, h->b);
+    return NULL;
+}
+
+/* Starts it (dev_mu held). CUZK_EINVAL with a sentence when the rows are gone from the host. */
+static int host_spmv_start(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                           const struct key_entry *k, const cuzk_fr *w, struct host_spmv *h,
+                           char *err, size_t errlen) {
     if (!pk->cs || !k->ab_host) {
         snprintf(err, errlen,
                  "cuda: the key's A/B rows are not in host memory, and its residency plan "
                  "leaves them there (the SpMV runs on the CPU)");
         return CUZK_EINVAL;
     }
-    cuzk_fr *a = k->ab_host, *b = a + k->domain;
-    int rc = cuzk_groth16_pk_eval(st->pool, pk, w, a, b);
+    *h = (struct host_spmv){.pool = st->pool, .pk = pk, .w = w, .a = k->ab_host};
+    h->b = h->a + k->domain;
+    h->threaded = pthread_create(&h->thread, NULL, host_spmv_run, h) == 0;
+    if (!h->threaded) host_spmv_run(h); /* no thread to be had: in line, not beside */
+    return CUZK_OK;
+}
+
+/* Waits for it and, when `upload`, uploads a and b into A and B. */
+static int host_spmv_finish(struct cuda_state *st, const struct key_entry *k, struct host_spmv *h,
+                            int upload, char *err, size_t errlen) {
+    if (h->threaded) pthread_join(h->thread, NULL);
+    h->threaded = 0;
+    int rc = h->rc;
+    if (!upload) return CUZK_OK;
     if (rc) return cuzk_errf(err, errlen, rc, "cuda: SpMV on the CPU: %s", cuzk_strerror(rc));
     struct cuzk_gpu_g16 *g = st->g16;
     STEP("upload of a and b", MOD_G16,
-         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, a, k->domain, k->domain));
+         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, h->a, k->domain, k->domain));
     STEP("upload of a and b", MOD_G16,
-         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, b, k->domain, k->domain));
+         cuzk_gpu_g16_upload(g, CUZK_GPU_G16_B, h->b, k->domain, k->domain));
     STEP("upload of a and b", MOD_G16, cuzk_gpu_g16_wait(g, CUZK_GPU_G16_A));
     STEP("upload of a and b", MOD_G16, cuzk_gpu_g16_wait(g, CUZK_GPU_G16_B));
     return CUZK_OK;
@@ -170,15 +201,26 @@ static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     cuzk_fr shift, t_inv;
     int rc;
     double t0 = cuzk_cuda_now_ms();
-    if (k->cs)
+    struct host_spmv hs;
+    const int host = !k->cs; /* rule 5: a lean plan, so no overlap below */
+    if (!host)
         STEP("SpMV", MOD_G16,
              cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
-    else if ((rc = host_spmv(st, pk, k, w, err, errlen)))
+    else if ((rc = host_spmv_start(st, pk, k, w, &hs, err, errlen)))
         return rc;
     double t1 = cuzk_cuda_now_ms();
     t->spmv_ms = t1 - t0;
     h_params(k, &shift, &t_inv);
-    if (overlap) {
+    if (host) { /* the witness MSMs beside the CPU's SpMV; spmv_ms: what it adds after them */
+        rc = witness_msms(st, k, wv, m, dense, t, err, errlen);
+        const double t2 = cuzk_cuda_now_ms();
+        const int up = host_spmv_finish(st, k, &hs, !rc, err, errlen);
+        if (!rc) rc = up;
+        const double t3 = cuzk_cuda_now_ms();
+        t->spmv_ms += t3 - t2;
+        if (rc || (rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
+        t->ntt_ms = cuzk_cuda_now_ms() - t3;
+    } else if (overlap) {
         if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
         t->ntt_ms = cuzk_cuda_now_ms() - t1;
         if ((rc = witness_msms(st, k, wv, m, dense, t, err, errlen))) {
