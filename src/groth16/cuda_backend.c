@@ -50,7 +50,8 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     st->pool = pool;
     size_t free_b = 0, total_b = 0;
     cuzk_gpu_mem_info(device, &free_b, &total_b);
-    st->vram_budget = total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
+    cuzk_vram_init(&st->vram,
+                   total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0);
     st->fold_min = CUZK_CUDA_FOLD_MIN;
     st->fold_dense_min = CUZK_CUDA_FOLD_DENSE_MIN;
     st->overlap = 1;
@@ -94,9 +95,10 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     cuzk_gpu_mem_info(st->device, &free_b, &total_b);
     if (bytes > total_b) return CUZK_EINVAL;
     pthread_mutex_lock(&st->dev_mu);
-    st->vram_budget = bytes                              ? bytes
-                      : total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE
-                                                         : 0;
+    cuzk_vram_set_limit(&st->vram, bytes ? bytes
+                                   : total_b > CUZK_CUDA_VRAM_RESERVE
+                                       ? total_b - CUZK_CUDA_VRAM_RESERVE
+                                       : 0);
     st->fold_refused = 0;
     st->presum_refused = 0;
     st->presum_g2_refused = 0;
@@ -148,9 +150,10 @@ void cuzk_cuda_backend_stats(const struct cuzk_backend *be, struct cuzk_cuda_sta
     if (!st) return;
     out->device = st->device;
     out->keys = atomic_load(&st->n_keys);
-    out->bases_vram = atomic_load(&st->bases_vram);
-    out->work_vram = atomic_load(&st->work_vram);
-    out->vram_budget = st->vram_budget;
+    out->bases_vram = cuzk_vram_part(&st->vram, CUZK_VRAM_KEYS);
+    out->work_vram =
+        cuzk_vram_part(&st->vram, CUZK_VRAM_WORK) + cuzk_vram_part(&st->vram, CUZK_VRAM_PRESUM);
+    out->vram_budget = cuzk_vram_limit(&st->vram);
     out->pinned = atomic_load(&st->pinned);
     out->proofs = atomic_load(&st->proofs);
     out->folded = atomic_load(&st->n_folded);

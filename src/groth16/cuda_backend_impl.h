@@ -49,13 +49,15 @@
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points, or a
  * slice of that: residency plans, below), a streamer when a plan streams, and the work area (A,
  * B, W, W1, S; C is the NTT context's own buffer), created at the first key and recreated larger
- * only for a larger key; the resident keys. Everything is counted against the budget before it
- * is allocated. A key that no residency plan holds in the budget even alone (cuzk_cuda_never_fits:
- * every query streamed, the smallest slice, no folding, no presum space) is refused with
- * CUZK_EUNSUPPORTED (no eviction helps), checked by an upload, by a proof about to grow the work
- * objects and by key_make (dev_mu held), never on a proof's witness path. Host: the pinned
- * copies of streamed queries (the key's, freed with it; charged by the engine before the upload
- * through key_host); nothing on the proof path.
+ * only for a larger key; the resident keys. Everything is charged to the device's ledger
+ * (st->vram, groth16/vram.h: keys, work space, presum space) before it is allocated and every
+ * decision whether something fits is the ledger's, with the parts being replaced left out. A key
+ * that no residency plan holds in the budget even alone (cuzk_cuda_never_fits: every query
+ * streamed, the smallest slice, no folding, no presum space) is refused with CUZK_EUNSUPPORTED (no
+ * eviction helps), checked by an upload, by a proof about to grow the work objects and by key_make
+ * (dev_mu held), never on a proof's witness path. Host: the pinned copies of streamed queries (the
+ * key's, freed with it; charged by the engine before the upload through key_host); nothing on the
+ * proof path.
  *
  * Residency plans (cuda_plan.h, cuda_query.c). Each key gets a plan from the device's budget
  * alone (other keys make room by eviction, as before): everything resident with the context
@@ -150,6 +152,7 @@
 #include "gpu/gpu_ntt.h"
 #include "groth16/cuda_backend.h"
 #include "groth16/cuda_plan.h"
+#include "groth16/vram.h"
 
 #define SLOTS 2      /* witness slots: W and W1 */
 #define PLAN_CACHE 8 /* plans remembered by key id (cuda_vram.c's plan_of) */
@@ -191,7 +194,9 @@ struct key_entry {
 struct cuda_state {
     int device;
     struct cuzk_pool *pool;
-    _Atomic uint64_t vram_budget; /* set under dev_mu; read by the plans without it */
+    /* the device's memory: its budget and what each part holds (vram.h, the one owner; changed
+     * under dev_mu, read by the plans and the stats without it) */
+    struct cuzk_vram vram;
 
     pthread_mutex_t slot_mu;
     pthread_cond_t slot_cv;
@@ -224,11 +229,9 @@ struct cuda_state {
     atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */
     atomic_size_t fold_dense_min; /* dense queries of at least this many points: after a proof */
     atomic_int overlap;           /* h's transforms run beside the witness MSMs (compute) */
-    uint64_t work_bytes;          /* what the work objects take (their budget share) */
     atomic_int work_presum;       /* cap_presum of the work objects that exist (for stats) */
     atomic_int broken; /* a GPU failure: rebuilt (cuzk_cuda_work_grow) before the next use */
     struct key_entry *keys;
-    uint64_t keys_bytes;
 
     /* the plans work_need made from keys with their rows in host memory (see plan_of in
      * cuda_vram.c); plan_mu is a leaf, taken with no other lock held */
@@ -244,7 +247,7 @@ struct cuda_state {
     struct cuzk_cuda_timing last;
     int have_last;
 
-    atomic_size_t n_keys, bases_vram, work_vram, pinned, proofs, n_folded, n_dense_folded;
+    atomic_size_t n_keys, pinned, proofs, n_folded, n_dense_folded;
     atomic_size_t host_bases, n_streamed; /* pinned copies of streamed queries, such keys */
     atomic_size_t link_bytes, link_us;    /* the streamer's copies: bytes, device time (us) */
 };
@@ -266,7 +269,6 @@ void cuzk_cuda_work_drop(struct cuda_state *st);
 uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
                                   uint64_t stage, int lean);
 int cuzk_cuda_lean_log_n(int log_n, size_t nw);
-uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st);
 int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what);
 uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk);
 int cuzk_cuda_fold_wanted(struct cuda_state *st, const struct cuzk_groth16_pk *pk);

@@ -33,8 +33,9 @@ static void key_entry_free(struct cuda_state *st, struct key_entry *k) {
 void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link) {
     struct key_entry *k = *link;
     *link = k->next;
-    st->keys_bytes -= k->bytes;
-    atomic_fetch_sub(&st->bases_vram, k->bytes);
+    if (cuzk_vram_uncharge(&st->vram, CUZK_VRAM_KEYS, k->bytes))
+        cuzk_log_error("cuda", "device %d: the ledger held less than the key's %llu bytes",
+                       st->device, (unsigned long long)k->bytes);
     atomic_fetch_sub(&st->n_keys, 1);
     if (k->h_folded) atomic_fetch_sub(&st->n_folded, 1);
     atomic_fetch_sub(&st->n_dense_folded, k->n_dense);
@@ -168,13 +169,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     if (!cuzk_cuda_room_for(st, need, "a key")) {
         if (cuzk_cuda_never_fits_locked(st, pk, "key upload", err, errlen))
             return CUZK_EUNSUPPORTED;
-        snprintf(err, errlen,
-                 "key upload: the key needs %llu bytes of device memory; the budget of %llu holds "
-                 "%llu of work space and %llu of %zu other keys",
-                 (unsigned long long)need, (unsigned long long)st->vram_budget,
-                 (unsigned long long)st->work_bytes, (unsigned long long)st->keys_bytes,
-                 atomic_load(&st->n_keys));
-        return CUZK_EGPUOOM;
+        return cuzk_vram_refuse(&st->vram, "key upload: the key", need, err, errlen);
     }
     struct key_entry *k = calloc(1, sizeof *k);
     if (!k) {
@@ -224,7 +219,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
             cuzk_log_info("cuda",
                           "device %d: H query of %u points not folded: the budget of %llu bytes "
                           "does not hold its %llu bytes of multiples",
-                          st->device, k->n_h, (unsigned long long)st->vram_budget,
+                          st->device, k->n_h, (unsigned long long)cuzk_vram_limit(&st->vram),
                           (unsigned long long)fold_bytes);
         } else {
             double t0 = cuzk_cuda_now_ms();
@@ -250,7 +245,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     k->bytes = need;
     k->h_folded = k->h && cuzk_gpu_bases_fold_window(k->h) != 0;
     char line[512];
-    cuzk_cuda_plan_describe(&plan, st->vram_budget, line, sizeof line);
+    cuzk_cuda_plan_describe(&plan, cuzk_vram_limit(&st->vram), line, sizeof line);
     cuzk_log_info("cuda", "device %d: key %016llx of 2^%d: residency plan: %s", st->device,
                   (unsigned long long)pk->uid, pk->log_n, line);
     struct cuzk_cuda_plan_sizes sizes;
@@ -262,8 +257,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     k->last_used = cuzk_cuda_now_ms();
     k->next = st->keys;
     st->keys = k;
-    st->keys_bytes += need;
-    atomic_fetch_add(&st->bases_vram, need);
+    cuzk_vram_charge(&st->vram, CUZK_VRAM_KEYS, need);
     atomic_fetch_add(&st->n_keys, 1);
     if (k->h_folded) atomic_fetch_add(&st->n_folded, 1);
     *out = k;
@@ -375,15 +369,14 @@ int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_
             continue;
         const uint64_t bytes = cuzk_gpu_bases_vram_for(q == Q_B2 ? CUZK_GPU_G2 : CUZK_GPU_G1, n);
         /* the second key's room may include the presum space, which would yield to it */
-        if (st->work_bytes - cuzk_cuda_presum_bytes(st) + st->keys_bytes + bytes + k->plain_bytes >
-            st->vram_budget) {
+        if (!cuzk_vram_fits(&st->vram, bytes + k->plain_bytes, CUZK_VRAM_BIT(CUZK_VRAM_PRESUM))) {
+            char held[128];
+            cuzk_vram_describe(&st->vram, held, sizeof held);
             cuzk_log_info("cuda",
                           "device %d: %s query of %zu points not folded: its %llu bytes of "
-                          "multiples would leave the budget of %llu bytes (%llu of work space, "
-                          "%llu of keys) less than the key's %llu free",
-                          st->device, names[q], n, (unsigned long long)bytes,
-                          (unsigned long long)st->vram_budget, (unsigned long long)st->work_bytes,
-                          (unsigned long long)st->keys_bytes, (unsigned long long)k->plain_bytes);
+                          "multiples would leave the budget (%s) less than the key's %llu free",
+                          st->device, names[q], n, (unsigned long long)bytes, held,
+                          (unsigned long long)k->plain_bytes);
             continue;
         }
         if (!cuzk_cuda_room_for(st, bytes, "a fold of a query"))
@@ -402,8 +395,7 @@ int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_
         }
         k->bytes += bytes;
         k->n_dense++;
-        st->keys_bytes += bytes;
-        atomic_fetch_add(&st->bases_vram, bytes);
+        cuzk_vram_charge(&st->vram, CUZK_VRAM_KEYS, bytes);
         atomic_fetch_add(&st->n_dense_folded, 1);
         cuzk_log_info("cuda",
                       "device %d: %s query of %zu points folded for %u bits after the key's first "
@@ -447,7 +439,7 @@ int cuzk_cuda_backend_evict(struct cuzk_backend *be, const struct cuzk_groth16_p
 size_t cuzk_cuda_backend_resident_bytes(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
     struct cuda_state *st = be->impl;
     if (!st) return 0;
-    if (!pk) return atomic_load(&st->bases_vram);
+    if (!pk) return cuzk_vram_part(&st->vram, CUZK_VRAM_KEYS);
     size_t bytes = 0;
     pthread_mutex_lock(&st->dev_mu);
     struct key_entry *k = cuzk_cuda_key_find(st, pk->uid);

@@ -25,7 +25,7 @@ void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16
     memset(s, 0, sizeof *s);
     const size_t nc = (size_t)pk->n_vars - pk->n_public - 1;
     const size_t n = (size_t)1 << pk->log_n;
-    s->budget = st->vram_budget;
+    s->budget = cuzk_vram_limit(&st->vram);
     s->query[CUZK_CUDA_Q_A] = g1_bytes(pk->n_a);
     s->query[CUZK_CUDA_Q_B1] = g1_bytes(pk->n_b);
     s->query[CUZK_CUDA_Q_B2] = cuzk_gpu_bases_vram_for(CUZK_GPU_G2, pk->n_b);

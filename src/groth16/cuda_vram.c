@@ -20,8 +20,8 @@ void cuzk_cuda_work_drop(struct cuda_state *st) {
     st->g16 = NULL;
     st->ntt = NULL;
     st->msm = NULL;
-    st->work_bytes = 0;
-    atomic_store(&st->work_vram, 0);
+    cuzk_vram_set(&st->vram, CUZK_VRAM_WORK, 0);
+    cuzk_vram_set(&st->vram, CUZK_VRAM_PRESUM, 0);
     atomic_store(&st->work_presum, 0);
 }
 
@@ -55,6 +55,13 @@ uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, 
            (stage ? cuzk_gpu_streamer_vram_for(stage) : 0);
 }
 
+/* The bytes of a presum space of the level (see msm_flags) in the MSM context. */
+static uint64_t presum_bytes_for(const struct cuda_state *st, int level) {
+    if (!level) return 0;
+    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, level)) -
+           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
+}
+
 static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
     const int lean = atomic_load(&st->cap_lean);
@@ -83,48 +90,39 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "streamer", MOD_PTS, rc);
     }
-    st->work_bytes = cuzk_gpu_ntt_ctx_vram2(st->cap_log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
-                     cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, st->cap_presum)) +
-                     cuzk_gpu_g16_vram(st->g16) +
-                     (st->cap_stage ? cuzk_gpu_streamer_vram_for(st->cap_stage) : 0);
-    atomic_store(&st->work_vram, st->work_bytes);
+    /* the ledger: the work objects, their presum space apart (the part that yields) */
+    cuzk_vram_set(&st->vram, CUZK_VRAM_WORK,
+                  cuzk_gpu_ntt_ctx_vram2(st->cap_log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
+                      cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0)) +
+                      cuzk_gpu_g16_vram(st->g16) +
+                      (st->cap_stage ? cuzk_gpu_streamer_vram_for(st->cap_stage) : 0));
+    cuzk_vram_set(&st->vram, CUZK_VRAM_PRESUM, presum_bytes_for(st, st->cap_presum));
     atomic_store(&st->work_presum, st->cap_presum);
     st->presum_g2_refused = 0;
     return CUZK_OK;
-}
-
-/* The bytes of a presum space of the level (see msm_flags) in the MSM context. */
-static uint64_t presum_bytes_for(const struct cuda_state *st, int level) {
-    if (!level) return 0;
-    return cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, level)) -
-           cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0));
-}
-
-/* The bytes of the MSM context's presum space (0 without one). */
-uint64_t cuzk_cuda_presum_bytes(const struct cuda_state *st) {
-    return presum_bytes_for(st, st->cap_presum);
 }
 
 /* Whether need more bytes of keys or folds fit the budget (dev_mu held). The presum space
  * yields to them (see DESIGN): when they fit only without it, it is freed first (and not asked
  * for again until the budget or the setting changes), which is logged. */
 int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what) {
-    if (st->work_bytes + st->keys_bytes + need <= st->vram_budget) return 1;
-    const uint64_t ps = cuzk_cuda_presum_bytes(st);
-    if (!ps || !st->msm || st->work_bytes - ps + st->keys_bytes + need > st->vram_budget) return 0;
+    struct cuzk_vram *v = &st->vram;
+    if (cuzk_vram_fits(v, need, 0)) return 1;
+    if (!cuzk_vram_part(v, CUZK_VRAM_PRESUM) || !st->msm ||
+        !cuzk_vram_fits(v, need, CUZK_VRAM_BIT(CUZK_VRAM_PRESUM)))
+        return 0;
     const size_t freed = cuzk_gpu_msm_ctx_release_presum(st->msm);
     st->presum_refused =
         PRESUM_BUDGET; /* first: cuzk_cuda_work_fits_pk that sees no space sees it refused */
     st->cap_presum = 0;
-    st->work_bytes -= ps;
-    atomic_store(&st->work_vram, st->work_bytes);
+    cuzk_vram_set(v, CUZK_VRAM_PRESUM, 0);
     atomic_store(&st->work_presum, 0);
+    char held[128];
+    cuzk_vram_describe(v, held, sizeof held);
     cuzk_log_info("cuda",
-                  "device %d: presum space released (%zu bytes) for %s of %llu bytes: the budget "
-                  "of %llu bytes holds %llu of keys and %llu of work space without it",
-                  st->device, freed, what, (unsigned long long)need,
-                  (unsigned long long)st->vram_budget, (unsigned long long)st->keys_bytes,
-                  (unsigned long long)st->work_bytes);
+                  "device %d: presum space released (%zu bytes) for %s of %llu bytes: without it "
+                  "the budget holds %s",
+                  st->device, freed, what, (unsigned long long)need, held);
     return 1;
 }
 
@@ -157,7 +155,7 @@ static int dense_fold_possible(struct cuda_state *st, const struct cuzk_groth16_
  * asks no sizing function again. */
 static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                    struct cuzk_cuda_plan *plan) {
-    const uint64_t budget = st->vram_budget;
+    const uint64_t budget = cuzk_vram_limit(&st->vram);
     int rc = CUZK_ENOTFOUND;
     pthread_mutex_lock(&st->plan_mu);
     for (unsigned i = 0; i < PLAN_CACHE; i++)
@@ -322,41 +320,47 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         /* a presum space must leave room for the key with its folded H query: else none */
         const uint64_t kbf =
             kb && fold && cuzk_cuda_fold_wanted(st, pk) ? kb + cuzk_cuda_h_fold_bytes(pk) : kb;
-        if (presum && st->keys_bytes + kbf + want > st->vram_budget) {
+        /* the new work objects replace the old ones: only the keys stay */
+        const unsigned old = CUZK_VRAM_BIT(CUZK_VRAM_WORK) | CUZK_VRAM_BIT(CUZK_VRAM_PRESUM);
+        struct cuzk_vram *v = &st->vram;
+        if (presum && (kbf > UINT64_MAX - want || !cuzk_vram_fits(v, kbf + want, old))) {
             const uint64_t without =
                 cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage, lean);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
                           "bytes holds %llu of keys and %llu of the new key (with its folded H "
                           "query), the work space would take %llu (%llu without)",
-                          st->device, (unsigned long long)st->vram_budget,
-                          (unsigned long long)st->keys_bytes, (unsigned long long)kbf,
-                          (unsigned long long)want, (unsigned long long)without);
+                          st->device, (unsigned long long)cuzk_vram_limit(v),
+                          (unsigned long long)cuzk_vram_part(v, CUZK_VRAM_KEYS),
+                          (unsigned long long)kbf, (unsigned long long)want,
+                          (unsigned long long)without);
             presum = 0;
             want = without;
             st->presum_refused = PRESUM_BUDGET;
         }
         /* a folding context must leave room for the key it is made for: else none */
-        if (fold && st->keys_bytes + kb + want > st->vram_budget) {
+        if (fold && !cuzk_vram_fits(v, kb + want, old)) {
             uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage, lean);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
                           "(%llu without folding)",
-                          st->device, (unsigned long long)st->vram_budget,
-                          (unsigned long long)st->keys_bytes, (unsigned long long)kb,
-                          (unsigned long long)want, (unsigned long long)plain);
+                          st->device, (unsigned long long)cuzk_vram_limit(v),
+                          (unsigned long long)cuzk_vram_part(v, CUZK_VRAM_KEYS),
+                          (unsigned long long)kb, (unsigned long long)want,
+                          (unsigned long long)plain);
             fold = 0; /* presum is 0 here: it asks for more room than folding */
             want = plain;
             st->fold_refused = 1;
         }
-        if (st->keys_bytes + want > st->vram_budget) {
-            snprintf(err, errlen,
-                     "work space: a domain of 2^%d with %zu witness values needs %llu bytes of "
-                     "device memory; the budget of %llu holds %llu of %zu resident keys",
-                     log_n, nw, (unsigned long long)want, (unsigned long long)st->vram_budget,
-                     (unsigned long long)st->keys_bytes, atomic_load(&st->n_keys));
-            rc = CUZK_EGPUOOM;
+        if (!cuzk_vram_fits(v, want, old)) { /* (the old work objects count for nothing) */
+            rc = cuzk_errf(
+                err, errlen, CUZK_EGPUOOM,
+                "work space: a domain of 2^%d with %zu witness values needs %llu "
+                "bytes of device memory; the budget of %llu holds %llu of %zu "
+                "resident keys",
+                log_n, nw, (unsigned long long)want, (unsigned long long)cuzk_vram_limit(v),
+                (unsigned long long)cuzk_vram_part(v, CUZK_VRAM_KEYS), atomic_load(&st->n_keys));
         } else {
             int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
             const int old_lean = atomic_load(&st->cap_lean);
@@ -401,7 +405,7 @@ void cuzk_cuda_presum_regain(struct cuda_state *st) {
         !st->msm || atomic_load(&st->broken))
         return;
     const uint64_t g1 = presum_bytes_for(st, 1);
-    if (st->work_bytes + g1 + st->keys_bytes > st->vram_budget) return;
+    if (!cuzk_vram_fits(&st->vram, g1, CUZK_VRAM_BIT(CUZK_VRAM_PRESUM))) return; /* (it is 0) */
     const int rc = cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1));
     if (rc) {
         st->presum_refused = PRESUM_FAILED;
@@ -411,14 +415,12 @@ void cuzk_cuda_presum_regain(struct cuda_state *st) {
     }
     st->cap_presum = 1; /* first: cuzk_cuda_work_fits_pk that sees it not refused sees the space */
     st->presum_refused = 0;
-    st->work_bytes += g1;
-    atomic_store(&st->work_vram, st->work_bytes);
+    cuzk_vram_set(&st->vram, CUZK_VRAM_PRESUM, g1);
     atomic_store(&st->work_presum, st->cap_presum);
-    cuzk_log_info("cuda",
-                  "device %d: presum space taken back (%llu bytes): the budget of %llu bytes "
-                  "holds it with %llu of keys and %llu of work space",
-                  st->device, (unsigned long long)g1, (unsigned long long)st->vram_budget,
-                  (unsigned long long)st->keys_bytes, (unsigned long long)(st->work_bytes - g1));
+    char held[128];
+    cuzk_vram_describe(&st->vram, held, sizeof held);
+    cuzk_log_info("cuda", "device %d: presum space taken back (%llu bytes): the budget holds %s",
+                  st->device, (unsigned long long)g1, held);
 }
 
 /* After a proof of a learned key (dev_mu held, after cuzk_cuda_fold_dense on its first, and
@@ -433,14 +435,15 @@ void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k) {
         atomic_load(&st->broken) || !min || k->n_b < min || 2 * dense_b2 < k->n_b)
         return;
     const uint64_t g1 = presum_bytes_for(st, 1), g2 = presum_bytes_for(st, 2);
-    if (st->work_bytes - g1 + g2 + st->keys_bytes > st->vram_budget) {
+    /* one for G2 replaces the one for G1 */
+    if (!cuzk_vram_fits(&st->vram, g2, CUZK_VRAM_BIT(CUZK_VRAM_PRESUM))) {
         if (st->presum_g2_refused) return; /* logged at the refusal */
         st->presum_g2_refused = PRESUM_BUDGET;
         cuzk_log_info("cuda",
                       "device %d: presum space kept for G1: the budget of %llu bytes does not hold "
                       "the %llu bytes more of one for G2 (B2 of %u points, %zu of its scalars "
                       "took the windows)",
-                      st->device, (unsigned long long)st->vram_budget,
+                      st->device, (unsigned long long)cuzk_vram_limit(&st->vram),
                       (unsigned long long)(g2 - g1), k->n_b, dense_b2);
         return;
     }
@@ -448,7 +451,7 @@ void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k) {
     if (!rc) {
         st->cap_presum = 2;
         st->presum_g2_refused = 0;
-        st->work_bytes += g2 - g1;
+        cuzk_vram_set(&st->vram, CUZK_VRAM_PRESUM, g2);
         cuzk_log_info("cuda",
                       "device %d: presum space sized for G2 (%llu bytes; B2 of %u points, %zu of "
                       "its scalars took the windows)",
@@ -460,11 +463,10 @@ void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k) {
         if (cuzk_gpu_msm_ctx_set_presum(st->msm, msm_flags(0, 1))) {
             st->presum_refused = PRESUM_FAILED;
             st->cap_presum = 0;
-            st->work_bytes -= g1;
+            cuzk_vram_set(&st->vram, CUZK_VRAM_PRESUM, 0);
             cuzk_log_warn("cuda", "device %d: presum space gone: %s", st->device,
                           cuzk_gpu_msm_last_error());
         }
     }
-    atomic_store(&st->work_vram, st->work_bytes);
     atomic_store(&st->work_presum, st->cap_presum);
 }
