@@ -858,6 +858,7 @@ struct hotdev {
     uint64_t host;     /* host bytes an upload keeps (key_host: a CUDA plan's streamed queries) */
     uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
     int needs_rows;    /* key_needs_rows: its proofs read the rows on the host (a CUDA plan's) */
+    int last_priority; /* hooks->priority of the last proof (the engine passes the job's) */
 };
 
 static int hot_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -916,6 +917,7 @@ static int hot_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
     struct hotdev *h = be->impl;
     pthread_mutex_lock(&h->mu);
     int resident = h->resident == pk;
+    h->last_priority = hooks ? hooks->priority : -9;
     h->proves += resident;
     h->foreign += !resident;
     pthread_mutex_unlock(&h->mu);
@@ -1086,6 +1088,12 @@ static void test_hot_never_fits(void) {
     struct cuzk_job_request small = req("synthetic", "256x2", 7, CUZK_PRIORITY_NORMAL, NULL);
     CHECK(cuzk_engine_prove(e, &small, 60000, &info, &res, err, sizeof err) == CUZK_OK);
     CHECK(res.state == CUZK_JOB_DONE && hd.uploads == 1 && hd.proves == 2 && hd.foreign == 0);
+    CHECK(hd.last_priority == CUZK_PRIORITY_NORMAL); /* the job's, for the device's slots */
+    cuzk_job_result_free(&res);
+    small.priority = CUZK_PRIORITY_CRITICAL;
+    CHECK(cuzk_engine_prove(e, &small, 60000, &info, &res, err, sizeof err) == CUZK_OK);
+    CHECK(res.state == CUZK_JOB_DONE && hd.proves == 4 &&
+          hd.last_priority == CUZK_PRIORITY_CRITICAL);
     cuzk_job_result_free(&res);
     cuzk_engine_destroy(e);
     CHECK(hd.drops == 1 && hd.resident == NULL);

@@ -528,7 +528,8 @@ void *device_main(void *arg) {
         struct cuzk_prove_hooks hooks = {.ctx = &pc,
                                          .witness_done = hook_witness_done,
                                          .device_begin = hook_device_begin,
-                                         .device_end = hook_device_end};
+                                         .device_end = hook_device_end,
+                                         .priority = j->priority};
         struct cuzk_prove_info info;
         char err[CUZK_ERRMSG_MAX] = "";
         memset(&info, 0, sizeof info);

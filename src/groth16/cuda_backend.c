@@ -56,8 +56,10 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     st->fold_dense_min = CUZK_CUDA_FOLD_DENSE_MIN;
     st->overlap = 1;
     st->presum = 1;
-    pthread_mutex_init(&st->slot_mu, NULL);
-    pthread_cond_init(&st->slot_cv, NULL);
+    if (cuzk_slots_init(&st->slots, SLOTS)) {
+        free(st);
+        return CUZK_EINVAL;
+    }
     pthread_mutex_init(&st->dev_mu, NULL);
     pthread_mutex_init(&st->info_mu, NULL);
     pthread_mutex_init(&st->plan_mu, NULL);
@@ -79,8 +81,7 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be) {
     if (!st) return;
     while (st->keys) cuzk_cuda_key_unlink(st, &st->keys);
     cuzk_cuda_work_drop(st);
-    pthread_mutex_destroy(&st->slot_mu);
-    pthread_cond_destroy(&st->slot_cv);
+    cuzk_slots_destroy(&st->slots);
     pthread_mutex_destroy(&st->dev_mu);
     pthread_mutex_destroy(&st->info_mu);
     pthread_mutex_destroy(&st->plan_mu);

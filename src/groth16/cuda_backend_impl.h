@@ -13,12 +13,13 @@
  * DESIGN
  * Threads. prove runs on the caller's thread (the engine's device workers: two per device by
  * default) and creates none. A proof:
- *   1. takes a free witness slot of the work area (W or W1; slot_mu; waits when both are
- *      taken or while the work area is being resized), checks without the device lock that
- *      the work objects fit the key (they change only while no slot is taken; when they do
- *      not, it gives the slot back and grows them first), queues the witness's upload into
- *      the slot on the area's copy stream, waits for it, then tells the caller the witness
- *      buffer is free (witness_done);
+ *   1. takes a free witness slot of the work area (W or W1; st->slots, util/slots.h: waits
+ *      when both are taken or while the work area is being resized, and waiters are served
+ *      by their job's priority, hooks->priority, so that a CRITICAL proof is next), checks without
+ * the device lock that the work objects fit the key (they change only while no slot is taken; when
+ * they do not, it gives the slot back and grows them first), queues the witness's upload into the
+ * slot on the area's copy stream, waits for it, then tells the caller the witness buffer is free
+ * (witness_done);
  *   2. takes the device (dev_mu) for its compute section: the key made resident if needed;
  *      the SpMV a = A w, b = B w from the slot (the public-input rows included, zeros up to
  *      the domain); c = a o b and the NTTs that take a and b to their coset evaluations a',
@@ -36,15 +37,15 @@
  * once. Only the compute section is serialised.
  *
  * Locks (never two held at once; a taken slot is not a lock: it is held across dev_mu):
- * slot_mu guards which slots are busy and the resize flag;
+ * the slots' own mutex (util/slots.h) guards which slots are taken, who waits, and the grants;
  * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
  * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
  * the last timing; plan_mu, a leaf taken with no other lock held, guards the plans work_need
  * remembers (their keys' rows may be freed on the host once resident). A resize of the work
- * area (a key larger than any before) first sets the resize flag under slot_mu and waits
- * until no slot is taken (no upload can touch the area), then rebuilds the area under dev_mu,
- * then clears the flag. Totals for the stats are atomics, so status readers never wait for the
- * device.
+ * area (a key larger than any before) first quiesces the slots (no grant, and waits until no
+ * slot is taken: no upload can touch the area), then rebuilds the area under dev_mu, then
+ * resumes them (one usable slot for a lean work space). Totals for the stats are atomics, so status
+ * readers never wait for the device.
  *
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points, or a
  * slice of that: residency plans, below), a streamer when a plan streams, and the work area (A,
@@ -153,6 +154,7 @@
 #include "groth16/cuda_backend.h"
 #include "groth16/cuda_plan.h"
 #include "groth16/vram.h"
+#include "util/slots.h"
 
 #define SLOTS 2      /* witness slots: W and W1 */
 #define PLAN_CACHE 8 /* plans remembered by key id (cuda_vram.c's plan_of) */
@@ -198,10 +200,9 @@ struct cuda_state {
      * under dev_mu, read by the plans and the stats without it) */
     struct cuzk_vram vram;
 
-    pthread_mutex_t slot_mu;
-    pthread_cond_t slot_cv;
-    int slot_busy[SLOTS];
-    int resizing;
+    /* the witness slots W and W1 (one in a lean work space), granted by the job's priority;
+     * quiesced while the work objects are rebuilt (see DESIGN) */
+    struct cuzk_slots slots;
 
     pthread_mutex_t dev_mu;
     struct cuzk_gpu_ntt_ctx *ntt;
@@ -212,7 +213,7 @@ struct cuda_state {
     atomic_size_t cap_msm; /* set under dev_mu; read by the stats without it */
     int cap_fold;          /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
     /* the lean work space (cuda_plan.h, rule 4; see DESIGN): one slot; set under dev_mu while
-     * the resize flag keeps every slot free, read by cuzk_cuda_slot_acquire under slot_mu */
+     * the slots are quiesced (none taken), read under a taken slot */
     atomic_int cap_lean;
     size_t cap_stage;                   /* the streamer's buffer bytes (0: no streamer) */
     struct cuzk_gpu_streamer *streamer; /* for the streamed queries (see DESIGN) */
@@ -277,7 +278,7 @@ int cuzk_cuda_never_fits_locked(struct cuda_state *st, const struct cuzk_groth16
                                 const char *what, char *err, size_t errlen);
 int cuzk_cuda_never_fits(struct cuda_state *st, const struct cuzk_groth16_pk *pk, const char *what,
                          char *err, size_t errlen);
-int cuzk_cuda_slot_acquire(struct cuda_state *st);
+int cuzk_cuda_slot_acquire(struct cuda_state *st, int priority);
 void cuzk_cuda_slot_release(struct cuda_state *st, int s);
 int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
                         size_t errlen);

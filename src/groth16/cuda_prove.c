@@ -287,7 +287,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
      * the next slot: a few tries, then the error. */
     int slot = -1;
     for (int tries = 0; !rc; tries++) {
-        slot = cuzk_cuda_slot_acquire(st);
+        slot = cuzk_cuda_slot_acquire(st, hooks->priority);
         if (cuzk_cuda_work_fits_pk(st, pk)) break;
         cuzk_cuda_slot_release(st, slot);
         slot = -1;

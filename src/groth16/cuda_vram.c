@@ -258,32 +258,14 @@ int cuzk_cuda_never_fits(struct cuda_state *st, const struct cuzk_groth16_pk *pk
 
 /* ---- slots -------------------------------------------------------------------------------- */
 
-int cuzk_cuda_slot_acquire(struct cuda_state *st) {
-    pthread_mutex_lock(&st->slot_mu);
-    int s = -1;
-    for (;;) {
-        /* a lean work space has one witness slot (W) */
-        const int slots = atomic_load(&st->cap_lean) ? 1 : SLOTS;
-        if (!st->resizing)
-            for (int i = 0; i < slots && s < 0; i++)
-                if (!st->slot_busy[i]) s = i;
-        if (s >= 0) break;
-        pthread_cond_wait(&st->slot_cv, &st->slot_mu);
-    }
-    st->slot_busy[s] = 1;
-    pthread_mutex_unlock(&st->slot_mu);
-    return s;
+int cuzk_cuda_slot_acquire(struct cuda_state *st, int priority) {
+    return cuzk_slots_acquire(&st->slots, priority);
 }
 
-void cuzk_cuda_slot_release(struct cuda_state *st, int s) {
-    pthread_mutex_lock(&st->slot_mu);
-    st->slot_busy[s] = 0;
-    pthread_cond_broadcast(&st->slot_cv);
-    pthread_mutex_unlock(&st->slot_mu);
-}
+void cuzk_cuda_slot_release(struct cuda_state *st, int s) { cuzk_slots_release(&st->slots, s); }
 
 /* Grows the work objects for pk when they do not fit it: no slot may be in use meanwhile (see
- * DESIGN). Takes slot_mu and dev_mu one after the other. */
+ * DESIGN). Quiesces the slots, then takes dev_mu. */
 int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
                         size_t errlen) {
     int log_n, fold, lean;
@@ -297,11 +279,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     int fits = work_fits(st, log_n, nw, msm_n, fold, stage, lean);
     pthread_mutex_unlock(&st->dev_mu);
     if (fits) return CUZK_OK;
-    pthread_mutex_lock(&st->slot_mu);
-    while (st->resizing) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
-    st->resizing = 1;
-    while (st->slot_busy[0] || st->slot_busy[1]) pthread_cond_wait(&st->slot_cv, &st->slot_mu);
-    pthread_mutex_unlock(&st->slot_mu);
+    cuzk_slots_quiesce(&st->slots); /* no slot taken, none granted until resumed */
 
     int rc = CUZK_OK;
     pthread_mutex_lock(&st->dev_mu);
@@ -388,10 +366,8 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     }
     pthread_mutex_unlock(&st->dev_mu);
 
-    pthread_mutex_lock(&st->slot_mu);
-    st->resizing = 0;
-    pthread_cond_broadcast(&st->slot_cv);
-    pthread_mutex_unlock(&st->slot_mu);
+    /* a lean work space has one witness slot (W) */
+    cuzk_slots_resume(&st->slots, atomic_load(&st->cap_lean) ? 1 : SLOTS);
     return rc;
 }
 

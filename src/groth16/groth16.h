@@ -132,6 +132,9 @@ struct cuzk_prove_hooks {
      * at most once each (not at all when the proof fails before reaching the device) */
     void (*device_begin)(void *ctx);
     void (*device_end)(void *ctx);
+    /* the job's priority (enum cuzk_priority; 0 without hooks): a backend with fewer places
+     * than callers (the CUDA backend's witness slots) serves the highest first */
+    int priority;
 };
 
 /* What one proof reports (times in milliseconds). */
