@@ -859,6 +859,10 @@ struct hotdev {
     uint32_t max_vars; /* keys of more variables it can never hold (CUZK_EUNSUPPORTED); 0 = any */
     int needs_rows;    /* key_needs_rows: its proofs read the rows on the host (a CUDA plan's) */
     int last_priority; /* hooks->priority of the last proof (the engine passes the job's) */
+    unsigned places;   /* the vtable's places (0: as many as call) */
+    pthread_cond_t *gate_cv; /* not NULL: proofs wait inside prove while gated */
+    int gated, entered;
+    int order[16]; /* the priorities of the proofs in the order they entered */
 };
 
 static int hot_upload(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -918,6 +922,9 @@ static int hot_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
     pthread_mutex_lock(&h->mu);
     int resident = h->resident == pk;
     h->last_priority = hooks ? hooks->priority : -9;
+    if (h->entered < 16) h->order[h->entered] = h->last_priority;
+    h->entered++;
+    while (h->gate_cv && h->gated) pthread_cond_wait(h->gate_cv, &h->mu);
     h->proves += resident;
     h->foreign += !resident;
     pthread_mutex_unlock(&h->mu);
@@ -948,6 +955,14 @@ static int hot_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth
     return rows;
 }
 
+static unsigned hot_places(const struct cuzk_backend *be) {
+    struct hotdev *h = be->impl;
+    pthread_mutex_lock(&h->mu);
+    const unsigned places = h->places;
+    pthread_mutex_unlock(&h->mu);
+    return places;
+}
+
 static void hot_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
                     struct cuzk_backend_mem *out) {
     const struct hotdev *h = be->impl;
@@ -967,7 +982,8 @@ static void hotdev_init(struct hotdev *h, const struct cuzk_backend *inner, cons
                                   .key_upload = hot_upload,
                                   .key_drop = hot_drop,
                                   .key_host = hot_key_host,
-                                  .key_needs_rows = hot_needs_rows};
+                                  .key_needs_rows = hot_needs_rows,
+                                  .places = hot_places};
 }
 
 static void test_hot_only(void) {
@@ -1102,6 +1118,83 @@ static void test_hot_never_fits(void) {
     printf("test_engine_seams: a key no device can hold fails its jobs, evicts nothing\n");
 }
 
+/* Partitions of job in state st now (-1 when the status fails). */
+static int parts_in(struct cuzk_engine *e, const char *job, enum cuzk_part_state state) {
+    struct cuzk_engine_status st;
+    if (cuzk_engine_status(e, &st)) return -1;
+    int n = 0;
+    for (size_t i = 0; i < st.n_jobs; i++)
+        if (!strcmp(st.jobs[i].job_id, job))
+            for (uint32_t k = 0; k < st.jobs[i].n_partitions; k++)
+                n += st.jobs[i].parts[k].state == state;
+    cuzk_engine_status_free(&st);
+    return n;
+}
+
+static int wait_parts(struct cuzk_engine *e, const char *job, enum cuzk_part_state state, int n) {
+    for (double t0 = harness_ms(); harness_ms() - t0 < 10000; harness_sleep_ms(5))
+        if (parts_in(e, job, state) == n) return 1;
+    return 0;
+}
+
+/* A device that takes one proof at a time (the vtable's places: a CUDA device in a lean work
+ * space has one witness slot) with two workers: the second worker leaves the partitions in the
+ * queue instead of waiting inside prove with one, so a CRITICAL job that arrives while the
+ * device proves goes next, before the NORMAL job's queued partitions. */
+static void test_hot_places(void) {
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/synthetic-256.zkey", harness_cache_dir());
+    struct hotdev hd;
+    hotdev_init(&hd, &cpu, path);
+    pthread_cond_t gate;
+    pthread_cond_init(&gate, NULL);
+    hd.places = 1;
+    hd.gate_cv = &gate;
+    struct cuzk_engine_device dev = {.backend = &hd.be, .workers = 2};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.devices = &dev;
+    c.n_devices = 1;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = engine_new(&c, &ks, NULL);
+    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    pthread_mutex_lock(&hd.mu);
+    hd.gated = 1;
+    pthread_mutex_unlock(&hd.mu);
+    struct cuzk_job_request ra = req("synthetic", "256x3", 7, CUZK_PRIORITY_NORMAL, NULL);
+    struct cuzk_job_request rb = req("synthetic", "256x1", 8, CUZK_PRIORITY_CRITICAL, NULL);
+    struct cuzk_submit_info ia, ib;
+    CHECK(cuzk_engine_submit(e, &ra, &ia, err, sizeof err) == CUZK_OK);
+    /* one partition in prove (held at the gate), the other two queued for the device */
+    CHECK(wait_parts(e, ia.job_id, CUZK_PART_PROVING, 1));
+    CHECK(wait_parts(e, ia.job_id, CUZK_PART_GPU_QUEUED, 2));
+    harness_sleep_ms(50);
+    pthread_mutex_lock(&hd.mu);
+    CHECK(hd.entered == 1); /* the second worker did not take one into prove */
+    pthread_mutex_unlock(&hd.mu);
+    CHECK(cuzk_engine_submit(e, &rb, &ib, err, sizeof err) == CUZK_OK);
+    CHECK(wait_parts(e, ib.job_id, CUZK_PART_GPU_QUEUED, 1));
+    pthread_mutex_lock(&hd.mu);
+    hd.gated = 0;
+    pthread_cond_broadcast(&gate);
+    pthread_mutex_unlock(&hd.mu);
+    struct cuzk_job_result res;
+    CHECK(cuzk_engine_await(e, ia.job_id, 60000, &res) == CUZK_OK);
+    cuzk_job_result_free(&res);
+    CHECK(cuzk_engine_await(e, ib.job_id, 60000, &res) == CUZK_OK);
+    cuzk_job_result_free(&res);
+    pthread_mutex_lock(&hd.mu);
+    CHECK(hd.entered == 4 && hd.order[0] == CUZK_PRIORITY_NORMAL &&
+          hd.order[1] == CUZK_PRIORITY_CRITICAL && hd.order[2] == CUZK_PRIORITY_NORMAL &&
+          hd.order[3] == CUZK_PRIORITY_NORMAL);
+    pthread_mutex_unlock(&hd.mu);
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+    pthread_cond_destroy(&gate);
+    pthread_mutex_destroy(&hd.mu);
+    printf("test_engine_seams: one place on the device: the CRITICAL job went next\n");
+}
+
 int main(void) {
     test_init("test_engine_seams");
     cuzk_log_set_level(CUZK_LOG_ERROR);
@@ -1122,6 +1215,7 @@ int main(void) {
     test_srs_failed_load();
     test_hot_never_fits();
     test_hot_only();
+    test_hot_places();
     cuzk_kinds_destroy(sizes_ks);
     cuzk_pool_destroy(pool);
     harness_cache_remove();

@@ -164,6 +164,7 @@ struct dev {
     pthread_t fin_thread;
     int fin_started;
     uint32_t in_flight; /* proofs holding the device (between device_begin and device_end) */
+    uint32_t proving;   /* this device's workers inside the backend's prove */
     double busy_since, busy_total;
     struct interval ring[UTIL_RING];
     size_t ring_head, ring_n;

@@ -500,6 +500,15 @@ static void hook_device_end(void *ctx) {
     pthread_mutex_unlock(&e->mu);
 }
 
+/* Whether device d's backend takes one more proof now (under e->mu): a worker beyond its places
+ * leaves the partitions in the queue, where priority orders them, instead of waiting inside
+ * prove with one (a CRITICAL job would then wait for it too). */
+static int place_free(struct cuzk_engine *e, int d) {
+    const struct cuzk_backend *be = e->devs[d].d.backend;
+    const unsigned places = be->places ? be->places(be) : 0;
+    return !places || e->devs[d].proving < places;
+}
+
 void *device_main(void *arg) {
     struct worker *w = arg;
     struct cuzk_engine *e = w->e;
@@ -507,8 +516,10 @@ void *device_main(void *arg) {
     pthread_mutex_lock(&e->mu);
     for (;;) {
         struct part *p = NULL;
-        while (!e->stopping && !(p = take_device_item(e, d))) pthread_cond_wait(&e->gpu_cv, &e->mu);
+        while (!e->stopping && (!place_free(e, d) || !(p = take_device_item(e, d))))
+            pthread_cond_wait(&e->gpu_cv, &e->mu);
         if (!p) break;
+        e->devs[d].proving++;
         struct job *j = p->job;
         p->where = IN_NONE;
         /* a retry runs on the fallback backend when there is one */
@@ -551,6 +562,8 @@ void *device_main(void *arg) {
             eng_trace(e, CUZK_TRACE_GPU_STAGES " job=%s partition=%u device=%d %s", j->id, p->idx,
                       dv, info.stages);
         pthread_mutex_lock(&e->mu);
+        e->devs[d].proving--;
+        pthread_cond_broadcast(&e->gpu_cv); /* a worker held back by place_free may go on */
         j->tm.lock_ms += info.lock_ms;
         worker_idle_locked(w);
         if (!rc) {

@@ -60,6 +60,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
         free(st);
         return CUZK_EINVAL;
     }
+    atomic_init(&st->places, SLOTS);
     pthread_mutex_init(&st->dev_mu, NULL);
     pthread_mutex_init(&st->info_mu, NULL);
     pthread_mutex_init(&st->plan_mu, NULL);
@@ -73,6 +74,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->key_drop = cuzk_cuda_key_drop;
     be->key_host = cuzk_cuda_key_host;
     be->key_needs_rows = cuzk_cuda_key_needs_rows;
+    be->places = cuzk_cuda_places;
     return CUZK_OK;
 }
 

@@ -203,6 +203,7 @@ struct cuda_state {
     /* the witness slots W and W1 (one in a lean work space), granted by the job's priority;
      * quiesced while the work objects are rebuilt (see DESIGN) */
     struct cuzk_slots slots;
+    atomic_uint places; /* the slots usable (the vtable's places): set with each resume */
 
     pthread_mutex_t dev_mu;
     struct cuzk_gpu_ntt_ctx *ntt;
@@ -299,6 +300,7 @@ int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth1
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+unsigned cuzk_cuda_places(const struct cuzk_backend *be);
 
 /* ---- cuda_query.c: residency plans, streamed queries, the MSM over a query --------------- */
 

@@ -264,6 +264,11 @@ int cuzk_cuda_slot_acquire(struct cuda_state *st, int priority) {
 
 void cuzk_cuda_slot_release(struct cuda_state *st, int s) { cuzk_slots_release(&st->slots, s); }
 
+unsigned cuzk_cuda_places(const struct cuzk_backend *be) {
+    const struct cuda_state *st = be->impl;
+    return st ? atomic_load(&st->places) : 0;
+}
+
 /* Grows the work objects for pk when they do not fit it: no slot may be in use meanwhile (see
  * DESIGN). Quiesces the slots, then takes dev_mu. */
 int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
@@ -367,7 +372,9 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     pthread_mutex_unlock(&st->dev_mu);
 
     /* a lean work space has one witness slot (W) */
-    cuzk_slots_resume(&st->slots, atomic_load(&st->cap_lean) ? 1 : SLOTS);
+    const unsigned usable = atomic_load(&st->cap_lean) ? 1 : SLOTS;
+    atomic_store(&st->places, usable);
+    cuzk_slots_resume(&st->slots, usable);
     return rc;
 }
 

@@ -188,6 +188,12 @@ struct cuzk_backend {
      * (the CUDA backend's plan that leaves them there and runs the SpMV on the CPU), so that
      * the caller keeps them; NULL or 0: the device holds them. */
     int (*key_needs_rows)(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
+    /* Optional: how many proofs the backend works on at once now (the CUDA backend's witness
+     * slots: two, one in a lean work space), so that the caller's workers beyond that leave
+     * their partitions in the queue, where priority decides what runs next, instead of
+     * holding one while they wait; NULL or 0: as many as call. Read without the backend's
+     * locks (cheap). */
+    unsigned (*places)(const struct cuzk_backend *be);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,
