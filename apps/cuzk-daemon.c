@@ -494,6 +494,7 @@ int main(int argc, char **argv) {
     struct cuzk_service_config sc = {.engine = engine,
                                      .max_blocking_calls = cfg.max_blocking_calls,
                                      .max_input_bytes = cfg.max_input_bytes,
+                                     .cancel_on_disconnect = cfg.cancel_on_disconnect,
                                      .device_ordinals = devs.n ? devs.ordinals : NULL,
                                      .n_device_ordinals = devs.n};
     if (cuzk_service_create(&sc, &service) != CUZK_OK) {

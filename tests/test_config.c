@@ -68,6 +68,7 @@ static const char all_keys[] = "[daemon]\n"
                                "shutdown_timeout = \"90s\"\n"
                                "max_blocking_calls = 7\n"
                                "max_input_bytes = \"3GiB\"\n"
+                               "cancel_on_disconnect = true\n"
                                "tls_cert = \"/etc/cuzk/cert.pem\"\n"
                                "tls_key = \"/etc/cuzk/key.pem\"\n"
                                "tls_client_ca = \"/etc/cuzk/ca.pem\"\n"
@@ -120,6 +121,7 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(!strcmp(c->shutdown, "cancel"));
     CHECK(c->shutdown_timeout_ms == 90000);
     CHECK(c->max_blocking_calls == 7 && c->max_input_bytes == 3ull << 30);
+    CHECK(c->cancel_on_disconnect == 1);
     CHECK(!strcmp(c->tls_cert, "/etc/cuzk/cert.pem") && !strcmp(c->tls_key, "/etc/cuzk/key.pem") &&
           !strcmp(c->tls_client_ca, "/etc/cuzk/ca.pem"));
     CHECK(c->on_demand_setup == 0 && !strcmp(c->setup_allow, "porep:*"));

@@ -78,6 +78,11 @@ static const struct cfg_row rows[] = {
      "Bytes of SubmitProof / Prove requests the daemon holds while their inputs are parsed,\n"
      "before their jobs are queued (and charged to memory.total_budget); a request that would\n"
      "pass it fails with RESOURCE_EXHAUSTED. \"0\" = no cap."},
+    {"daemon.cancel_on_disconnect", CFG_BOOL, "false", 0, 0, NULL, F(cancel_on_disconnect),
+     "A Prove whose client goes away (a deadline, a cancel, a lost connection: Curio's\n"
+     "preempted task) cancels its job once no other Prove or AwaitProof of it waits. Off: the\n"
+     "job goes on and a retry with the same request_id attaches to it (its proof computed\n"
+     "once)."},
     {"daemon.tls_cert", CFG_STRING, "\"\"", 0, 0, NULL, F(tls_cert),
      "PEM file of the gRPC listener's certificate chain: with daemon.tls_key the listener\n"
      "speaks TLS only. \"\" = plaintext; a TCP listener on an address other than loopback\n"

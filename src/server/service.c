@@ -450,6 +450,7 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     s->engine = cfg->engine;
     s->max_blocking = cfg->max_blocking_calls > 0 ? cfg->max_blocking_calls : 1;
     s->max_input = cfg->max_input_bytes;
+    s->cancel_on_disconnect = cfg->cancel_on_disconnect;
     if (cfg->device_ordinals && cfg->n_device_ordinals) {
         s->devices = calloc(cfg->n_device_ordinals, sizeof *s->devices);
         if (!s->devices) {
@@ -498,6 +499,11 @@ void cuzk_service_stop(struct cuzk_service *s) {
 void cuzk_service_destroy(struct cuzk_service *s) {
     if (!s) return;
     cuzk_service_stop(s);
+    while (s->job_waiters) { /* (none: every wait thread has ended) */
+        struct job_waiters *x = s->job_waiters;
+        s->job_waiters = x->next;
+        free(x);
+    }
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
     free(s->devices);

@@ -29,10 +29,11 @@
  * job of a profile not seen before runs the circuit's COUNT pass: seconds), AwaitProof,
  * PreloadSRS and EvictSRS. So a slow submit never delays GetStatus. A waiting call waits in slices
  * of SERVICE_WAIT_SLICE_MS so that a client that goes away frees its thread (the job goes on; a
- * retry with the same request_id attaches to it), then finishes the call. cuzk_service_stop refuses
- * new calls and waits until every such thread has answered its call: after a cuzk_engine_shutdown
- * every await returns, so this ends. Thread-safety: handlers are called by the gRPC thread; the
- * render functions from any thread. */
+ * retry with the same request_id attaches to it; with cancel_on_disconnect a departed Prove
+ * cancels its job when it was the job's last waiting caller), then finishes the call.
+ * cuzk_service_stop refuses new calls and waits until every such thread has answered its call:
+ * after a cuzk_engine_shutdown every await returns, so this ends. Thread-safety: handlers are
+ * called by the gRPC thread; the render functions from any thread. */
 #ifndef CUZK_SERVER_SERVICE_H
 #define CUZK_SERVER_SERVICE_H
 
@@ -50,6 +51,9 @@ struct cuzk_service_config {
     /* SubmitProof / Prove bytes held by calls whose job is not queued yet (decoded, being
      * parsed); a call that would pass it is RESOURCE_EXHAUSTED. 0 = no cap. */
     uint64_t max_input_bytes;
+    /* 1: a Prove whose client goes away cancels its job, unless another Prove or AwaitProof of
+     * the same job still waits (daemon.cancel_on_disconnect); 0: the job goes on. */
+    int cancel_on_disconnect;
     /* For GetStatus: the CUDA ordinal of each engine device in order (-1: not a GPU). NULL =
      * every device is reported with its engine index and no VRAM figures. */
     const int *device_ordinals;

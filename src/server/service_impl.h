@@ -39,6 +39,15 @@ struct cuzk_service {
     int64_t threads;     /* wait threads alive (the shutdown waits until there are none) */
     uint64_t input_held; /* request bytes of submits not handed to the engine yet */
     int stopping;
+    int cancel_on_disconnect;
+    struct job_waiters *job_waiters; /* Prove and AwaitProof calls waiting, by job */
+};
+
+/* How many Prove and AwaitProof calls wait for one job (for daemon.cancel_on_disconnect). */
+struct job_waiters {
+    char job_id[CUZK_JOB_ID_MAX];
+    unsigned n;
+    struct job_waiters *next;
 };
 
 enum wait_op { WAIT_SUBMIT, WAIT_AWAIT, WAIT_PROVE, WAIT_PRELOAD, WAIT_EVICT };

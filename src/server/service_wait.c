@@ -53,12 +53,51 @@ static int wait_result(struct wait_job *w, struct cuzk_job_result *out) {
     }
 }
 
+/* Counts w's wait for its job (+1 at the start, -1 at the end); returns the count left. Only
+ * kept with daemon.cancel_on_disconnect. */
+static unsigned count_waiter(struct wait_job *w, int delta) {
+    struct cuzk_service *s = w->svc;
+    if (!s->cancel_on_disconnect) return 0;
+    pthread_mutex_lock(&s->mu);
+    struct job_waiters **l = &s->job_waiters;
+    while (*l && strcmp((*l)->job_id, w->job_id)) l = &(*l)->next;
+    if (!*l && delta > 0 && (*l = calloc(1, sizeof **l)))
+        snprintf((*l)->job_id, sizeof(*l)->job_id, "%s", w->job_id);
+    unsigned left = 0;
+    if (*l) {
+        if (delta > 0) (*l)->n++;
+        if (delta < 0 && (*l)->n) (*l)->n--;
+        left = (*l)->n;
+        if (!left) {
+            struct job_waiters *x = *l;
+            *l = x->next;
+            free(x);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return left;
+}
+
 static void run_await(struct wait_job *w) {
     struct cuzk_job_result r;
+    count_waiter(w, +1);
     int rc = wait_result(w, &r);
+    const unsigned others = count_waiter(w, -1);
     if (rc == CUZK_ECANCELLED && r.state == CUZK_JOB_NONE) {
-        cuzk_log_debug("rpc", "%s %s: the client left; the job goes on",
-                       cuzk_rpc_call_method(w->call), w->job_id);
+        /* a departed Prove that was the job's last waiting caller: with
+         * daemon.cancel_on_disconnect its job goes too (a retry then starts a new one) */
+        const int cancel = w->svc->cancel_on_disconnect && w->op == WAIT_PROVE && !others;
+        if (cancel) {
+            int running = 0;
+            const int crc = cuzk_engine_cancel(w->svc->engine, w->job_id, &running);
+            cuzk_log_info("rpc",
+                          "Prove %s: the client left; its job is cancelled "
+                          "(daemon.cancel_on_disconnect)%s",
+                          w->job_id, crc ? ": it had ended" : "");
+        } else {
+            cuzk_log_debug("rpc", "%s %s: the client left; the job goes on",
+                           cuzk_rpc_call_method(w->call), w->job_id);
+        }
         answer_first(w);
         cuzk_rpc_call_finish(w->call, CUZK_RPC_CANCELLED, "the client cancelled", NULL, 0);
         return;
