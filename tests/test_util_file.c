@@ -2,11 +2,15 @@
  * its end, an empty file and /dev/null as an empty string, and each refusal has its code, a
  * message that starts with the path, and no buffer: a missing file, a limit exceeded (by the
  * size stat gives, and by a file that stat calls empty: /proc, /dev/zero), a directory, a FIFO
- * (without blocking) and, for a user that permissions bind, an unreadable file. */
+ * (without blocking) and, for a user that permissions bind, an unreadable file. And the
+ * cleaning of temporary files whose writer is dead (a child that exited), keeping those of a
+ * live writer and every other name. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuzk/error.h"
@@ -152,6 +156,46 @@ static void test_unreadable(void) {
     unlink(path);
 }
 
+static int exists(const char *name) {
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static void test_stale_tmp(void) {
+    /* a dead writer: a child that exited (and was reaped, so its pid is free) */
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    CHECK(child > 0);
+    int status;
+    CHECK(waitpid(child, &status, 0) == child);
+    char dead[64], mine[64], parent[64], p[256];
+    snprintf(dead, sizeof dead, "fc-porep.key.tmp.%ld", (long)child);
+    snprintf(mine, sizeof mine, "pce.bin.tmp.%ld", (long)getpid());
+    snprintf(parent, sizeof parent, "k.tmp.%ld", (long)getppid());
+    const char *keep[] = {mine,        parent,   "a.tmp.",    "a.tmp.0",
+                          "a.tmp.12x", ".tmp.5", "plain.key", "b.tmp.-3"};
+    snprintf(p, sizeof p, "%s/%s", dir, dead);
+    write_file(p, "half a key", 10);
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, keep[i]);
+        write_file(p, "x", 1);
+    }
+    unsigned removed = 0;
+    uint64_t bytes = 0;
+    CHECK(cuzk_file_clean_stale_tmp(dir, &removed, &bytes, err, sizeof err) == CUZK_OK);
+    CHECK(removed == 1 && bytes == 10 && !exists(dead));
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        CHECK(exists(keep[i]));
+        snprintf(p, sizeof p, "%s/%s", dir, keep[i]);
+        unlink(p);
+    }
+    /* a directory that is not there: nothing to clean */
+    snprintf(p, sizeof p, "%s/none", dir);
+    CHECK(cuzk_file_clean_stale_tmp(p, &removed, NULL, err, sizeof err) == CUZK_ENOTFOUND);
+    CHECK(removed == 0 && strncmp(err, p, strlen(p)) == 0);
+}
+
 int main(void) {
     test_init("test_util_file");
     snprintf(dir, sizeof dir, "/tmp/cuzk_util_file_XXXXXX");
@@ -163,6 +207,7 @@ int main(void) {
     test_not_regular();
     test_char_device();
     test_unreadable();
+    test_stale_tmp();
     rmdir(dir);
     return test_finish();
 }

@@ -12,6 +12,7 @@
 #include "kinds/fc_kind.h"
 #include "kinds/snarkjs_kind.h"
 #include "kinds/synthetic.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define KINDS_MAX 8
@@ -37,6 +38,18 @@ int cuzk_kinds_create(struct cuzk_kinds **out, const struct cuzk_kinds_config *c
     struct cuzk_kinds *ks = calloc(1, sizeof *ks);
     if (!ks) return CUZK_ENOMEM;
     const char *cache = c->cache_dir && *c->cache_dir ? c->cache_dir : NULL; /* "" = none */
+    if (cache) { /* the temporary files of writers killed mid-write (key files, PCE files) */
+        unsigned removed = 0;
+        uint64_t bytes = 0;
+        char why[512];
+        const int crc = cuzk_file_clean_stale_tmp(cache, &removed, &bytes, why, sizeof why);
+        if (crc == CUZK_EIO) cuzk_log_warn("kinds", "cache not cleaned: %s", why);
+        if (removed)
+            cuzk_log_warn("kinds",
+                          "%s: removed %u temporary file(s) of %llu bytes left by a writer that "
+                          "died mid-write",
+                          cache, removed, (unsigned long long)bytes);
+    }
     int rc = cuzk_kind_synthetic_create(&ks->k[ks->n], cache, c->synthetic_partitions,
                                         c->synthetic_check);
     if (!rc) cuzk_kind_synthetic_set_max_setup(ks->k[ks->n++], c->synthetic_max_setup);

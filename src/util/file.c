@@ -1,10 +1,14 @@
 /* Whole-file reads (util/file.h): open non-blocking, check the type and the size stat gives,
  * then read into a buffer of that size plus the NUL, growing it only if the file turns out
- * longer than stat said. */
+ * longer than stat said. And the cleaning of dead writers' temporary files. */
+#define _GNU_SOURCE
 #include "util/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,4 +113,43 @@ out:
     free(b);
     close(fd);
     return rc;
+}
+
+/* The writer's pid in a name "<base>.tmp.<pid>", or 0 when the name is not of that form. */
+static long tmp_writer(const char *name) {
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name) return 0;
+    while (strstr(t + 1, ".tmp.")) t = strstr(t + 1, ".tmp."); /* the last one */
+    const char *d = t + 5;
+    if (*d < '1' || *d > '9') return 0;
+    char *end;
+    errno = 0;
+    const long pid = strtol(d, &end, 10);
+    return *end || errno || pid <= 0 ? 0 : pid;
+}
+
+int cuzk_file_clean_stale_tmp(const char *dir, unsigned *removed, uint64_t *bytes, char *err,
+                              size_t errlen) {
+    if (removed) *removed = 0;
+    if (bytes) *bytes = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        const int e = errno;
+        if (err && errlen) snprintf(err, errlen, "%s: %s", dir, strerror(e));
+        return e == ENOENT ? CUZK_ENOTFOUND : CUZK_EIO;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const long pid = tmp_writer(de->d_name);
+        if (!pid || (pid_t)pid == getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours) */
+        struct stat st;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+            continue;
+        if (unlinkat(dirfd(d), de->d_name, 0)) continue;
+        if (removed) ++*removed;
+        if (bytes) *bytes += (uint64_t)st.st_size;
+    }
+    closedir(d);
+    return CUZK_OK;
 }

@@ -31,4 +31,14 @@
 int cuzk_file_read(const char *path, size_t max_bytes, uint8_t **out, size_t *len, char *err,
                    size_t errlen);
 
+/* Removes the files of dir named "<name>.tmp.<pid>" (the temporary name under which the key
+ * and constraint-system writers build a file before renaming it) whose writer, process <pid>,
+ * no longer exists: what a writer killed mid-write left behind (tens of GB for a porep-c18
+ * key). A file of a live process (another daemon writing now, or an unrelated process that
+ * reuses a dead writer's pid) and any other name are kept. *removed and *bytes (either may be
+ * NULL) count what went. CUZK_OK, or CUZK_EIO with err naming dir when it cannot be read
+ * (CUZK_ENOTFOUND when it does not exist: nothing to clean). */
+int cuzk_file_clean_stale_tmp(const char *dir, unsigned *removed, uint64_t *bytes, char *err,
+                              size_t errlen);
+
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real daemon driven by cuzk-bench: start on a unix socket, wait for the ready line, then
 # single, batch, preload, status, metrics, timeline and stages through the bench tool, each output
-# checked; SIGTERM, exit status 0 and the socket file gone.
+# checked; SIGTERM, exit status 0 and the socket file gone. At start the daemon removes the
+# temporary files of dead writers from its key cache, and only those.
 #   bench_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
 daemon=$1
@@ -14,6 +15,12 @@ listen = "unix://$work/run/cuzk.sock"
 [srs]
 param_cache = "$work/cache"
 CONF
+# a writer killed mid-write left its temporary file in the cache (a dead pid: a subshell that
+# exited); a live writer's (this shell's) is kept
+mkdir -p "$work/cache"
+dead=$(sh -c 'echo $$')
+head -c 1000 /dev/zero > "$work/cache/fc-porep-c18-0123.key.tmp.$dead"
+echo x > "$work/cache/synthetic-256.zkey.tmp.$$"
 "$daemon" -c "$work/cuzk.toml" > "$work/daemon.log" 2>&1 &
 pid=$!
 trap 'kill -9 "$pid" 2>/dev/null || true' EXIT
@@ -24,6 +31,11 @@ for _ in $(seq 600); do
 done
 grep -q 'cuzk-daemon ready, serving on unix://' "$work/daemon.log" || fail "no ready line"
 a="unix://$work/run/cuzk.sock"
+[ ! -e "$work/cache/fc-porep-c18-0123.key.tmp.$dead" ] || fail "a dead writer's temporary file is kept"
+grep -q 'removed 1 temporary file(s) of 1000 bytes left by a writer that died' "$work/daemon.log" ||
+  fail "no line about the removed temporary file"
+[ -e "$work/cache/synthetic-256.zkey.tmp.$$" ] || fail "a live writer's temporary file is removed"
+rm -f "$work/cache/synthetic-256.zkey.tmp.$$"
 
 "$bench" -a "$a" preload -c synthetic:256 > "$work/preload.txt" || fail "preload"
 grep -q 'synthetic:256 loaded in' "$work/preload.txt" || fail "preload output"
