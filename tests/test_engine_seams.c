@@ -229,7 +229,7 @@ static void gkind_init(struct gkind *g, const struct cuzk_kind *synthetic) {
     g->in = synthetic;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
-    /* the synthetic kind has key_of and key_trim, and no verify or key_corrupt */
+    /* the synthetic kind has key_of and key_trim, and no verify; its key_corrupt is left out */
     g->k = (struct cuzk_kind){.name = "gated",
                               .default_priority = synthetic->default_priority,
                               .ctx = g,

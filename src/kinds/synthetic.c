@@ -348,6 +348,18 @@ static void cache_path(const struct synth_kind *sk, const char *key_id, char *ou
     snprintf(out, cap, "%s/synthetic-%s.zkey", sk->cache_dir, key_id);
 }
 
+/* The SRS manager found the cached key corrupt (a truncated or empty file: CUZK_EFORMAT from its
+ * load): removed, so that the load it tries once more sets the key up again. */
+static void synth_key_corrupt(const struct cuzk_kind *k, const char *key_id) {
+    const struct synth_kind *sk = (const struct synth_kind *)k;
+    char path[4200];
+    if (!sk->cache_dir) return;
+    cache_path(sk, key_id, path, sizeof path);
+    if (!unlink(path))
+        cuzk_log_warn("synthetic",
+                      "key file %s is corrupt: removed, the next load sets it up again", path);
+}
+
 static int synth_key_cached(const struct cuzk_kind *k, const char *key_id) {
     const struct synth_kind *sk = (const struct synth_kind *)k;
     char path[4200];
@@ -540,6 +552,7 @@ int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
         .key_free = synth_key_free,
         .key_trim = synth_key_trim,
         .key_cached = synth_key_cached,
+        .key_corrupt = synth_key_corrupt,
         .synthesize = synth_synthesize,
         .verify = NULL,
         .destroy = synth_destroy,

@@ -21,6 +21,9 @@ mkdir -p "$work/cache"
 dead=$(sh -c 'echo $$')
 head -c 1000 /dev/zero > "$work/cache/fc-porep-c18-0123.key.tmp.$dead"
 echo x > "$work/cache/synthetic-256.zkey.tmp.$$"
+# an empty synthetic key (a disk that filled up, a copy cut short): found corrupt at its load,
+# removed and set up again, its job proved
+: > "$work/cache/synthetic-512.zkey" # empty
 "$daemon" -c "$work/cuzk.toml" > "$work/daemon.log" 2>&1 &
 pid=$!
 trap 'kill -9 "$pid" 2>/dev/null || true' EXIT
@@ -36,6 +39,10 @@ grep -q 'removed 1 temporary file(s) of 1000 bytes left by a writer that died' "
   fail "no line about the removed temporary file"
 [ -e "$work/cache/synthetic-256.zkey.tmp.$$" ] || fail "a live writer's temporary file is removed"
 rm -f "$work/cache/synthetic-256.zkey.tmp.$$"
+"$bench" -a "$a" single -t synthetic --circuit 512 --seed 3 > "$work/trunc.txt" 2>&1 ||
+  fail "a job of a truncated key's size: $(tail -n 3 "$work/trunc.txt")"
+grep -q '^status:    COMPLETED$' "$work/trunc.txt" || fail "the truncated key's job status"
+grep -q 'synthetic-512.zkey is corrupt: removed' "$work/daemon.log" || fail "no line about the corrupt key"
 
 "$bench" -a "$a" preload -c synthetic:256 > "$work/preload.txt" || fail "preload"
 grep -q 'synthetic:256 loaded in' "$work/preload.txt" || fail "preload output"
@@ -53,7 +60,7 @@ grep -q '^completed:     4$' "$work/batch.txt" || fail "batch completed count"
 grep -q '^throughput:' "$work/batch.txt" || fail "batch throughput"
 
 "$bench" -a "$a" status > "$work/status.txt" || fail "status"
-grep -q '^proofs completed: *5$' "$work/status.txt" || fail "status counts 5 proofs"
+grep -q '^proofs completed: *6$' "$work/status.txt" || fail "status counts 6 proofs (the truncated key's one included)"
 "$bench" -a "$a" metrics > "$work/metrics.txt" || fail "metrics"
 grep -q '^# TYPE' "$work/metrics.txt" || fail "metrics text"
 
