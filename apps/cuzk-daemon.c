@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,6 +410,25 @@ static void *signal_thread(void *arg) {
 
 /* ---- main -------------------------------------------------------------------------------- */
 
+/* The descriptors' soft limit up to the hard one: the default soft limit (often 1,024) is what
+ * a thousand slow HTTP clients or idle TLS connections take, and key loads then fail with "Too
+ * many open files". The HTTP server keeps its connection cap below a quarter of the limit. */
+static void raise_fd_limit(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl)) return;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY ? (rlim_t)1 << 20 : rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        const rlim_t old = rl.rlim_cur;
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl))
+            cuzk_log_warn("daemon", "descriptors: the soft limit stays %llu: %s",
+                          (unsigned long long)old, strerror(errno));
+        else
+            cuzk_log_info("daemon", "descriptors: soft limit raised from %llu to %llu",
+                          (unsigned long long)old, (unsigned long long)want);
+    }
+}
+
 int main(int argc, char **argv) {
     sigset_t sigs;
     sigemptyset(&sigs);
@@ -446,6 +466,7 @@ int main(int argc, char **argv) {
     cuzk_log_info("daemon", "cuzk-daemon starting (pid %ld)", (long)getpid());
     cuzk_log_info("daemon", "%s", note);
     for (int i = 0; i < warns.n; i++) cuzk_log_warn("config", "%s", warns.msg[i]);
+    raise_fd_limit();
     cuzk_log_info("daemon", "listen=%s status_listen=%s shutdown=%s", cfg.listen,
                   cfg.status_listen[0] ? cfg.status_listen : "(off)", cfg.shutdown);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -126,13 +127,18 @@ int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, si
      * clients that trickle a header line now and then (never idle for the timeout) are held
      * off by the slots: many of them, and a quarter at most from one address. */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    /* the connection cap stays below a quarter of the descriptors' limit: key files, sockets
+     * and the gRPC connections need the rest */
+    unsigned cap = CUZK_HTTP_MAX_CONNECTIONS;
+    struct rlimit rl;
+    if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < cap)
+        cap = rl.rlim_cur / 4 > 8 ? (unsigned)(rl.rlim_cur / 4) : 8;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    s->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CUZK_HTTP_MAX_CONNECTIONS,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(CUZK_HTTP_MAX_CONNECTIONS / 4),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)10, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                              MHD_OPTION_CONNECTION_LIMIT, cap, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                              cap / 4 ? cap / 4 : 1, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                              (size_t)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!s->mhd) {
         say(err, errlen, "cannot listen on %s (address in use, or not an address of this host)",

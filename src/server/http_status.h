@@ -9,7 +9,9 @@
  * DESIGN: libmicrohttpd's own polling thread (epoll) serves every connection; renderers run on
  * it, one at a time, so they may take locks but must not wait long. A slow client (one that
  * trickles its request) holds a connection slot, not the thread: at most
- * CUZK_HTTP_MAX_CONNECTIONS connections, a quarter of them from one address, 16 KiB of memory
+ * CUZK_HTTP_MAX_CONNECTIONS connections (fewer, a quarter of the descriptors' soft limit, where
+ * that is smaller: the daemon raises it to the hard limit at start), a quarter of them from one
+ * address, 16 KiB of memory
  * each, idle ones closed after 10 s; 100 slow clients leave /status answering at once.
  * Thread-safety: start and stop from one thread. */
 #ifndef CUZK_SERVER_HTTP_STATUS_H

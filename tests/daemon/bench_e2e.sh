@@ -2,7 +2,8 @@
 # The real daemon driven by cuzk-bench: start on a unix socket, wait for the ready line, then
 # single, batch, preload, status, metrics, timeline and stages through the bench tool, each output
 # checked; SIGTERM, exit status 0 and the socket file gone. At start the daemon removes the
-# temporary files of dead writers from its key cache, and only those.
+# temporary files of dead writers from its key cache, and only those, and raises its soft limit
+# of descriptors to the hard one.
 #   bench_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
 daemon=$1
@@ -24,7 +25,11 @@ echo x > "$work/cache/synthetic-256.zkey.tmp.$$"
 # an empty synthetic key (a disk that filled up, a copy cut short): found corrupt at its load,
 # removed and set up again, its job proved
 : > "$work/cache/synthetic-512.zkey" # empty
-"$daemon" -c "$work/cuzk.toml" > "$work/daemon.log" 2>&1 &
+# started with a low soft limit of descriptors (where the hard one is higher): raised at start
+low=""
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 512 ]; then low=512; fi
+(if [ -n "$low" ]; then ulimit -Sn "$low"; fi; exec "$daemon" -c "$work/cuzk.toml") \
+  > "$work/daemon.log" 2>&1 &
 pid=$!
 trap 'kill -9 "$pid" 2>/dev/null || true' EXIT
 for _ in $(seq 600); do
@@ -34,6 +39,12 @@ for _ in $(seq 600); do
 done
 grep -q 'cuzk-daemon ready, serving on unix://' "$work/daemon.log" || fail "no ready line"
 a="unix://$work/run/cuzk.sock"
+if [ -n "$low" ]; then
+  read -r soft hard < <(awk '/^Max open files/ {print $4, $5}' "/proc/$pid/limits")
+  [ "$soft" = "$hard" ] || fail "the descriptors' soft limit $soft was not raised to $hard"
+  grep -q "descriptors: soft limit raised from 512 to" "$work/daemon.log" ||
+    fail "no line about the raised descriptor limit"
+fi
 [ ! -e "$work/cache/fc-porep-c18-0123.key.tmp.$dead" ] || fail "a dead writer's temporary file is kept"
 grep -q 'removed 1 temporary file(s) of 1000 bytes left by a writer that died' "$work/daemon.log" ||
   fail "no line about the removed temporary file"
