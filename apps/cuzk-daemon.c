@@ -164,6 +164,7 @@ static int load_config(const struct options *o, struct cuzk_config *cfg, struct 
         fprintf(stderr, "cuzk-daemon: --log-level: %s\n", err);
         return -1;
     }
+    cuzk_config_check_threads(cfg, cuzk_cpu_count(), collect_warning, w);
     return 0;
 }
 

@@ -14,12 +14,15 @@
 struct warnings {
     int n;
     char last[512];
+    char all[2048]; /* every message, one per line */
 };
 
 static void on_warn(void *ctx, const char *msg) {
     struct warnings *w = ctx;
     w->n++;
     snprintf(w->last, sizeof w->last, "%s", msg);
+    const size_t used = strlen(w->all);
+    snprintf(w->all + used, sizeof w->all - used, "%s\n", msg);
 }
 
 /* Loads text over the defaults; returns the load's code, err and warnings in the out params. */
@@ -371,12 +374,38 @@ static void test_example_file(void) {
     cuzk_config_free(&c);
 }
 
+/* Thread settings that oversubscribe the machine are warned of, each by name; the defaults and
+ * settings within the machine are not. */
+static void test_threads(void) {
+    struct cuzk_config c;
+    struct warnings w;
+    char err[256];
+    CHECK(load(&c, "", &w, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_config_check_threads(&c, 2, on_warn, &w) == 0 && w.n == 0); /* the defaults */
+    cuzk_config_free(&c);
+    CHECK(load(&c,
+               "[synthesis]\nthreads = 32\n[pipeline]\nmax_parallel_synthesis = 16\n"
+               "[gpus]\ngpu_threads = 32\ngpu_workers_per_device = 4\n",
+               &w, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_config_check_threads(&c, 16, on_warn, &w) == 0 && w.n == 0); /* within 16 CPUs */
+    CHECK(cuzk_config_check_threads(&c, 8, on_warn, &w) == 3 && w.n == 3);
+    CHECK(strstr(w.all, "synthesis.threads = 32 on a machine of 8 CPUs: more than twice") &&
+          strstr(w.all, "gpus.gpu_threads = 32") &&
+          strstr(w.all, "pipeline.max_parallel_synthesis = 16"));
+    cuzk_config_free(&c);
+    CHECK(load(&c, "[gpus]\ngpu_workers_per_device = 16\n", &w, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_config_check_threads(&c, 64, on_warn, &w) == 1 && w.n == 1 &&
+          strstr(w.last, "gpus.gpu_workers_per_device = 16"));
+    cuzk_config_free(&c);
+}
+
 int main(void) {
     test_init("test_config");
     test_defaults();
     test_every_key();
     test_bad_values();
     test_warnings();
+    test_threads();
     test_set_and_files();
     test_example_file();
     return test_finish();

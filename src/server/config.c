@@ -778,3 +778,35 @@ const char *cuzk_config_key(size_t i, int deprecated) {
     }
     return NULL;
 }
+
+int cuzk_config_check_threads(const struct cuzk_config *c, unsigned cpus, cuzk_config_warn_fn warn,
+                              void *ctx) {
+    char msg[320];
+    int n = 0;
+    const struct {
+        const char *key;
+        uint64_t value, limit;
+        const char *why;
+    } rows[] = {
+        {"synthesis.threads", c->engine.cpu_threads, 2ull * cpus,
+         "more than twice the machine's CPUs: the threads contend for them and proving slows "
+         "down (0 = one per CPU)"},
+        {"gpus.gpu_threads", (uint64_t)(c->gpu_threads > 0 ? c->gpu_threads : 0), 2ull * cpus,
+         "more than twice the machine's CPUs: the threads contend for them and proving slows "
+         "down (0 = one per CPU)"},
+        {"pipeline.max_parallel_synthesis", c->engine.synth_workers, cpus,
+         "more syntheses at once than the machine has CPUs: each gets a sliver of them and every "
+         "partition waits longer (0 = max(2, CPUs / 2))"},
+        {"gpus.gpu_workers_per_device", c->engine.gpu_workers_per_device, 4,
+         "more than 4 workers per device: the extra ones only hold synthesized partitions' memory "
+         "while they wait for the device"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (rows[i].value <= rows[i].limit) continue;
+        snprintf(msg, sizeof msg, "%s = %llu on a machine of %u CPUs: %s", rows[i].key,
+                 (unsigned long long)rows[i].value, cpus, rows[i].why);
+        if (warn) warn(ctx, msg);
+        n++;
+    }
+    return n;
+}

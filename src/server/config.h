@@ -90,6 +90,13 @@ int cuzk_config_set(struct cuzk_config *c, const char *key, const char *value, c
  * conf/cuzk.example.toml is this output for the defaults). */
 void cuzk_config_print(FILE *f, const struct cuzk_config *c);
 
+/* Warns (through warn, one sentence each) of thread settings that oversubscribe a machine of
+ * `cpus` CPUs and slow proving down: synthesis.threads or gpus.gpu_threads above twice the
+ * CPUs, pipeline.max_parallel_synthesis above the CPUs, gpus.gpu_workers_per_device above 4.
+ * Returns how many warnings it gave. */
+int cuzk_config_check_threads(const struct cuzk_config *c, unsigned cpus, cuzk_config_warn_fn warn,
+                              void *ctx);
+
 /* The keys of the table, for tests: the i-th key's dotted name, or NULL past the end. Keys
  * that are accepted only to warn (deprecated) are included when `deprecated` is set. */
 const char *cuzk_config_key(size_t i, int deprecated);
