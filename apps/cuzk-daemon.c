@@ -19,6 +19,7 @@
  * waits for, cancels the live jobs shortly before daemon.shutdown_timeout, and ends the process
  * (exit 3) when the timeout passes first. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -411,6 +412,30 @@ static void *signal_thread(void *arg) {
 
 /* ---- main -------------------------------------------------------------------------------- */
 
+/* The checks of a start that need no device, engine or listener, so that a configuration that
+ * --check-config accepts starts: the TLS files (readable, PEM, a pair the gRPC core takes),
+ * snarkjs.dir (a directory that can be read), the status address (it resolves). */
+static int preflight(const struct cuzk_config *cfg, char *err, size_t errlen) {
+    const struct cuzk_rpc_config rc_cfg = {.listen = cfg->listen,
+                                           .tls_cert = cfg->tls_cert,
+                                           .tls_key = cfg->tls_key,
+                                           .tls_client_ca = cfg->tls_client_ca};
+    char why[480];
+    int rc = cuzk_rpc_check_tls(&rc_cfg, why, sizeof why);
+    if (rc) return cuzk_errf(err, errlen, rc, "gRPC: %s", why);
+    if (cfg->snarkjs_dir[0]) {
+        DIR *d = opendir(cfg->snarkjs_dir);
+        if (!d)
+            return cuzk_errf(err, errlen, CUZK_EIO, "snarkjs.dir %s: %s", cfg->snarkjs_dir,
+                             strerror(errno));
+        closedir(d);
+    }
+    if (cfg->status_listen[0] &&
+        (rc = cuzk_http_check_address(cfg->status_listen, why, sizeof why)))
+        return cuzk_errf(err, errlen, rc, "status HTTP: %s", why);
+    return CUZK_OK;
+}
+
 /* The descriptors' soft limit up to the hard one: the default soft limit (often 1,024) is what
  * a thousand slow HTTP clients or idle TLS connections take, and key loads then fail with "Too
  * many open files". The HTTP server keeps its connection cap below a quarter of the limit. */
@@ -452,6 +477,12 @@ int main(int argc, char **argv) {
     if (o.print || o.check) {
         for (int i = 0; i < warns.n; i++)
             fprintf(stderr, "cuzk-daemon: warning: %s\n", warns.msg[i]);
+        char perr[600];
+        if (o.check && preflight(&cfg, perr, sizeof perr)) {
+            fprintf(stderr, "cuzk-daemon: %s\n", perr);
+            cuzk_config_free(&cfg);
+            return EXIT_USAGE;
+        }
         if (o.print) cuzk_config_print(stdout, &cfg);
         if (o.check) printf("cuzk-daemon: %s: the configuration is valid\n", note);
         cuzk_config_free(&cfg);
@@ -472,7 +503,7 @@ int main(int argc, char **argv) {
                   cfg.status_listen[0] ? cfg.status_listen : "(off)", cfg.shutdown);
 
     int exit_code = EXIT_START;
-    struct devices devs;
+    struct devices devs = {0}; /* (close_devices on every path below) */
     struct cuzk_engine *engine = NULL;
     struct cuzk_service *service = NULL;
     struct cuzk_rpc_server *rpc = NULL;
@@ -480,6 +511,10 @@ int main(int argc, char **argv) {
     struct cuzk_kinds *kinds = NULL;
     char err[512] = "";
 
+    if (preflight(&cfg, err, sizeof err)) { /* the same words as --check-config's */
+        cuzk_log_error("daemon", "%s", err);
+        goto out;
+    }
     if (open_devices(&cfg, &devs)) goto out;
     struct cuzk_engine_config ec;
     engine_config(&cfg, &devs, &ec);

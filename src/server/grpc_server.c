@@ -444,6 +444,15 @@ static int make_creds(const struct cuzk_rpc_config *cfg, grpc_server_credentials
     return rc;
 }
 
+int cuzk_rpc_check_tls(const struct cuzk_rpc_config *cfg, char *err, size_t errlen) {
+    grpc_init();
+    grpc_server_credentials *creds = NULL;
+    const int rc = make_creds(cfg, &creds, err, errlen);
+    if (creds) grpc_server_credentials_release(creds);
+    grpc_shutdown();
+    return rc;
+}
+
 static int add_port(struct cuzk_rpc_server *s, const struct cuzk_rpc_config *cfg, char *err,
                     size_t errlen) {
     const char *listen = cfg->listen;

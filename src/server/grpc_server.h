@@ -117,6 +117,10 @@ struct cuzk_rpc_config {
  * is taken), CUZK_EIO (a file-system error), CUZK_ENOMEM, with a sentence in err. */
 int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_server **out,
                           char *err, size_t errlen);
+/* What cuzk_rpc_server_start would refuse of cfg's TLS settings (a missing or unreadable file,
+ * a file that is not PEM, a certificate without its key, a pair the gRPC core refuses), checked
+ * without listening: CUZK_OK, or the start's code and sentence (for cuzk-daemon --check). */
+int cuzk_rpc_check_tls(const struct cuzk_rpc_config *cfg, char *err, size_t errlen);
 /* The address served: the configured one, with the port chosen when it was 0. */
 const char *cuzk_rpc_server_address(const struct cuzk_rpc_server *s);
 /* Stops accepting calls (new ones fail with UNAVAILABLE); calls in progress go on. */

@@ -91,8 +91,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     return answer(conn, MHD_HTTP_NOT_FOUND, "text/plain", not_found, sizeof not_found - 1, 0);
 }
 
-int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, size_t n_routes,
-                    void *ctx, struct cuzk_http_server **out, char *err, size_t errlen) {
+/* listen ("host:port") resolved for binding: CUZK_OK and *out (freeaddrinfo it), or
+ * CUZK_EINVAL with the sentence. */
+static int resolve(const char *listen, struct addrinfo **out, char *err, size_t errlen) {
     *out = NULL;
     char host[256];
     const char *colon = strrchr(listen, ':');
@@ -111,9 +112,27 @@ int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, si
                     *ai = NULL;
     int gai = getaddrinfo(host, colon + 1, &hints, &ai);
     if (gai || !ai) {
+        if (ai) freeaddrinfo(ai);
         say(err, errlen, "HTTP address %s: %s", listen, gai ? gai_strerror(gai) : "no address");
         return CUZK_EINVAL;
     }
+    *out = ai;
+    return CUZK_OK;
+}
+
+int cuzk_http_check_address(const char *listen, char *err, size_t errlen) {
+    struct addrinfo *ai;
+    const int rc = resolve(listen, &ai, err, errlen);
+    if (!rc) freeaddrinfo(ai);
+    return rc;
+}
+
+int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, size_t n_routes,
+                    void *ctx, struct cuzk_http_server **out, char *err, size_t errlen) {
+    *out = NULL;
+    struct addrinfo *ai;
+    int rc = resolve(listen, &ai, err, errlen);
+    if (rc) return rc;
     struct cuzk_http_server *s = calloc(1, sizeof *s);
     if (!s) {
         freeaddrinfo(ai);
@@ -148,6 +167,7 @@ int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, si
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : 0;
+    const char *colon = strrchr(listen, ':'); /* (resolve checked it) */
     snprintf(s->address, sizeof s->address, "%.*s:%u", (int)(colon - listen), listen, port);
     *out = s;
     return CUZK_OK;

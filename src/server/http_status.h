@@ -36,6 +36,9 @@ struct cuzk_http_route {
  * CUZK_ENOMEM, with a sentence in err. routes must outlive the server. */
 int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, size_t n_routes,
                     void *ctx, struct cuzk_http_server **out, char *err, size_t errlen);
+/* What cuzk_http_start would refuse of listen before it binds (a malformed address, a host
+ * that does not resolve): CUZK_OK or CUZK_EINVAL with the start's sentence. */
+int cuzk_http_check_address(const char *listen, char *err, size_t errlen);
 /* "host:port" with the bound port. */
 const char *cuzk_http_address(const struct cuzk_http_server *s);
 /* Stops the thread, closes every connection and frees the server (NULL is a no-op). */

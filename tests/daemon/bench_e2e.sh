@@ -10,6 +10,30 @@ daemon=$1
 bench=$2
 work=$(mktemp -d /tmp/cuzk-bench-e2e.XXXXXX)
 fail() { echo "bench_e2e: FAIL: $*" >&2; tail -n 20 "$work/daemon.log" >&2 || true; exit 1; }
+# --check-config runs the checks of a start: what it accepts starts, what fails to start it
+# refuses, with the start's words (exit 2), and the start refuses it the same way (exit 1)
+check_refuses() { # EXPECTED-TEXT SETTING...
+  local want=$1 rc=0 sets=()
+  shift
+  for s in "$@"; do sets+=(--set "$s"); done
+  "$daemon" -c /dev/null "${sets[@]}" --check-config > "$work/check.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || fail "--check-config $*: exit $rc, not 2"
+  grep -q "$want" "$work/check.txt" || fail "--check-config $*: $(cat "$work/check.txt")"
+}
+echo "not a key" > "$work/key.pem"
+check_refuses "TLS: $work/none.pem: No such file" daemon.tls_cert="$work/none.pem" \
+  daemon.tls_key="$work/key.pem"
+check_refuses "TLS: $work/key.pem is not a PEM file" daemon.tls_cert="$work/key.pem" \
+  daemon.tls_key="$work/key.pem"
+check_refuses "snarkjs.dir $work/no-circuits: No such file" snarkjs.dir="$work/no-circuits"
+check_refuses "status HTTP: HTTP address nohost.invalid:0" daemon.status_listen=nohost.invalid:0
+rc=0
+"$daemon" -c /dev/null --set snarkjs.dir="$work/no-circuits" --listen "unix://$work/x.sock" \
+  > "$work/start.txt" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q "snarkjs.dir $work/no-circuits: No such file" "$work/start.txt" ||
+  fail "a start with a missing snarkjs.dir: exit $rc: $(tail -n 2 "$work/start.txt")"
+"$daemon" -c /dev/null --check-config > /dev/null || fail "--check-config of the defaults"
+
 cat > "$work/cuzk.toml" <<CONF
 [daemon]
 listen = "unix://$work/run/cuzk.sock"
