@@ -110,6 +110,7 @@ static const char all_keys[] = "[daemon]\n"
                                "partitions = 4\n"
                                "check = false\n"
                                "max_setup_constraints = 4096\n"
+                               "max_cache_bytes = \"1GiB\"\n"
                                "[filecoin]\n"
                                "check = true\n"
                                "[logging]\n"
@@ -129,6 +130,7 @@ static void check_all_keys(const struct cuzk_config *c) {
           !strcmp(c->tls_client_ca, "/etc/cuzk/ca.pem"));
     CHECK(c->on_demand_setup == 0 && !strcmp(c->setup_allow, "porep:*"));
     CHECK(c->kinds.synthetic_max_setup == 4096);
+    CHECK(c->kinds.synthetic_max_cache == 1ull << 30);
     CHECK(!strcmp(c->kinds.cache_dir, "/var/lib/cuzk/params"));
     CHECK(!strcmp(c->snarkjs_dir, "/var/lib/cuzk/circuits"));
     CHECK(c->engine.total_budget == 400ull << 30);

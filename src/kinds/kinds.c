@@ -52,7 +52,10 @@ int cuzk_kinds_create(struct cuzk_kinds **out, const struct cuzk_kinds_config *c
     }
     int rc = cuzk_kind_synthetic_create(&ks->k[ks->n], cache, c->synthetic_partitions,
                                         c->synthetic_check);
-    if (!rc) cuzk_kind_synthetic_set_max_setup(ks->k[ks->n++], c->synthetic_max_setup);
+    if (!rc) {
+        cuzk_kind_synthetic_set_max_setup(ks->k[ks->n], c->synthetic_max_setup);
+        cuzk_kind_synthetic_set_max_cache(ks->k[ks->n++], c->synthetic_max_cache);
+    }
     if (!rc && !(rc = cuzk_kind_snarkjs_create(&ks->k[ks->n]))) ks->n++;
     for (int f = CUZK_FC_POREP; f <= CUZK_FC_WINNING && !rc && c->filecoin; f++)
         if (!(rc = cuzk_kind_fc_create(&ks->k[ks->n], (enum cuzk_fc_kind)f, cache,

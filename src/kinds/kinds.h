@@ -25,6 +25,7 @@ struct cuzk_kinds_config {
     int synthetic_check;           /* synthetic synthesis also checks every constraint; 1 */
     unsigned synthetic_max_setup;  /* synthetic keys above this many constraints are not set up
                                       on demand (kinds/synthetic.h); 0 (default) = no bound */
+    uint64_t synthetic_max_cache;  /* bytes of synthetic key files in cache_dir; 0 = no bound */
     int filecoin_check;            /* Filecoin witnesses checked row by row; default 0 */
     int filecoin;                  /* make the four Filecoin kinds; default 1 */
 };

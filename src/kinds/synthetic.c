@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "kinds/synthetic.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -229,6 +230,7 @@ struct synth_kind {
     unsigned default_partitions;
     int check;
     uint32_t max_setup; /* keys above this many constraints are not set up; 0 = no bound */
+    uint64_t max_cache; /* bytes of synthetic-*.zkey files in cache_dir; 0 = no bound */
 };
 
 struct synth_job {
@@ -360,6 +362,59 @@ static void synth_key_corrupt(const struct cuzk_kind *k, const char *key_id) {
                       "key file %s is corrupt: removed, the next load sets it up again", path);
 }
 
+/* Makes room for a new key file of `bytes` in the cache (the kind's lock of key keep_id held):
+ * while the synthetic-*.zkey files and it would pass max_cache, the least recently used file
+ * (mtime: a load touches its file) whose key nobody loads now (its lock taken without waiting)
+ * is removed, logged. A client may name any size up to synthetic.max_setup_constraints; the
+ * disk they take stays bounded. */
+static void cache_make_room(const struct synth_kind *sk, const char *keep, uint64_t bytes) {
+    if (!sk->max_cache) return;
+    for (;;) {
+        DIR *d = opendir(sk->cache_dir);
+        if (!d) return;
+        uint64_t total = bytes;
+        char oldest[512] = "";
+        struct timespec old_t = {0, 0};
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            const size_t l = strlen(de->d_name);
+            if (strncmp(de->d_name, "synthetic-", 10) || l < 15 ||
+                strcmp(de->d_name + l - 5, ".zkey"))
+                continue;
+            struct stat st;
+            if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode)) continue;
+            total += (uint64_t)st.st_size;
+            if (!strcmp(de->d_name, keep) || l >= sizeof oldest) continue;
+            if (!oldest[0] || st.st_mtim.tv_sec < old_t.tv_sec ||
+                (st.st_mtim.tv_sec == old_t.tv_sec && st.st_mtim.tv_nsec < old_t.tv_nsec)) {
+                memcpy(oldest, de->d_name, l + 1);
+                old_t = st.st_mtim;
+            }
+        }
+        closedir(d);
+        if (total <= sk->max_cache || !oldest[0]) return;
+        char path[4700], lock[4800];
+        snprintf(path, sizeof path, "%s/%s", sk->cache_dir, oldest);
+        snprintf(lock, sizeof lock, "%s.lock", path);
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return;
+        if (flock(fd, LOCK_EX | LOCK_NB)) { /* being loaded: leave the cache over its bound */
+            close(fd);
+            return;
+        }
+        struct stat st;
+        const uint64_t size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
+        const int gone = !unlink(path);
+        flock(fd, LOCK_UN);
+        close(fd);
+        if (!gone) return;
+        cuzk_log_info("synthetic",
+                      "key file %s removed (%llu bytes, the least recently used): the cache's "
+                      "synthetic keys would pass synthetic.max_cache_bytes (%llu)",
+                      path, (unsigned long long)size, (unsigned long long)sk->max_cache);
+    }
+}
+
 static int synth_key_cached(const struct cuzk_kind *k, const char *key_id) {
     const struct synth_kind *sk = (const struct synth_kind *)k;
     char path[4200];
@@ -428,8 +483,10 @@ static int load_or_setup(const struct synth_kind *sk, const char *key_id, const 
     struct stat st;
     struct cuzk_zkey_opts opts = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_SKIP};
     if (!stat(path, &st)) {
-        /* our own file: curve checks, no subgroup checks */
+        /* our own file: curve checks, no subgroup checks; its mtime marks the use (for
+         * cache_make_room's order) */
         rc = cuzk_zkey_load(z, path, &opts, err, errlen);
+        if (!rc) (void)utimensat(AT_FDCWD, path, NULL, 0);
         if (!rc && (z->n_vars != r->n_wires || z->n_public != cuzk_r1cs_n_public(r))) {
             snprintf(err, errlen, "synthetic: cached key %s does not match the circuit", path);
             cuzk_zkey_free(z);
@@ -442,6 +499,12 @@ static int load_or_setup(const struct synth_kind *sk, const char *key_id, const 
             snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
             char werr[256];
             int wrc = cuzk_zkey_save(tmp, z, werr, sizeof werr);
+            struct stat ts;
+            if (!wrc && !stat(tmp, &ts)) {
+                char base[600];
+                snprintf(base, sizeof base, "synthetic-%s.zkey", key_id);
+                cache_make_room(sk, base, (uint64_t)ts.st_size);
+            }
             if (!wrc && rename(tmp, path)) wrc = CUZK_EIO, unlink(tmp);
             if (wrc) /* the key is still good for this process */
                 cuzk_log_warn("synthetic", "cannot cache key %s: %s", path, werr);
@@ -559,6 +622,10 @@ int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
     };
     *out = &sk->k;
     return CUZK_OK;
+}
+
+void cuzk_kind_synthetic_set_max_cache(struct cuzk_kind *k, uint64_t bytes) {
+    ((struct synth_kind *)k)->max_cache = bytes;
 }
 
 void cuzk_kind_synthetic_set_max_setup(struct cuzk_kind *k, uint32_t max_constraints) {

@@ -56,5 +56,9 @@ int cuzk_kind_synthetic_create(struct cuzk_kind **out, const char *cache_dir,
  * stored in cache_dir are refused with CUZK_EDENIED: no client-chosen setups of huge keys.
  * Call before the kind is registered. */
 void cuzk_kind_synthetic_set_max_setup(struct cuzk_kind *k, uint32_t max_constraints);
+/* The synthetic-*.zkey files of cache_dir stay within bytes (0 = no bound): before a new key
+ * file is stored, the least recently used others are removed (one being loaded is kept).
+ * Call before the kind is registered. */
+void cuzk_kind_synthetic_set_max_cache(struct cuzk_kind *k, uint64_t bytes);
 
 #endif

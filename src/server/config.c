@@ -205,6 +205,10 @@ static const struct cfg_row rows[] = {
      K(synthetic_max_setup),
      "Synthetic keys above this many constraints are not set up on demand (a stored one is\n"
      "still used): a request must not make the daemon build a huge key. 0 = no bound."},
+    {"synthetic.max_cache_bytes", CFG_SIZE, "\"4GiB\"", 0, INT64_MAX, NULL, K(synthetic_max_cache),
+     "The synthetic key files in srs.param_cache stay within this many bytes: before a new\n"
+     "one is stored the least recently used others are removed (a client may ask for any\n"
+     "size up to max_setup_constraints). \"0\" = no bound."},
 
     {"filecoin.check", CFG_BOOL, NULL, 0, 0, NULL, K(filecoin_check),
      "The Filecoin kinds (porep, snap, wpost, winning) also check every witness row by row\n"

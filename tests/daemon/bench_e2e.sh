@@ -39,6 +39,8 @@ cat > "$work/cuzk.toml" <<CONF
 listen = "unix://$work/run/cuzk.sock"
 [srs]
 param_cache = "$work/cache"
+[synthetic]
+max_cache_bytes = "1KiB" # each new synthetic key file replaces the others
 CONF
 # a writer killed mid-write left its temporary file in the cache (a dead pid: a subshell that
 # exited); a live writer's (this shell's) is kept
@@ -79,8 +81,14 @@ rm -f "$work/cache/synthetic-256.zkey.tmp.$$"
 grep -q '^status:    COMPLETED$' "$work/trunc.txt" || fail "the truncated key's job status"
 grep -q 'synthetic-512.zkey is corrupt: removed' "$work/daemon.log" || fail "no line about the corrupt key"
 
+[ -e "$work/cache/synthetic-512.zkey" ] || fail "the 512 key was not stored again"
 "$bench" -a "$a" preload -c synthetic:256 > "$work/preload.txt" || fail "preload"
 grep -q 'synthetic:256 loaded in' "$work/preload.txt" || fail "preload output"
+# synthetic.max_cache_bytes: storing the 256 key removed the least recently used other file
+[ ! -e "$work/cache/synthetic-512.zkey" ] && [ -e "$work/cache/synthetic-256.zkey" ] ||
+  fail "the synthetic key cache is not bounded: $(ls "$work/cache")"
+grep -q 'synthetic-512.zkey removed (.* bytes, the least recently used)' "$work/daemon.log" ||
+  fail "no line about the removed key file"
 "$bench" -a "$a" preload -c synthetic:256 | grep -q 'already loaded' || fail "second preload"
 
 "$bench" -a "$a" single -t synthetic --circuit 256x2 --seed 5 --proof-out "$work/p.bin" \
