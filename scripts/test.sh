@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds (CUDA included when nvcc is found) and runs
+# The test command: installs what is missing, checks that the includes of src/ point down the
+# layers (scripts/check_layers.sh), builds (CUDA included when nvcc is found) and runs
 # every test twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build;
 # then every fuzz harness over its seeds.
 set -euo pipefail
@@ -8,6 +9,9 @@ scripts/setup.sh
 
 jobs=$(nproc)
 export PATH="$PATH:/usr/local/cuda/bin"
+
+echo "== layers"
+scripts/check_layers.sh
 
 echo "== release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -17,12 +17,13 @@
 
 #include "cuzk/error.h"
 #include "ec/encode.h"
-#include "filecoin/pce.h" /* cuzk_pce_checksum: to forge a header that passes its checksum */
+#include "filecoin/pce.h" /* cuzk_checksum64: to forge a header that passes its checksum */
 #include "formats/fmt.h"
 #include "formats/g16key.h"
 #include "test_util.h"
 #include "util/file.h"
 #include "util/pool.h"
+#include "util/checksum.h"
 
 static char dir[64];
 static struct cuzk_pool *pool;
@@ -496,7 +497,7 @@ static void test_sizes(void) {
     cuzk_fmt_put32(longer + 28, 0xfffffff0u); /* n_a */
     cuzk_fmt_put32(longer + 32, 0xfffffff0u); /* n_b */
     cuzk_fmt_put32(longer + 36, 1);           /* chunk_points */
-    cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+    cuzk_fmt_put64(longer + 4088, cuzk_checksum64(longer, 4088));
     spit(bad, longer, len);
     CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT &&
           strstr(err, "truncated"));
@@ -506,20 +507,20 @@ static void test_sizes(void) {
     for (int v = 0; v < 2; v++) {
         memcpy(longer, b, len);
         cuzk_fmt_put32(longer + 8, versions[v]);
-        cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+        cuzk_fmt_put64(longer + 4088, cuzk_checksum64(longer, 4088));
         spit(bad, longer, len);
         CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EUNSUPPORTED);
     }
     memcpy(longer, b, len);
     cuzk_fmt_put32(longer + 12, cuzk_fmt_le32(longer + 12) | 2u);
-    cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+    cuzk_fmt_put64(longer + 4088, cuzk_checksum64(longer, 4088));
     spit(bad, longer, len);
     CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT &&
           strstr(err, "unknown flags"));
     /* the same file as version 2 is a coefficient-basis key, one H point shorter than its
      * size: refused by the size check */
     cuzk_fmt_put32(longer + 8, 2);
-    cuzk_fmt_put64(longer + 4088, cuzk_pce_checksum(longer, 4088));
+    cuzk_fmt_put64(longer + 4088, cuzk_checksum64(longer, 4088));
     spit(bad, longer, len);
     CHECK(open_fails(bad, &code, err, sizeof err) && code == CUZK_EFORMAT);
     /* a missing file */

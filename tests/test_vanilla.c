@@ -23,6 +23,7 @@
 #include "r1cs/cs.h"
 #include "test_util.h"
 #include "util/pool.h"
+#include "util/checksum.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -381,7 +382,7 @@ static void test_pce(void) {
         FILE *f = fopen(path, "r+b");
         CHECK(f && fread(h, 1, sizeof h, f) == sizeof h);
         h[80] ^= 1; /* the fingerprint */
-        uint64_t sum = cuzk_pce_checksum(h, CUZK_PCE_HEADER_BYTES - 8);
+        uint64_t sum = cuzk_checksum64(h, CUZK_PCE_HEADER_BYTES - 8);
         memcpy(h + CUZK_PCE_HEADER_BYTES - 8, &sum, 8);
         fseek(f, 0, SEEK_SET);
         CHECK(fwrite(h, 1, sizeof h, f) == sizeof h);
@@ -401,16 +402,16 @@ static void test_pce(void) {
     /* the checksum: any split gives the same value, a flipped bit changes it */
     uint8_t buf[1000];
     cuzk_rng_fill(&test_rng, buf, sizeof buf);
-    uint64_t whole = cuzk_pce_checksum(buf, sizeof buf);
-    struct cuzk_pce_hash h;
-    cuzk_pce_hash_init(&h);
-    cuzk_pce_hash_update(&h, buf, 3);
-    cuzk_pce_hash_update(&h, buf + 3, 40);
-    cuzk_pce_hash_update(&h, buf + 43, sizeof buf - 43);
-    CHECK(cuzk_pce_hash_final(&h) == whole);
+    uint64_t whole = cuzk_checksum64(buf, sizeof buf);
+    struct cuzk_checksum h;
+    cuzk_checksum_init(&h);
+    cuzk_checksum_update(&h, buf, 3);
+    cuzk_checksum_update(&h, buf + 3, 40);
+    cuzk_checksum_update(&h, buf + 43, sizeof buf - 43);
+    CHECK(cuzk_checksum_final(&h) == whole);
     buf[500] ^= 4;
-    CHECK(cuzk_pce_checksum(buf, sizeof buf) != whole);
-    CHECK(cuzk_pce_checksum(buf, 999) != cuzk_pce_checksum(buf, 1000));
+    CHECK(cuzk_checksum64(buf, sizeof buf) != whole);
+    CHECK(cuzk_checksum64(buf, 999) != cuzk_checksum64(buf, 1000));
     cuzk_pce_free(&a);
     char lock[600];
     snprintf(lock, sizeof lock, "%s.lock", path);

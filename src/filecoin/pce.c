@@ -20,6 +20,7 @@
 
 #include "cuzk/error.h"
 #include "util/log.h"
+#include "util/checksum.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the PCE file stores in-memory arrays: little-endian hosts only"
@@ -37,70 +38,6 @@ uint64_t cuzk_pce_bytes(const struct cuzk_builder_counts *c) {
 
 uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c, uint32_t n_coefs) {
     return CUZK_PCE_HEADER_BYTES + payload_bytes(c, n_coefs);
-}
-
-/* ---- checksum --------------------------------------------------------------------------- */
-
-#define MIX_MUL 0xd6e8feb86659fd93ull /* odd: multiplication is a bijection mod 2^64 */
-#define MIX_MUL2 0x9fb21c651e98df25ull
-
-/* One word into one lane: xor (a bijection in the word), odd multiply, xor-shift (bijections
- * in the lane), so every change of one word changes the lane. */
-static inline uint64_t lane_step(uint64_t acc, uint64_t w) {
-    acc = (acc ^ w) * MIX_MUL;
-    return acc ^ (acc >> 32);
-}
-
-static inline uint64_t load64(const uint8_t *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-static void hash_block(struct cuzk_pce_hash *h, const uint8_t *b) {
-    for (int i = 0; i < 4; i++) h->lane[i] = lane_step(h->lane[i], load64(b + 8 * i));
-}
-
-void cuzk_pce_hash_init(struct cuzk_pce_hash *h) {
-    memset(h, 0, sizeof *h);
-    for (int i = 0; i < 4; i++) h->lane[i] = 0x63757a6b70636530ull + (uint64_t)i * MIX_MUL2;
-}
-
-void cuzk_pce_hash_update(struct cuzk_pce_hash *h, const void *data, size_t len) {
-    const uint8_t *p = data;
-    if (!len) return;
-    h->total += len;
-    if (h->n_tail) {
-        size_t take = 32 - h->n_tail < len ? 32 - h->n_tail : len;
-        memcpy(h->tail + h->n_tail, p, take);
-        h->n_tail += take, p += take, len -= take;
-        if (h->n_tail < 32) return;
-        hash_block(h, h->tail);
-        h->n_tail = 0;
-    }
-    for (; len >= 32; p += 32, len -= 32) hash_block(h, p);
-    memcpy(h->tail, p, len);
-    h->n_tail = len;
-}
-
-uint64_t cuzk_pce_hash_final(const struct cuzk_pce_hash *h) {
-    struct cuzk_pce_hash t = *h;
-    if (t.n_tail) {
-        memset(t.tail + t.n_tail, 0, 32 - t.n_tail);
-        hash_block(&t, t.tail);
-    }
-    uint64_t r = t.total * MIX_MUL2;
-    for (int i = 0; i < 4; i++) r = lane_step(r, t.lane[i]);
-    r ^= r >> 29;
-    r *= MIX_MUL2;
-    return r ^ (r >> 32);
-}
-
-uint64_t cuzk_pce_checksum(const void *data, size_t len) {
-    struct cuzk_pce_hash h;
-    cuzk_pce_hash_init(&h);
-    cuzk_pce_hash_update(&h, data, len);
-    return cuzk_pce_hash_final(&h);
 }
 
 /* ---- record ----------------------------------------------------------------------------- */
@@ -146,7 +83,11 @@ static uint32_t get32(const uint8_t *b) {
     memcpy(&x, b, 4);
     return x;
 }
-static uint64_t get64(const uint8_t *b) { return load64(b); }
+static uint64_t get64(const uint8_t *b) {
+    uint64_t x;
+    memcpy(&x, b, 8);
+    return x;
+}
 
 /* Header field offsets. */
 enum {
@@ -168,10 +109,10 @@ static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
 static void fingerprint_compute(void) {
     static const char *const smallest[] = {"porep-c1-l2-d1-r1", "snap-c1-a2-p1-d3-r1",
                                            "wpost-s1-k1-r1", "winning-s1-r1"};
-    struct cuzk_pce_hash h;
-    cuzk_pce_hash_init(&h);
+    struct cuzk_checksum h;
+    cuzk_checksum_init(&h);
     uint64_t v = CUZK_PCE_CIRCUIT_VERSION;
-    cuzk_pce_hash_update(&h, &v, sizeof v);
+    cuzk_checksum_update(&h, &v, sizeof v);
     for (size_t i = 0; i < sizeof smallest / sizeof smallest[0]; i++) {
         struct cuzk_fc_profile p;
         struct cuzk_builder_counts c;
@@ -180,9 +121,9 @@ static void fingerprint_compute(void) {
             memset(&c, 0xff, sizeof c); /* cannot happen; still a deterministic value */
         const uint64_t f[7] = {c.constraints, c.n_inputs, c.n_aux, c.n_bool,
                                c.nnz[0],      c.nnz[1],   c.nnz[2]};
-        cuzk_pce_hash_update(&h, f, sizeof f);
+        cuzk_checksum_update(&h, f, sizeof f);
     }
-    fingerprint = cuzk_pce_hash_final(&h);
+    fingerprint = cuzk_checksum_final(&h);
 }
 
 uint64_t cuzk_pce_fingerprint(void) {
@@ -203,7 +144,7 @@ static void header_write(uint8_t h[CUZK_PCE_HEADER_BYTES], const char *profile,
                            c->nnz[0],      c->nnz[1],   c->nnz[2]};
     for (int i = 0; i < 7; i++) put64(h + H_COUNTS + 8 * i, f[i]);
     put64(h + H_PAYLOAD_SUM, payload_sum);
-    put64(h + H_HEADER_SUM, cuzk_pce_checksum(h, H_HEADER_SUM));
+    put64(h + H_HEADER_SUM, cuzk_checksum64(h, H_HEADER_SUM));
 }
 
 static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
@@ -211,7 +152,7 @@ static int header_read(const uint8_t h[CUZK_PCE_HEADER_BYTES], const char *path,
                        uint64_t *payload_sum, char *err, size_t errlen) {
     if (memcmp(h + H_MAGIC, CUZK_PCE_MAGIC, 8))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: bad magic", path);
-    if (get64(h + H_HEADER_SUM) != cuzk_pce_checksum(h, H_HEADER_SUM))
+    if (get64(h + H_HEADER_SUM) != cuzk_checksum64(h, H_HEADER_SUM))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: header checksum mismatch", path);
     if (get32(h + H_VERSION) != CUZK_PCE_VERSION)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED, "pce: %s: version %u, this build reads %d",
@@ -247,9 +188,9 @@ void cuzk_pce_path(const char *cache_dir, const char *profile, char *path, size_
 }
 
 /* fwrite + hash */
-static int put(FILE *f, struct cuzk_pce_hash *h, const void *p, size_t n) {
+static int put(FILE *f, struct cuzk_checksum *h, const void *p, size_t n) {
     if (!n) return 0;
-    cuzk_pce_hash_update(h, p, n);
+    cuzk_checksum_update(h, p, n);
     return fwrite(p, 1, n, f) == n ? 0 : -1;
 }
 
@@ -261,8 +202,8 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
     uint8_t h[CUZK_PCE_HEADER_BYTES];
     memset(h, 0, sizeof h);
     int bad = fwrite(h, 1, sizeof h, f) != sizeof h; /* placeholder until the sum is known */
-    struct cuzk_pce_hash st;
-    cuzk_pce_hash_init(&st);
+    struct cuzk_checksum st;
+    cuzk_checksum_init(&st);
     const struct cuzk_cs *cs = &pce->cs;
     bad |= put(f, &st, cs->coefs.v, (size_t)cs->coefs.n * sizeof *cs->coefs.v);
     for (int m = 0; m < 3 && !bad; m++) {
@@ -271,7 +212,7 @@ int cuzk_pce_save(const char *path, const char *profile, struct cuzk_pce *pce, c
         bad |= put(f, &st, x->col, (size_t)x->nnz * sizeof *x->col);
         bad |= put(f, &st, x->coef, (size_t)x->nnz * sizeof *x->coef);
     }
-    pce->checksum = cuzk_pce_hash_final(&st);
+    pce->checksum = cuzk_checksum_final(&st);
     header_write(h, profile, &pce->counts, cs->coefs.n, pce->checksum);
     bad |= fseek(f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, f) != sizeof h;
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
@@ -300,10 +241,10 @@ int cuzk_pce_read_counts(const char *path, const char *profile, struct cuzk_buil
 }
 
 /* fread + hash */
-static int get(FILE *f, struct cuzk_pce_hash *h, void *p, size_t n) {
+static int get(FILE *f, struct cuzk_checksum *h, void *p, size_t n) {
     if (!n) return 0;
     if (fread(p, 1, n, f) != n) return -1;
-    cuzk_pce_hash_update(h, p, n);
+    cuzk_checksum_update(h, p, n);
     return 0;
 }
 
@@ -330,8 +271,8 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
         cs->n_cols = (size_t)(c.n_inputs + c.n_aux);
         cs->n_public = (size_t)(c.n_inputs - 1);
         cs->rows_cap = cs->n_rows + 1;
-        struct cuzk_pce_hash hs;
-        cuzk_pce_hash_init(&hs);
+        struct cuzk_checksum hs;
+        cuzk_checksum_init(&hs);
         cs->coefs.v = malloc((size_t)n_coefs * sizeof *cs->coefs.v);
         cs->coefs.n = cs->coefs.cap = n_coefs;
         if (!cs->coefs.v)
@@ -352,7 +293,7 @@ int cuzk_pce_load(const char *path, const char *profile, struct cuzk_pce *out, c
                      get(f, &hs, x->coef, nnz * sizeof *x->coef))
                 rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: truncated", path);
         }
-        if (!rc && cuzk_pce_hash_final(&hs) != sum)
+        if (!rc && cuzk_checksum_final(&hs) != sum)
             rc = cuzk_errf(err, errlen, CUZK_EFORMAT, "pce: %s: payload checksum mismatch", path);
         /* the invariants of cs.h, so that a system that passed the checksum by accident (or was
          * written by a buggy build) still cannot make a reader go out of bounds */

@@ -14,10 +14,10 @@
  *   (rows + 1 u64), col (nnz u32), coef (nnz u32 indices into the table).
  * The fingerprint identifies the circuit code: a file recorded by a build whose gadgets have
  * another shape is stale and is recorded again (and a key made from it is not reused, since
- * keys are named by the payload checksum). The checksum is cuzk_pce_checksum (a 64-bit, 4-lane
- * multiply-xorshift hash of this module, several GB/s); it detects corruption, not tampering (the
- * cache directory is trusted). Writes go to a temporary file renamed into place (readers never see
- * half a file); a lock file serialises processes that would record the same profile.
+ * keys are named by the payload checksum). The checksum is cuzk_checksum64 (util/checksum.h);
+ * it detects corruption, not tampering (the cache directory is trusted). Writes go to a temporary
+ * file renamed into place (readers never see half a file); a lock file serialises processes that
+ * would record the same profile.
  *
  * cuzk_pce_get loads the file when it is present and valid; a missing file is recorded (and
  * saved when a cache directory is given); a corrupt or stale one is recorded again with a
@@ -62,19 +62,6 @@ uint64_t cuzk_pce_fingerprint(void);
 uint64_t cuzk_pce_bytes(const struct cuzk_builder_counts *c);
 /* Bytes of its file, with n_coefs distinct coefficients. */
 uint64_t cuzk_pce_file_bytes(const struct cuzk_builder_counts *c, uint32_t n_coefs);
-
-/* The 64-bit checksum of a byte range, and its incremental form (state from _init, any split
- * of the input gives the same result). */
-struct cuzk_pce_hash {
-    uint64_t lane[4];
-    uint8_t tail[32];
-    size_t n_tail;
-    uint64_t total;
-};
-void cuzk_pce_hash_init(struct cuzk_pce_hash *h);
-void cuzk_pce_hash_update(struct cuzk_pce_hash *h, const void *data, size_t len);
-uint64_t cuzk_pce_hash_final(const struct cuzk_pce_hash *h);
-uint64_t cuzk_pce_checksum(const void *data, size_t len);
 
 /* Runs p's circuit in a RECORD builder (no values). Returns CUZK_OK or the builder's error. */
 int cuzk_pce_record(const struct cuzk_fc_profile *p, struct cuzk_pce *out, char *err,

@@ -10,10 +10,8 @@
 
 #include "cuzk/error.h"
 #include "ec/encode.h"
-/* Only for cuzk_pce_checksum / cuzk_pce_hash_*: the hash belongs in util/ (formats sits below
- * filecoin); until it moves there this include points one layer up. */
-#include "filecoin/pce.h"
 #include "formats/fmt.h"
+#include "util/checksum.h"
 #include "util/pool.h"
 
 /* Counts times point sizes are formed in size_t and u64 without overflow checks: every count is
@@ -325,7 +323,7 @@ static void header_encode(uint8_t *h, const struct cuzk_g16key_info *in, const s
         cuzk_fmt_put64(h + H_TABLE + 16 * r + 8, l->bytes[r]);
     }
     cuzk_fmt_put64(h + H_SUMS_CHECKSUM, sums_checksum);
-    cuzk_fmt_put64(h + H_CHECKSUM, cuzk_pce_checksum(h, H_CHECKSUM));
+    cuzk_fmt_put64(h + H_CHECKSUM, cuzk_checksum64(h, H_CHECKSUM));
 }
 
 /* ---- writer ------------------------------------------------------------------------------ */
@@ -339,7 +337,7 @@ struct cuzk_g16key_writer {
     uint64_t *sums;                      /* lay.n_sums, filled as regions and chunks complete */
     size_t done[CUZK_G16KEY_SECTIONS];   /* points written */
     int cur;                             /* the section puts go to; earlier ones are complete */
-    struct cuzk_pce_hash chunk;          /* the open chunk of section cur */
+    struct cuzk_checksum chunk;          /* the open chunk of section cur */
     uint8_t *stage;                      /* STAGE_POINTS encoded points */
     uint64_t drop_lo, drop_mid, drop_at; /* page-cache advice, see advise_written */
     int failed;                          /* a latched CUZK_EIO */
@@ -400,17 +398,17 @@ static void put_wire(uint8_t *out, const void *items, size_t i) {
 static int write_region(struct cuzk_g16key_writer *w, int r, const void *items, size_t n,
                         size_t item, item_fn fn, uint64_t *sum, char *err, size_t errlen) {
     size_t per = STAGE_POINTS * CUZK_G1_LEM / item;
-    struct cuzk_pce_hash h;
-    cuzk_pce_hash_init(&h);
+    struct cuzk_checksum h;
+    cuzk_checksum_init(&h);
     for (size_t i = 0; i < n; i += per) {
         size_t m = n - i < per ? n - i : per;
         for (size_t t = 0; t < m; t++) fn(w->stage + t * item, items, i + t);
-        cuzk_pce_hash_update(&h, w->stage, m * item);
+        cuzk_checksum_update(&h, w->stage, m * item);
         int rc =
             write_at(w, w->stage, m * item, w->lay.off[r] + i * item, region_name[r], err, errlen);
         if (rc) return rc;
     }
-    *sum = cuzk_pce_hash_final(&h);
+    *sum = cuzk_checksum_final(&h);
     return CUZK_OK;
 }
 
@@ -512,10 +510,10 @@ int cuzk_g16key_writer_put(struct cuzk_g16key_writer *w, enum cuzk_g16key_sectio
         for (size_t t = 0; t < m;) {
             size_t at = w->done[s] + t, in_chunk = at % cp;
             size_t take = cp - in_chunk < m - t ? cp - in_chunk : m - t;
-            if (!in_chunk) cuzk_pce_hash_init(&w->chunk);
-            cuzk_pce_hash_update(&w->chunk, w->stage + t * pb, take * pb);
+            if (!in_chunk) cuzk_checksum_init(&w->chunk);
+            cuzk_checksum_update(&w->chunk, w->stage + t * pb, take * pb);
             if (in_chunk + take == cp || at + take == count)
-                w->sums[w->lay.sum_first[s] + at / cp] = cuzk_pce_hash_final(&w->chunk);
+                w->sums[w->lay.sum_first[s] + at / cp] = cuzk_checksum_final(&w->chunk);
             t += take;
         }
         int rc = write_at(w, w->stage, m * pb, w->lay.off[R_A + s] + w->done[s] * pb,
@@ -547,7 +545,7 @@ int cuzk_g16key_writer_close(struct cuzk_g16key_writer *w, char *err, size_t err
         goto fail;
     }
     for (size_t i = 0; i < w->lay.n_sums; i++) cuzk_fmt_put64(buf + 8 * i, w->sums[i]);
-    uint64_t sums_checksum = cuzk_pce_checksum(buf, table);
+    uint64_t sums_checksum = cuzk_checksum64(buf, table);
     if ((rc = write_at(w, buf, table, w->lay.off[R_SUMS], region_name[R_SUMS], err, errlen)))
         goto fail;
     /* the header last: a file interrupted before this point has none */
@@ -609,7 +607,7 @@ static int read_region(struct cuzk_g16key *k, int r, void *buf, uint64_t want, c
     int rc =
         read_at(k->fd, k->path, region_name[r], buf, k->lay.bytes[r], k->lay.off[r], err, errlen);
     if (rc) return rc;
-    if (cuzk_pce_checksum(buf, k->lay.bytes[r]) != want)
+    if (cuzk_checksum64(buf, k->lay.bytes[r]) != want)
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: %s%s: checksum mismatch", k->path,
                          r == R_SUMS ? "" : "section ", region_name[r]);
     return CUZK_OK;
@@ -715,7 +713,7 @@ static int open_head(struct cuzk_g16key *k, uint8_t h[CUZK_G16KEY_HEADER_BYTES],
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                          "g16key: %s: version %u (this build reads 1 .. %u)", k->path, version,
                          CUZK_G16KEY_VERSION);
-    if (cuzk_pce_checksum(h, H_CHECKSUM) != cuzk_fmt_le64(h + H_CHECKSUM))
+    if (cuzk_checksum64(h, H_CHECKSUM) != cuzk_fmt_le64(h + H_CHECKSUM))
         return cuzk_errf(err, errlen, CUZK_EFORMAT, "g16key: %s: header checksum mismatch",
                          k->path);
     return open_header(k, h, size, err, errlen);
@@ -820,7 +818,7 @@ int cuzk_g16key_read(struct cuzk_g16key *k, enum cuzk_g16key_section s, size_t f
     const uint8_t *b = buf;
     for (size_t p = first; p < first + n; p += cp) {
         size_t m = first + n - p < cp ? first + n - p : cp;
-        if (cuzk_pce_checksum(b + (p - first) * pb, m * pb) != k->sums[l->sum_first[s] + p / cp])
+        if (cuzk_checksum64(b + (p - first) * pb, m * pb) != k->sums[l->sum_first[s] + p / cp])
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
                              "g16key: %s: section %s chunk %zu: checksum mismatch", k->path, name,
                              p / cp);

@@ -6,7 +6,7 @@
  * byte of the header and of every region is covered by a checksum, and the file size is fixed by
  * the header's counts), and a chunk that cuzk_g16key_read returns is the chunk that was
  * written. The checksums detect corruption and truncation, not tampering: the key directory is
- * trusted (they are cuzk_pce_checksum, a fast 64-bit hash, not a cryptographic one).
+ * trusted (they are cuzk_checksum64, a fast 64-bit hash, not a cryptographic one).
  *
  * What is stored: the six header points, IC, the A and B queries only for the wires whose
  * column of A (resp. B) is non-empty (the "density": wire lists a_wires and b_wires, strictly

@@ -27,6 +27,7 @@
 #include "formats/fmt.h"
 #include "formats/g16key.h"
 #include "fuzz_util.h"
+#include "util/checksum.h"
 
 /* Header offsets (g16key.h's layout). */
 #define H_FLAGS 12
@@ -56,7 +57,7 @@ static void repair(uint8_t *d, size_t size) {
         size_t at = 0;
         for (int r = 1; r <= 3 && at < n_sums; r++, at++)
             if (region(d, size, r, &off, &bytes))
-                cuzk_fmt_put64(sums + 8 * at, cuzk_pce_checksum(d + off, (size_t)bytes));
+                cuzk_fmt_put64(sums + 8 * at, cuzk_checksum64(d + off, (size_t)bytes));
         const int compressed = cuzk_fmt_le32(d + H_FLAGS) & CUZK_G16KEY_FLAG_COMPRESSED;
         const uint64_t cp = cuzk_fmt_le32(d + H_CHUNK);
         for (int s = 0; s < CUZK_G16KEY_SECTIONS && cp; s++) {
@@ -66,12 +67,12 @@ static void repair(uint8_t *d, size_t size) {
             for (uint64_t first = 0; first < bytes / pb && at < n_sums; first += cp, at++) {
                 uint64_t n = bytes / pb - first < cp ? bytes / pb - first : cp;
                 cuzk_fmt_put64(sums + 8 * at,
-                               cuzk_pce_checksum(d + off + first * pb, (size_t)(n * pb)));
+                               cuzk_checksum64(d + off + first * pb, (size_t)(n * pb)));
             }
         }
-        cuzk_fmt_put64(d + H_SUMS_CHECKSUM, cuzk_pce_checksum(sums, (size_t)sb));
+        cuzk_fmt_put64(d + H_SUMS_CHECKSUM, cuzk_checksum64(sums, (size_t)sb));
     }
-    cuzk_fmt_put64(d + H_CHECKSUM, cuzk_pce_checksum(d, H_CHECKSUM));
+    cuzk_fmt_put64(d + H_CHECKSUM, cuzk_checksum64(d, H_CHECKSUM));
 }
 
 static int same_info(const struct cuzk_g16key_info *a, const struct cuzk_g16key_info *b) {

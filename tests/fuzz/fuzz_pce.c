@@ -24,6 +24,7 @@
 
 #include "filecoin/pce.h"
 #include "fuzz_util.h"
+#include "util/checksum.h"
 
 /* Header offsets of the fields the repair rewrites (pce.h's layout). */
 #define PCE_PROFILE 16
@@ -133,8 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(fixed, data, size);
     put64(fixed + PCE_FINGERPRINT, cuzk_pce_fingerprint());
     put64(fixed + PCE_PAYLOAD_SUM,
-          cuzk_pce_checksum(fixed + CUZK_PCE_HEADER_BYTES, size - CUZK_PCE_HEADER_BYTES));
-    put64(fixed + PCE_HEADER_SUM, cuzk_pce_checksum(fixed, PCE_HEADER_SUM));
+          cuzk_checksum64(fixed + CUZK_PCE_HEADER_BYTES, size - CUZK_PCE_HEADER_BYTES));
+    put64(fixed + PCE_HEADER_SUM, cuzk_checksum64(fixed, PCE_HEADER_SUM));
     load(fixed, size);
     free(fixed);
     return 0;
