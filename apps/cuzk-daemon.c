@@ -44,6 +44,7 @@
 #include "server/service.h"
 #include "util/log.h"
 #include "util/pool.h"
+#include "util/clock.h"
 
 enum { EXIT_OK = 0, EXIT_START = 1, EXIT_USAGE = 2, EXIT_DRAIN = 3 };
 
@@ -334,16 +335,10 @@ struct guard {
     int done;
 };
 
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void *guard_thread(void *arg) {
     struct guard *g = arg;
     pthread_setname_np(pthread_self(), "shutdown-guard");
-    const double t0 = mono_ms();
+    const double t0 = cuzk_clock_ms();
     const double deadline = g->timeout_ms ? t0 + (double)g->timeout_ms : 0;
     /* the cancellation gets the last part of the timeout to take effect */
     const double grace =
@@ -355,7 +350,7 @@ static void *guard_thread(void *arg) {
         double wake = next_log;
         if (deadline && !cancelled && deadline - grace < wake) wake = deadline - grace;
         if (deadline && deadline < wake) wake = deadline;
-        double left = wake - mono_ms();
+        double left = wake - cuzk_clock_ms();
         if (left > 0) {
             struct timespec dl;
             clock_gettime(CLOCK_REALTIME, &dl);
@@ -366,7 +361,7 @@ static void *guard_thread(void *arg) {
             continue; /* done, or time to look again */
         }
         pthread_mutex_unlock(&g->mu);
-        double now = mono_ms();
+        double now = cuzk_clock_ms();
         if (deadline && now >= deadline) {
             log_drain(g->engine, g->service, CUZK_LOG_ERROR,
                       "shutdown: daemon.shutdown_timeout passed; exiting without waiting for");

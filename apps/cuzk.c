@@ -29,6 +29,7 @@
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "util/pool.h"
+#include "util/clock.h"
 
 enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_INTERNAL = 4 };
 
@@ -61,12 +62,6 @@ static struct {
     enum backend_choice backend;
     int device;
 } opt;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Maps a cuzk error to an exit code: the caller's input or our own failure. */
 static int exit_for(int rc) {
@@ -122,7 +117,7 @@ static int cmd_prove(char **a) {
     struct cuzk_backend be;
     struct cuzk_rng rng;
     int ret = EXIT_VALID, rc, cuda = 0;
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     struct cuzk_zkey_opts zo = {.pool = pool, .subgroup = CUZK_ZKEY_SUBGROUP_AUTO};
     if ((rc = cuzk_zkey_load(&z, a[0], &zo, err, sizeof err))) {
         ret = report(a[0], rc, err);
@@ -142,7 +137,7 @@ static int cmd_prove(char **a) {
         ret = report(a[0], rc, "cannot prepare the proving key");
         goto out;
     }
-    double t1 = now_ms();
+    double t1 = cuzk_clock_ms();
     note("cuzk: loaded key and witness in %.1f ms\n", t1 - t0);
     if ((rc = backend_open(&be, pool, &cuda))) {
         ret = report("prove: --backend cuda", rc, NULL);
@@ -164,7 +159,7 @@ static int cmd_prove(char **a) {
         ret = report("prove", rc, err[0] ? err : NULL);
         goto out;
     }
-    double t2 = now_ms();
+    double t2 = cuzk_clock_ms();
     note(cuda ? "cuzk: proved in %.1f ms (cuda)\n" : "cuzk: proved in %.1f ms (cpu)\n", t2 - t1);
     if (!opt.no_verify) {
         if ((rc = cuzk_groth16_vk_from_pk(&vk, &pk))) {
@@ -178,7 +173,7 @@ static int cmd_prove(char **a) {
             ret = EXIT_INVALID;
             goto out;
         }
-        note("cuzk: self-check passed in %.1f ms\n", now_ms() - t2);
+        note("cuzk: self-check passed in %.1f ms\n", cuzk_clock_ms() - t2);
     }
     if ((rc = cuzk_snarkjs_proof_save(a[2], &proof, err, sizeof err))) {
         ret = report(a[2], rc, err);
@@ -266,7 +261,7 @@ static int cmd_setup(char **a) {
     struct cuzk_pool *pool = make_pool();
     if (!pool) return report("setup", CUZK_ENOMEM, NULL);
     warn_insecure();
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
         goto out;
@@ -283,7 +278,7 @@ static int cmd_setup(char **a) {
         ret = report(a[1], rc, err);
         goto out;
     }
-    note("cuzk: setup written in %.1f ms\n", now_ms() - t0);
+    note("cuzk: setup written in %.1f ms\n", cuzk_clock_ms() - t0);
 out:
     cuzk_zkey_free(&z);
     cuzk_r1cs_free(&r);
@@ -303,7 +298,7 @@ static int cmd_setup_params(char **a) {
     struct cuzk_pool *pool = make_pool();
     if (!pool) return report("setup-params", CUZK_ENOMEM, NULL);
     warn_insecure();
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
         goto out;
@@ -328,7 +323,7 @@ static int cmd_setup_params(char **a) {
         ret = report(a[2], rc, err);
         goto out;
     }
-    note("cuzk: setup written in %.1f ms\n", now_ms() - t0);
+    note("cuzk: setup written in %.1f ms\n", cuzk_clock_ms() - t0);
 out:
     cuzk_groth16_keydata_free(&kd);
     cuzk_cs_free(&cs);

@@ -23,6 +23,7 @@
 #include "gpu/gpu_ntt.h"
 #include "ntt/ntt.h"
 #include "test_util.h"
+#include "util/clock.h"
 
 #define TEST_MAX_LOG 24 /* every size up to this one, all kinds */
 #define TEST_BIG_LOG 27 /* and this one: forward against the CPU, GPU roundtrips */
@@ -35,12 +36,6 @@ static struct cuzk_gpu_ntt_ctx *ctx;
 
 static const char *kind_name[] = {"forward", "inverse", "coset_forward", "coset_inverse",
                                   "inverse_to_coset"};
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* The Montgomery limbs of a, most significant first. */
 /* Compares got (GPU) with want (CPU); on a mismatch prints what the header comment promises.
@@ -176,9 +171,9 @@ static void test_size(int k) {
     for (int kind = CUZK_GPU_NTT_FORWARD; kind <= CUZK_GPU_NTT_INVERSE_TO_COSET; kind++) {
         cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *gpu = copy_vec(in, n);
         cpu_ntt(d, cpu, kind, &shift);
-        double t0 = now_ms();
+        double t0 = cuzk_clock_ms();
         int err = cuzk_gpu_ntt(ctx, gpu, k, (enum cuzk_gpu_ntt_kind)kind, &shift);
-        ms[kind] = now_ms() - t0;
+        ms[kind] = cuzk_clock_ms() - t0;
         if (gpu_ok(err, kind_name[kind], k)) compare("gpu vs cpu", k, kind_name[kind], gpu, cpu, n);
         free(gpu);
         if (kind == CUZK_GPU_NTT_FORWARD) {
@@ -299,12 +294,12 @@ static void test_big(int k) {
         return;
     }
     cuzk_fr *in = random_vec(n), *cpu = copy_vec(in, n), *gpu = copy_vec(in, n);
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     cuzk_ntt_forward(pool, d, cpu);
-    double cpu_ms = now_ms() - t0;
-    t0 = now_ms();
+    double cpu_ms = cuzk_clock_ms() - t0;
+    t0 = cuzk_clock_ms();
     int err = cuzk_gpu_ntt(ctx, gpu, k, CUZK_GPU_NTT_FORWARD, NULL);
-    double gpu_ms = now_ms() - t0;
+    double gpu_ms = cuzk_clock_ms() - t0;
     if (gpu_ok(err, "forward", k)) compare("gpu vs cpu", k, "forward", gpu, cpu, n);
     float kms = 0;
     if (gpu_ok(cuzk_gpu_ntt_load(ctx, in, n), "load", k) &&

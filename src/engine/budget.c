@@ -19,6 +19,7 @@
 
 #include "cuzk/error.h"
 #include "util/log.h"
+#include "util/clock.h"
 
 #define BUDGET_RETRY_MS 1000 /* evictor retry period while a reservation waits */
 
@@ -35,12 +36,6 @@ struct cuzk_budget {
     cuzk_budget_listener listen;
     void *listen_ctx;
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int cuzk_parse_size(const char *s, uint64_t *out) {
     if (!s) return CUZK_EINVAL;
@@ -184,7 +179,7 @@ static void claim_unlink(struct cuzk_budget *b, struct cuzk_budget_claim *c) {
 void cuzk_budget_claim_set(struct cuzk_budget *b, struct cuzk_budget_claim *c, uint64_t bytes,
                            uint64_t rank) {
     pthread_mutex_lock(&b->mu);
-    claim_link(b, c, bytes, rank, now_ms());
+    claim_link(b, c, bytes, rank, cuzk_clock_ms());
     pthread_mutex_unlock(&b->mu);
 }
 
@@ -214,7 +209,7 @@ static void log_wait(const struct cuzk_budget *b, const char *what, uint64_t byt
                   (unsigned long long)b->by_owner[CUZK_MEM_KEY],
                   (unsigned long long)b->by_owner[CUZK_MEM_CS],
                   (unsigned long long)b->by_owner[CUZK_MEM_OTHER],
-                  (unsigned long long)held_for(b, UINT64_MAX, now_ms()));
+                  (unsigned long long)held_for(b, UINT64_MAX, cuzk_clock_ms()));
 }
 
 /* under b->mu */
@@ -234,7 +229,7 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
     memset(r, 0, sizeof *r);
     if (waited_ms) *waited_ms = 0;
     if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
-    double t0 = now_ms(), logged = t0;
+    double t0 = cuzk_clock_ms(), logged = t0;
     struct cuzk_budget_claim claim = {0};
     pthread_mutex_lock(&b->mu);
     if (bytes > b->total) {
@@ -247,7 +242,7 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
             rc = CUZK_ECANCELLED;
             break;
         }
-        double t = now_ms();
+        double t = cuzk_clock_ms();
         if (fits(b, bytes, rank, t)) {
             take(b, bytes, owner, r);
             break;
@@ -271,7 +266,7 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
                 rc = CUZK_ECANCELLED;
                 break;
             }
-            if (fits(b, bytes, rank, now_ms())) {
+            if (fits(b, bytes, rank, cuzk_clock_ms())) {
                 take(b, bytes, owner, r);
                 break;
             }
@@ -285,7 +280,7 @@ int cuzk_budget_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem_own
     }
     claim_unlink(b, &claim);
     pthread_mutex_unlock(&b->mu);
-    if (waited_ms) *waited_ms = now_ms() - t0;
+    if (waited_ms) *waited_ms = cuzk_clock_ms() - t0;
     return rc;
 }
 
@@ -295,7 +290,7 @@ int cuzk_budget_try_reserve(struct cuzk_budget *b, uint64_t bytes, enum cuzk_mem
     if ((unsigned)owner >= CUZK_MEM_OWNERS) return CUZK_EINVAL;
     int rc = CUZK_EBUSY;
     pthread_mutex_lock(&b->mu);
-    if (fits(b, bytes, rank, now_ms())) {
+    if (fits(b, bytes, rank, cuzk_clock_ms())) {
         take(b, bytes, owner, r);
         rc = CUZK_OK;
     }
@@ -362,7 +357,7 @@ void cuzk_budget_get_stats(struct cuzk_budget *b, struct cuzk_budget_stats *out)
 
 double cuzk_budget_trim(uint64_t freed, uint64_t threshold) {
     if (freed < threshold) return 0;
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     malloc_trim(0);
-    return now_ms() - t0;
+    return cuzk_clock_ms() - t0;
 }

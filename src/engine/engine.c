@@ -109,7 +109,7 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     }
     struct cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ENOMEM;
-    e->t0 = cuzk_eng_mono_ms();
+    e->t0 = cuzk_clock_ms();
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->trace_mu, NULL);
     pthread_mutex_init(&e->wmu, NULL);

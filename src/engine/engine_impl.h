@@ -73,6 +73,7 @@
 #include "engine/srs.h"
 #include "engine/trace.h"
 #include "groth16/groth16.h"
+#include "util/clock.h"
 
 #define MAX_KINDS 32
 #define UTIL_RING 4096        /* busy intervals kept per device for the utilization window */
@@ -260,8 +261,7 @@ struct cuzk_engine {
 };
 
 /* ---- time, trace (trace.c) ---- */
-double cuzk_eng_mono_ms(void);
-static inline double eng_now(const struct cuzk_engine *e) { return cuzk_eng_mono_ms() - e->t0; }
+static inline double eng_now(const struct cuzk_engine *e) { return cuzk_clock_ms() - e->t0; }
 void eng_trace(struct cuzk_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TIMELINE,<t>,<event>,<job>,<detail> */
 void eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, const char *job,

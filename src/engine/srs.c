@@ -11,6 +11,7 @@
 #include "cuzk/error.h"
 #include "groth16/groth16.h"
 #include "util/log.h"
+#include "util/clock.h"
 
 enum entry_state { ENTRY_COLD = 0, ENTRY_LOADING, ENTRY_LOADED };
 
@@ -42,12 +43,6 @@ struct cuzk_srs {
     struct cuzk_srs_entry **e;
     size_t n, cap;
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int cuzk_srs_create(struct cuzk_srs **out, struct cuzk_budget *budget, struct cuzk_pool *pool,
                     const struct cuzk_backend *const *backends, size_t n, uint64_t min_idle_ms,
@@ -295,7 +290,7 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
             snprintf(err, errlen, "loading key %s/%s: %s", kind->name, e->key_id,
                      cuzk_strerror(rc));
     }
-    double tl = now_ms();
+    double tl = cuzk_clock_ms();
     int hot = 0;
     uint64_t vram = 0, host_charged = 0;
     for (int attempt = 0; !rc; attempt++) {
@@ -343,7 +338,7 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
         cuzk_reservation_release_all(&cs_res);
         return rc;
     }
-    const double load_ms = now_ms() - tl;
+    const double load_ms = cuzk_clock_ms() - tl;
     pthread_mutex_lock(&s->mu); /* the status reads these of an entry in any state */
     e->key = key;
     e->key_res = key_res;
@@ -365,7 +360,7 @@ int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const cha
                      uint64_t rank, cuzk_budget_abort abort, void *abort_ctx,
                      struct cuzk_srs_entry **out, int *loaded_now, double *wait_ms, char *err,
                      size_t errlen) {
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     if (loaded_now) *loaded_now = 0;
     if (wait_ms) *wait_ms = 0;
     if (strlen(key_id) >= CUZK_NAME_MAX) {
@@ -397,10 +392,10 @@ int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const cha
         }
         if (e->state == ENTRY_LOADED) {
             e->refs++;
-            e->last_used = now_ms();
+            e->last_used = cuzk_clock_ms();
             pthread_mutex_unlock(&s->mu);
             *out = e;
-            if (wait_ms) *wait_ms = now_ms() - t0;
+            if (wait_ms) *wait_ms = cuzk_clock_ms() - t0;
             return CUZK_OK;
         }
         if (e->state == ENTRY_COLD) break;
@@ -422,13 +417,13 @@ int cuzk_srs_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const cha
     } else {
         e->state = ENTRY_LOADED;
         e->refs++;
-        e->last_used = now_ms();
+        e->last_used = cuzk_clock_ms();
     }
     pthread_cond_broadcast(&s->loaded);
     pthread_mutex_unlock(&s->mu);
     if (rc) return rc;
     if (loaded_now) *loaded_now = 1;
-    if (wait_ms) *wait_ms = now_ms() - t0;
+    if (wait_ms) *wait_ms = cuzk_clock_ms() - t0;
     *out = e;
     return CUZK_OK;
 }
@@ -440,7 +435,7 @@ int cuzk_srs_try_acquire(struct cuzk_srs *s, const struct cuzk_kind *kind, const
     int rc = CUZK_EAGAIN;
     if (e && e->state == ENTRY_LOADED) {
         e->refs++;
-        e->last_used = now_ms();
+        e->last_used = cuzk_clock_ms();
         *out = e;
         rc = CUZK_OK;
     }
@@ -454,7 +449,7 @@ void cuzk_srs_release(struct cuzk_srs *s, struct cuzk_srs_entry *e) {
     if (!e) return;
     pthread_mutex_lock(&s->mu);
     e->refs--;
-    e->last_used = now_ms();
+    e->last_used = cuzk_clock_ms();
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -492,7 +487,7 @@ uint64_t cuzk_srs_evict_idle(struct cuzk_srs *s, uint64_t need, uint64_t min_idl
         /* one victim at a time: the least recently used eligible entry */
         struct detached d;
         pthread_mutex_lock(&s->mu);
-        double now = now_ms();
+        double now = cuzk_clock_ms();
         struct cuzk_srs_entry *victim = NULL;
         for (size_t i = 0; i < s->n; i++) {
             struct cuzk_srs_entry *e = s->e[i];
@@ -528,7 +523,7 @@ int cuzk_srs_snapshot(struct cuzk_srs *s, struct cuzk_status_srs **out, size_t *
             pthread_mutex_unlock(&s->mu);
             return CUZK_ENOMEM;
         }
-        double now = now_ms();
+        double now = cuzk_clock_ms();
         for (size_t i = 0; i < s->n; i++) {
             struct cuzk_srs_entry *e = s->e[i];
             snprintf(v[i].kind, sizeof v[i].kind, "%s", e->kind->name);

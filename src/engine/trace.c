@@ -6,12 +6,6 @@
 
 #include "engine/engine_impl.h"
 
-double cuzk_eng_mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int eng_tracing(const struct cuzk_engine *e) { return e->trace_fn || e->trace_file; }
 
 static void emit(struct cuzk_engine *e, const char *line) {

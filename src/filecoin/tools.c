@@ -13,12 +13,7 @@
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
 #include "util/pool.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "util/clock.h"
 
 /* A profile name, or a bare kind for the real shape. */
 static int profile_from(const char *name, struct cuzk_fc_profile *p, char *err, size_t errlen) {
@@ -41,7 +36,7 @@ int cuzk_vanilla_generate(const char *profile_name, unsigned partitions, uint64_
                           const char *out_path, struct cuzk_vanilla_gen_info *info, char *err,
                           size_t errlen) {
     struct cuzk_fc_profile p;
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     int rc = profile_from(profile_name, &p, err, errlen);
     if (rc) return rc;
     if (!partitions) partitions = cuzk_sector_default_partitions(&p);
@@ -53,7 +48,7 @@ int cuzk_vanilla_generate(const char *profile_name, unsigned partitions, uint64_
         snprintf(info->profile, sizeof info->profile, "%s", p.name);
         info->partitions = partitions;
         info->bytes = CUZK_VANILLA_HEADER_BYTES + partitions * (8 + cuzk_vanilla_part_bytes(&p));
-        info->ms = now_ms() - t0;
+        info->ms = cuzk_clock_ms() - t0;
     }
     return rc;
 }
@@ -80,7 +75,7 @@ int cuzk_fc_synth_only(const char *profile_name, const char *vanilla_path, unsig
     struct cuzk_pce pce = {0};
     cuzk_fr *w = NULL, *abc = NULL;
     int loaded = 0;
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     if ((rc = cuzk_pool_create(&pool, threads, "synth-only"))) {
         snprintf(err, errlen, "cannot start threads: %s", cuzk_strerror(rc));
         goto out;
@@ -93,7 +88,7 @@ int cuzk_fc_synth_only(const char *profile_name, const char *vanilla_path, unsig
             p.name, (unsigned long long)c->constraints, (unsigned long long)c->n_inputs,
             (unsigned long long)c->n_aux, (unsigned long long)c->nnz[0],
             (unsigned long long)c->nnz[1], (unsigned long long)c->nnz[2],
-            loaded ? "loaded" : "recorded", now_ms() - t0, cuzk_pool_size(pool));
+            loaded ? "loaded" : "recorded", cuzk_clock_ms() - t0, cuzk_pool_size(pool));
     const size_t n_vars = pce.cs.n_cols, rows = pce.cs.n_rows;
     w = malloc(n_vars * sizeof *w);
     abc = malloc(3 * (rows ? rows : 1) * sizeof *abc);
@@ -106,7 +101,7 @@ int cuzk_fc_synth_only(const char *profile_name, const char *vanilla_path, unsig
     unsigned runs = 0, unsat = 0;
     for (uint32_t part = 0; part < v.n_parts; part++)
         for (unsigned it = 0; it < iters; it++) {
-            double a = now_ms();
+            double a = cuzk_clock_ms();
             struct cuzk_builder b;
             cuzk_fr *wo = NULL;
             size_t wl = 0;
@@ -120,12 +115,12 @@ int cuzk_fc_synth_only(const char *profile_name, const char *vanilla_path, unsig
                 snprintf(err, errlen, "partition %u: witness: %s", part, cuzk_strerror(rc));
                 goto out;
             }
-            double m = now_ms();
+            double m = cuzk_clock_ms();
             if ((rc = cuzk_cs_eval(pool, &pce.cs, w, abc, abc + rows, abc + 2 * rows))) {
                 snprintf(err, errlen, "partition %u: SpMV: %s", part, cuzk_strerror(rc));
                 goto out;
             }
-            double e = now_ms();
+            double e = cuzk_clock_ms();
             int sat = 1;
             for (size_t r = 0; r < rows && sat; r++) {
                 cuzk_fr t;

@@ -18,6 +18,7 @@
 #include "groth16/groth16.h"
 #include "msm/msm.h"
 #include "util/pool.h"
+#include "util/clock.h"
 
 #define PW_BLOCK 4096 /* elements per pool item of the gather */
 
@@ -34,12 +35,6 @@ static void gather_block(void *ctxp, size_t item, unsigned worker) {
     struct gather_ctx *c = ctxp;
     size_t lo = item * PW_BLOCK, hi = lo + PW_BLOCK < c->n ? lo + PW_BLOCK : c->n;
     for (size_t k = lo; k < hi; k++) c->dst[k] = c->src[c->idx[k]];
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 /* The scalars of a query over `wires` (NULL: ws itself). *out is ws or a gathered copy in buf. */
@@ -117,7 +112,7 @@ static int cpu_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
         if (hooks->witness_done) hooks->witness_done(hooks->ctx);
         return rc;
     }
-    double t0 = now_ms();
+    double t0 = cuzk_clock_ms();
     if (hooks->device_begin) hooks->device_begin(hooks->ctx);
     struct cuzk_groth16_msms m;
     char stage[32];
@@ -125,7 +120,7 @@ static int cpu_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk
     rc = heavy(be->impl, pk, w, hooks, &given_back, &m, stage, sizeof stage);
     if (hooks->device_end) hooks->device_end(hooks->ctx);
     if (!given_back && hooks->witness_done) hooks->witness_done(hooks->ctx);
-    double t1 = now_ms();
+    double t1 = cuzk_clock_ms();
     if (info) {
         info->device_ms = t1 - t0;
         snprintf(info->stages, sizeof info->stages, "total_ms=%.2f", t1 - t0);

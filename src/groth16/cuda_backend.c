@@ -13,12 +13,6 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_points.h"
 
-double cuzk_cuda_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static const char *mod_error(enum gpu_mod m) {
     switch (m) {
     case MOD_NTT: return cuzk_gpu_ntt_last_error();

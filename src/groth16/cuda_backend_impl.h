@@ -154,6 +154,7 @@
 #include "groth16/cuda_backend.h"
 #include "groth16/cuda_plan.h"
 #include "groth16/vram.h"
+#include "util/clock.h"
 #include "util/slots.h"
 
 #define SLOTS 2      /* witness slots: W and W1 */
@@ -262,7 +263,6 @@ enum query { Q_B2, Q_H, Q_A, Q_B1, Q_C, Q_N };
 
 /* ---- cuda_backend.c ----------------------------------------------------------------------- */
 
-double cuzk_cuda_now_ms(void);
 int cuzk_cuda_failed(char *err, size_t errlen, const char *stage, enum gpu_mod m, int rc);
 
 /* ---- cuda_vram.c: the work objects, the budget, the slots (dev_mu held unless said) ------- */

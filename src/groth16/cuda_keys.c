@@ -222,7 +222,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
                           st->device, k->n_h, (unsigned long long)cuzk_vram_limit(&st->vram),
                           (unsigned long long)fold_bytes);
         } else {
-            double t0 = cuzk_cuda_now_ms();
+            double t0 = cuzk_clock_ms();
             rc = cuzk_gpu_bases_fold(k->h, 0);
             if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the key stays plain */
                 cuzk_log_warn("cuda", "device %d: H query of %u points not folded: %s", st->device,
@@ -238,7 +238,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
                               "device %d: H query of %u points folded for %u bits (%llu bytes, "
                               "%.1f s)",
                               st->device, k->n_h, cuzk_gpu_bases_fold_window(k->h),
-                              (unsigned long long)fold_bytes, (cuzk_cuda_now_ms() - t0) / 1e3);
+                              (unsigned long long)fold_bytes, (cuzk_clock_ms() - t0) / 1e3);
             }
         }
     }
@@ -254,7 +254,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     cuzk_log_info("cuda", "device %d: key %016llx: the plan's sizes: budget=%llu %s", st->device,
                   (unsigned long long)pk->uid, (unsigned long long)sizes.budget, line);
     if (plan.streamed) atomic_fetch_add(&st->n_streamed, 1);
-    k->last_used = cuzk_cuda_now_ms();
+    k->last_used = cuzk_clock_ms();
     k->next = st->keys;
     st->keys = k;
     cuzk_vram_charge(&st->vram, CUZK_VRAM_KEYS, need);
@@ -271,13 +271,13 @@ int cuzk_cuda_key_resident_locked(struct cuda_state *st, const struct cuzk_groth
     *ms = 0;
     struct key_entry *k = cuzk_cuda_key_find(st, pk->uid);
     if (k) {
-        k->last_used = cuzk_cuda_now_ms();
+        k->last_used = cuzk_clock_ms();
         *out = k;
         return CUZK_OK;
     }
-    double t0 = cuzk_cuda_now_ms();
+    double t0 = cuzk_clock_ms();
     int rc = key_make(st, pk, out, err, errlen);
-    *ms = cuzk_cuda_now_ms() - t0;
+    *ms = cuzk_clock_ms() - t0;
     return rc;
 }
 
@@ -381,7 +381,7 @@ int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_
         }
         if (!cuzk_cuda_room_for(st, bytes, "a fold of a query"))
             continue; /* (the check above holds it) */
-        const double t0 = cuzk_cuda_now_ms();
+        const double t0 = cuzk_clock_ms();
         const int rc = cuzk_gpu_bases_fold(bases[q], 0);
         if (rc == CUZK_EGPUOOM) { /* device memory short of the budget: the query stays plain */
             cuzk_log_warn("cuda", "device %d: %s query of %zu points not folded: %s", st->device,
@@ -401,7 +401,7 @@ int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_
                       "device %d: %s query of %zu points folded for %u bits after the key's first "
                       "proof (%zu of its scalars took the windows; %llu bytes, %.1f s)",
                       st->device, names[q], n, cuzk_gpu_bases_fold_window(bases[q]), dense[q],
-                      (unsigned long long)bytes, (cuzk_cuda_now_ms() - t0) / 1e3);
+                      (unsigned long long)bytes, (cuzk_clock_ms() - t0) / 1e3);
     }
     return CUZK_OK;
 }

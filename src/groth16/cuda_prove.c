@@ -100,16 +100,16 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     const unsigned char *w = cuzk_gpu_g16_vec(g, wv);
     const void *s = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_S);
     int rc;
-    double t1 = cuzk_cuda_now_ms();
+    double t1 = cuzk_clock_ms();
     if (k->a_idx) STEP("A gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->a_idx));
     STEP("A MSM", MOD_MSM,
          QUERY_MSM(CUZK_CUDA_Q_A, k->a, k->a_idx ? s : w, k->n_a, &m->a, &dense[Q_A]));
     if (k->b_idx) STEP("B gather", MOD_G16, cuzk_gpu_g16_gather(g, CUZK_GPU_G16_S, wv, k->b_idx));
     const void *sb = k->b_idx ? s : w;
     STEP("B1 MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_B1, k->b1, sb, k->n_b, &m->b1, &dense[Q_B1]));
-    double t2 = cuzk_cuda_now_ms();
+    double t2 = cuzk_clock_ms();
     STEP("B2 MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_B2, k->b2, sb, k->n_b, &m->b2, &dense[Q_B2]));
-    double t3 = cuzk_cuda_now_ms();
+    double t3 = cuzk_clock_ms();
     dense[Q_C] = 0;
     if (nc) {
         STEP("C MSM", MOD_MSM,
@@ -118,7 +118,7 @@ static int witness_msms(struct cuda_state *st, const struct key_entry *k, enum c
     } else {
         cuzk_g1_set_inf(&m->c);
     }
-    t->msm_ms = (t2 - t1) + (cuzk_cuda_now_ms() - t3);
+    t->msm_ms = (t2 - t1) + (cuzk_clock_ms() - t3);
     t->g2_msm_ms = t3 - t2;
     return CUZK_OK;
 }
@@ -200,7 +200,7 @@ static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     if (lean) cuzk_gpu_ntt_ctx_twiddles_lost(st->ntt);
     cuzk_fr shift, t_inv;
     int rc;
-    double t0 = cuzk_cuda_now_ms();
+    double t0 = cuzk_clock_ms();
     struct host_spmv hs;
     const int host = !k->cs; /* rule 5: a lean plan, so no overlap below */
     if (!host)
@@ -208,37 +208,37 @@ static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
              cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
     else if ((rc = host_spmv_start(st, pk, k, w, &hs, err, errlen)))
         return rc;
-    double t1 = cuzk_cuda_now_ms();
+    double t1 = cuzk_clock_ms();
     t->spmv_ms = t1 - t0;
     h_params(k, &shift, &t_inv);
     if (host) { /* the witness MSMs beside the CPU's SpMV; spmv_ms: what it adds after them */
         rc = witness_msms(st, k, wv, m, dense, t, err, errlen);
-        const double t2 = cuzk_cuda_now_ms();
+        const double t2 = cuzk_clock_ms();
         const int up = host_spmv_finish(st, k, &hs, !rc, err, errlen);
         if (!rc) rc = up;
-        const double t3 = cuzk_cuda_now_ms();
+        const double t3 = cuzk_clock_ms();
         t->spmv_ms += t3 - t2;
         if (rc || (rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
-        t->ntt_ms = cuzk_cuda_now_ms() - t3;
+        t->ntt_ms = cuzk_clock_ms() - t3;
     } else if (overlap) {
         if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
-        t->ntt_ms = cuzk_cuda_now_ms() - t1;
+        t->ntt_ms = cuzk_clock_ms() - t1;
         if ((rc = witness_msms(st, k, wv, m, dense, t, err, errlen))) {
             (void)cuzk_gpu_ntt_sync(st->ntt); /* nothing of this proof runs after it returns */
             return rc;
         }
     } else {
         if ((rc = witness_msms(st, k, wv, m, dense, t, err, errlen))) return rc;
-        double t2 = cuzk_cuda_now_ms();
+        double t2 = cuzk_clock_ms();
         if ((rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
-        t->ntt_ms = cuzk_cuda_now_ms() - t2;
+        t->ntt_ms = cuzk_clock_ms() - t2;
     }
-    double t3 = cuzk_cuda_now_ms();
+    double t3 = cuzk_clock_ms();
     if ((rc = h_finish(st, k, vec, &shift, &t_inv, err, errlen))) return rc;
-    double t4 = cuzk_cuda_now_ms();
+    double t4 = cuzk_clock_ms();
     t->ntt_ms += t4 - t3;
     STEP("H MSM", MOD_MSM, QUERY_MSM(CUZK_CUDA_Q_H, k->h, vec[0], k->n_h, &m->h, &dense[Q_H]));
-    t->h_msm_ms = cuzk_cuda_now_ms() - t4;
+    t->h_msm_ms = cuzk_clock_ms() - t4;
     return CUZK_OK;
 }
 
@@ -265,7 +265,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
     if (info) memset(info, 0, sizeof *info);
     struct cuzk_cuda_timing t;
     memset(&t, 0, sizeof t);
-    double t0 = cuzk_cuda_now_ms();
+    double t0 = cuzk_clock_ms();
     int rc = CUZK_OK;
     if (!st || n_w != pk->n_vars || !cuzk_fr_is_one(&w[0])) {
         snprintf(err, errlen, "cuda: the witness has %zu values%s, the key wants %u with w[0] = 1",
@@ -303,7 +303,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
         if (hooks->witness_done) hooks->witness_done(hooks->ctx);
         return rc;
     }
-    double t1 = cuzk_cuda_now_ms();
+    double t1 = cuzk_clock_ms();
     t.slot_wait_ms = t1 - t0;
     enum cuzk_gpu_g16_vec wv = slot ? CUZK_GPU_G16_W1 : CUZK_GPU_G16_W;
     float up = 0;
@@ -326,9 +326,9 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
     struct cuzk_groth16_msms m;
     size_t dense[Q_N] = {0};
     if (!rc) {
-        double t2 = cuzk_cuda_now_ms();
+        double t2 = cuzk_clock_ms();
         pthread_mutex_lock(&st->dev_mu);
-        double t3 = cuzk_cuda_now_ms();
+        double t3 = cuzk_clock_ms();
         t.lock_wait_ms = t3 - t2;
         if (hooks->device_begin) hooks->device_begin(hooks->ctx);
         /* a key proved before it was uploaded (tests, the CLI), or dropped since, is made
@@ -352,10 +352,10 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
             t.link_mb = (double)(lb1 - lb0) / 1e6;
             t.link_ms = lm1 - lm0;
             if (!rc && !k->learned) { /* the key's first proof: its dense queries (DESIGN) */
-                const double tf = cuzk_cuda_now_ms();
+                const double tf = cuzk_clock_ms();
                 k->dense_b2 = dense[Q_B2];
                 if (cuzk_cuda_fold_dense(st, k, dense)) atomic_store(&st->broken, 1);
-                t.fold_ms = cuzk_cuda_now_ms() - tf;
+                t.fold_ms = cuzk_clock_ms() - tf;
             }
             if (!rc) {
                 cuzk_cuda_presum_regain(st);
@@ -369,11 +369,11 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
             atomic_store(&st->broken, 1);
         if (hooks->device_end) hooks->device_end(hooks->ctx);
         pthread_mutex_unlock(&st->dev_mu);
-        t.gpu_total_ms = cuzk_cuda_now_ms() - t3;
+        t.gpu_total_ms = cuzk_clock_ms() - t3;
     }
     if (hooks->witness_done && hold_w) hooks->witness_done(hooks->ctx);
     cuzk_cuda_slot_release(st, slot);
-    t.total_ms = cuzk_cuda_now_ms() - t0;
+    t.total_ms = cuzk_clock_ms() - t0;
     if (info) {
         info->lock_ms = t.lock_wait_ms + t.slot_wait_ms;
         info->device_ms = t.gpu_total_ms;

@@ -30,6 +30,7 @@
 #include "groth16/setup.h"
 #include "util/log.h"
 #include "util/pool.h"
+#include "util/clock.h"
 
 struct counts_entry {
     char name[64];
@@ -355,12 +356,6 @@ static int fc_key_of(const struct cuzk_kind *k, const char *circuit_id, char key
 
 /* ---- keys ------------------------------------------------------------------------------- */
 
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int cuzk_kind_fc_key_path(const char *cache_dir, const char *profile, char *out, size_t cap) {
     char path[4096], lerr[256];
     struct cuzk_builder_counts c;
@@ -596,7 +591,7 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
     int found = rc ? params_for(fk, p, params, sizeof params) : CUZK_ENOTFOUND;
     if (rc) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-        double t0 = mono_ms();
+        double t0 = cuzk_clock_ms();
         if (found == CUZK_OK) {
             rc = import_params(pce, params, tmp, compressed, pool, err, errlen);
         } else {
@@ -612,7 +607,7 @@ static int key_file_get(struct fc_kind *fk, const struct cuzk_fc_profile *p,
         if (!rc) {
             cuzk_log_info("fc", "key for %s %s and saved to %s in %.1f s", p->name,
                           found == CUZK_OK ? "imported from a bellperson file" : "set up", path,
-                          (mono_ms() - t0) / 1e3);
+                          (cuzk_clock_ms() - t0) / 1e3);
             rc = key_open_checked(fk, p, pce, path, out, err, errlen);
         }
     }

@@ -12,12 +12,7 @@
 
 #include "cuzk/error.h"
 #include "util/log.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "util/clock.h"
 
 /* ---- blocking calls ---------------------------------------------------------------------- */
 
@@ -38,18 +33,18 @@ static void answer_first(struct wait_job *w) {
 /* Waits for the job in slices until it is final, the timeout passes (CUZK_ETIMEOUT) or the
  * client leaves (CUZK_ECANCELLED). */
 static int wait_result(struct wait_job *w, struct cuzk_job_result *out) {
-    double deadline = w->timeout_ms > 0 ? now_ms() + (double)w->timeout_ms : 0;
+    double deadline = w->timeout_ms > 0 ? cuzk_clock_ms() + (double)w->timeout_ms : 0;
     for (;;) {
         int64_t slice = SERVICE_WAIT_SLICE_MS;
         if (deadline) {
-            double left = deadline - now_ms();
+            double left = deadline - cuzk_clock_ms();
             if (left < slice) slice = left > 0 ? (int64_t)left : 0;
         }
         memset(out, 0, sizeof *out);
         int rc = cuzk_engine_await(w->svc->engine, w->job_id, slice, out);
         if (rc != CUZK_ETIMEOUT) return rc;
         if (cuzk_rpc_call_cancelled(w->call)) return CUZK_ECANCELLED;
-        if (deadline && now_ms() >= deadline) return CUZK_ETIMEOUT;
+        if (deadline && cuzk_clock_ms() >= deadline) return CUZK_ETIMEOUT;
     }
 }
 

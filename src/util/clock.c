@@ -1,0 +1,11 @@
+/* The monotonic clock (contract: clock.h). */
+#define _GNU_SOURCE
+#include "util/clock.h"
+
+#include <time.h>
+
+double cuzk_clock_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
