@@ -200,7 +200,7 @@ static int cmd_verify(char **a) {
     cuzk_fr *pub = NULL;
     size_t n_pub = 0;
     int ret, rc;
-    if ((rc = cuzk_snarkjs_vk_load(&vk, a[0], err, sizeof err))) {
+    if ((rc = cuzk_groth16_vk_load(&vk, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
         goto out;
     }
@@ -343,7 +343,7 @@ static int cmd_export_vk(char **a) {
         ret = report(a[0], rc, err);
         goto out;
     }
-    if ((rc = cuzk_snarkjs_vk_from_zkey(&vk, &z))) {
+    if ((rc = cuzk_groth16_vk_from_zkey(&vk, &z))) {
         ret = report("export-vk", rc, NULL);
         goto out;
     }
@@ -384,7 +384,7 @@ static int cmd_proof_json(char **a) {
         ret = report("proof-json", rc, err);
         goto out;
     }
-    if ((rc = cuzk_snarkjs_vk_load(&vk, a[1], err, sizeof err))) {
+    if ((rc = cuzk_groth16_vk_load(&vk, a[1], err, sizeof err))) {
         ret = report(a[1], rc, err);
         goto out;
     }
@@ -451,7 +451,7 @@ static int cmd_info(char **a) {
         size_t n = 0;
         if (cuzk_snarkjs_proof_load(&p, a[0], err, sizeof err) == CUZK_OK) {
             printf("proof.json: groth16 proof on bls12381 (points valid)\n");
-        } else if (cuzk_snarkjs_vk_load(&vk, a[0], err, sizeof err) == CUZK_OK) {
+        } else if (cuzk_groth16_vk_load(&vk, a[0], err, sizeof err) == CUZK_OK) {
             printf("verification_key.json: groth16, bls12381, %u public inputs\n", vk.n_public);
             cuzk_snarkjs_vk_free(&vk);
         } else if (cuzk_snarkjs_public_load(&pub, &n, a[0], err, sizeof err) == CUZK_OK) {

@@ -40,7 +40,7 @@ static void check_synthetic(const struct cuzk_job_result *r, uint32_t n, uint64_
     struct cuzk_zkey z = {0};
     struct cuzk_snarkjs_vk vk = {0};
     CHECK(cuzk_zkey_load(&z, path, NULL, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_from_zkey(&vk, &z) == CUZK_OK);
     struct cuzk_synth_shape s;
     CHECK(cuzk_synth_shape(n, &s) == CUZK_OK);
     cuzk_fr *w = malloc(s.n_vars * sizeof *w);
@@ -156,7 +156,7 @@ static void test_proofs(void) {
     struct cuzk_zkey z = {0};
     struct cuzk_snarkjs_vk vk = {0};
     CHECK(cuzk_zkey_load(&z, zk, NULL, err, sizeof err) == CUZK_OK);
-    CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_from_zkey(&vk, &z) == CUZK_OK);
     char *pj = cuzk_job_result_proof_json(&res, 0);
     struct cuzk_snarkjs_proof pr;
     CHECK(pj && cuzk_snarkjs_proof_parse(&pr, pj, strlen(pj), err, sizeof err) == CUZK_OK);

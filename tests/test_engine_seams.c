@@ -322,7 +322,7 @@ static int synth_vk(const char *key_id, struct cuzk_snarkjs_vk *vk) {
     snprintf(path, sizeof path, "%s/synthetic-%s.zkey", harness_cache_dir(), key_id);
     struct cuzk_zkey z = {0};
     int rc = cuzk_zkey_load(&z, path, NULL, err, sizeof err);
-    if (!rc) rc = cuzk_snarkjs_vk_from_zkey(vk, &z);
+    if (!rc) rc = cuzk_groth16_vk_from_zkey(vk, &z);
     cuzk_zkey_free(&z);
     return rc;
 }

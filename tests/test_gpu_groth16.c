@@ -154,7 +154,7 @@ static int kit_make(struct kit *k, int all_public, uint32_t nc, uint32_t n_pub, 
     char err[256];
     int ok = cuzk_groth16_setup_ex(pool, &k->r, &rng, &cpu, &k->z, err, sizeof err) == CUZK_OK &&
              cuzk_groth16_pk_prepare(&k->pk, &k->z) == CUZK_OK &&
-             cuzk_snarkjs_vk_from_zkey(&k->vk, &k->z) == CUZK_OK;
+             cuzk_groth16_vk_from_zkey(&k->vk, &k->z) == CUZK_OK;
     CHECK(ok);
     if (ok) k->log_n = k->pk.log_n;
     return ok;

@@ -427,7 +427,7 @@ int main(void) {
         struct cuzk_groth16_pk pk;
         CHECK(cuzk_groth16_pk_prepare(&pk, &z) == CUZK_OK);
         struct cuzk_snarkjs_vk vk = {0};
-        CHECK(cuzk_snarkjs_vk_from_zkey(&vk, &z) == CUZK_OK);
+        CHECK(cuzk_groth16_vk_from_zkey(&vk, &z) == CUZK_OK);
         struct cuzk_snarkjs_vk vk2 = {0};
         CHECK(cuzk_groth16_vk_from_pk(&vk2, &pk) == CUZK_OK);
         CHECK(!memcmp(vk.ic, vk2.ic, (vk.n_public + 1) * sizeof *vk.ic));

@@ -10,7 +10,6 @@
 #include "ec/encode.h"
 #include "formats/fmt.h"
 #include "formats/zkey.h"
-#include "pairing/pairing.h"
 
 /* ---- writer: JSON.stringify(value, null, 1) ------------------------------------------------
  * A container with elements prints as "[\n" + each element on its own line, indented one space
@@ -458,11 +457,6 @@ static int vk_from_json(struct cuzk_snarkjs_vk *vk, struct jr *r, json_t *root) 
         snprintf(name, sizeof name, "IC[%zu]", i);
         if ((rc = jr_g1(r, &vk->ic[i], json_array_get(m[6], i), name))) return rc;
     }
-    cuzk_fp12 e;
-    cuzk_pairing(&e, &vk->alpha1, &vk->beta2);
-    if (!cuzk_fp12_eq(&e, &vk->alphabeta))
-        return cuzk_errf(r->err, r->errlen, CUZK_EFORMAT,
-                         "vk: vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)");
     return CUZK_OK;
 }
 
@@ -530,20 +524,6 @@ int cuzk_snarkjs_vk_load(struct cuzk_snarkjs_vk *vk, const char *path, char *err
     json_decref(root);
     if (rc) cuzk_snarkjs_vk_free(vk);
     return rc;
-}
-
-int cuzk_snarkjs_vk_from_zkey(struct cuzk_snarkjs_vk *vk, const struct cuzk_zkey *z) {
-    memset(vk, 0, sizeof *vk);
-    vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);
-    if (vk->ic == NULL) return CUZK_ENOMEM;
-    memcpy(vk->ic, z->ic, ((size_t)z->n_public + 1) * sizeof *vk->ic);
-    vk->n_public = z->n_public;
-    vk->alpha1 = z->alpha1;
-    vk->beta2 = z->beta2;
-    vk->gamma2 = z->gamma2;
-    vk->delta2 = z->delta2;
-    cuzk_pairing(&vk->alphabeta, &z->alpha1, &z->beta2);
-    return CUZK_OK;
 }
 
 void cuzk_snarkjs_vk_free(struct cuzk_snarkjs_vk *vk) {

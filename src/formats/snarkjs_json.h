@@ -68,16 +68,15 @@ char *cuzk_snarkjs_public_to_json(const cuzk_fr *v, size_t n);
 int cuzk_snarkjs_public_save(const char *path, const cuzk_fr *v, size_t n, char *err,
                              size_t errlen);
 
-/* verification_key.json */
+/* verification_key.json. The parse checks the shapes and the points, not that
+ * vk_alphabeta_12 is e(vk_alpha_1, vk_beta_2): that takes a pairing, a layer above
+ * (cuzk_groth16_vk_check, cuzk_groth16_vk_load). */
 int cuzk_snarkjs_vk_parse(struct cuzk_snarkjs_vk *vk, const char *json, size_t len, char *err,
                           size_t errlen);
 int cuzk_snarkjs_vk_load(struct cuzk_snarkjs_vk *vk, const char *path, char *err, size_t errlen);
 char *cuzk_snarkjs_vk_to_json(const struct cuzk_snarkjs_vk *vk);
 int cuzk_snarkjs_vk_save(const char *path, const struct cuzk_snarkjs_vk *vk, char *err,
                          size_t errlen);
-/* The verification key of a proving key (snarkjs zkey export verificationkey), alphabeta
- * included. Returns CUZK_OK or CUZK_ENOMEM. */
-int cuzk_snarkjs_vk_from_zkey(struct cuzk_snarkjs_vk *vk, const struct cuzk_zkey *z);
 /* Frees ic and zeroes the struct; safe on a zeroed or failed-to-parse struct. */
 void cuzk_snarkjs_vk_free(struct cuzk_snarkjs_vk *vk);
 

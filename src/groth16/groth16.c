@@ -285,3 +285,32 @@ int cuzk_groth16_prove(const struct cuzk_backend *be, const struct cuzk_groth16_
     memset(&s, 0, sizeof s);
     return rc;
 }
+
+int cuzk_groth16_vk_from_zkey(struct cuzk_snarkjs_vk *vk, const struct cuzk_zkey *z) {
+    memset(vk, 0, sizeof *vk);
+    vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);
+    if (vk->ic == NULL) return CUZK_ENOMEM;
+    memcpy(vk->ic, z->ic, ((size_t)z->n_public + 1) * sizeof *vk->ic);
+    vk->n_public = z->n_public;
+    vk->alpha1 = z->alpha1;
+    vk->beta2 = z->beta2;
+    vk->gamma2 = z->gamma2;
+    vk->delta2 = z->delta2;
+    cuzk_pairing(&vk->alphabeta, &z->alpha1, &z->beta2);
+    return CUZK_OK;
+}
+
+int cuzk_groth16_vk_check(const struct cuzk_snarkjs_vk *vk, char *err, size_t errlen) {
+    cuzk_fp12 e;
+    cuzk_pairing(&e, &vk->alpha1, &vk->beta2);
+    if (!cuzk_fp12_eq(&e, &vk->alphabeta))
+        return cuzk_errf(err, errlen, CUZK_EFORMAT,
+                         "vk: vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)");
+    return CUZK_OK;
+}
+
+int cuzk_groth16_vk_load(struct cuzk_snarkjs_vk *vk, const char *path, char *err, size_t errlen) {
+    int rc = cuzk_snarkjs_vk_load(vk, path, err, errlen);
+    if (!rc && (rc = cuzk_groth16_vk_check(vk, err, errlen))) cuzk_snarkjs_vk_free(vk);
+    return rc;
+}

@@ -91,6 +91,15 @@ int cuzk_groth16_pk_prepare(struct cuzk_groth16_pk *pk, const struct cuzk_zkey *
 void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk);
 /* The verification key of pk (alphabeta included). CUZK_OK or CUZK_ENOMEM. */
 int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk);
+/* The verification key of a proving key (snarkjs zkey export verificationkey), alphabeta
+ * included. Returns CUZK_OK or CUZK_ENOMEM. */
+int cuzk_groth16_vk_from_zkey(struct cuzk_snarkjs_vk *vk, const struct cuzk_zkey *z);
+/* CUZK_OK when vk's alphabeta is e(alpha1, beta2), else CUZK_EFORMAT with the sentence "vk:
+ * vk_alphabeta_12 is not e(vk_alpha_1, vk_beta_2)". */
+int cuzk_groth16_vk_check(const struct cuzk_snarkjs_vk *vk, char *err, size_t errlen);
+/* cuzk_snarkjs_vk_load, then cuzk_groth16_vk_check: a verification key file as a verifier
+ * takes it. */
+int cuzk_groth16_vk_load(struct cuzk_snarkjs_vk *vk, const char *path, char *err, size_t errlen);
 /* a = A w and b = B w over the key's rows (the public-input rows included), zeros up to
  * domain_size, on pool: the CPU SpMV every backend's device version must equal. */
 int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
