@@ -963,6 +963,14 @@ static unsigned hot_places(const struct cuzk_backend *be) {
     return places;
 }
 
+static void hot_describe(const struct cuzk_backend *be, char *buf, size_t len) {
+    struct hotdev *h = be->impl;
+    pthread_mutex_lock(&h->mu);
+    snprintf(buf, len, "hotdev: %s, %llu bytes", h->resident ? "a key resident" : "empty",
+             (unsigned long long)h->vram);
+    pthread_mutex_unlock(&h->mu);
+}
+
 static void hot_mem(const struct cuzk_backend *be, uint32_t n_vars, uint32_t domain,
                     struct cuzk_backend_mem *out) {
     const struct hotdev *h = be->impl;
@@ -983,7 +991,8 @@ static void hotdev_init(struct hotdev *h, const struct cuzk_backend *inner, cons
                                   .key_drop = hot_drop,
                                   .key_host = hot_key_host,
                                   .key_needs_rows = hot_needs_rows,
-                                  .places = hot_places};
+                                  .places = hot_places,
+                                  .describe = hot_describe};
 }
 
 static void test_hot_only(void) {
@@ -1019,6 +1028,13 @@ static void test_hot_only(void) {
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     const struct cuzk_status_srs *s = srs_find(&st, "synthetic", "256");
     CHECK(s && s->tier == CUZK_SRS_HOT && s->vram_bytes == hd.vram);
+    /* the backend's line of its device memory (a CUDA device: its residency plans) */
+    char want[128];
+    snprintf(want, sizeof want, "hotdev: a key resident, %llu bytes", (unsigned long long)hd.vram);
+    CHECK(st.n_devices >= 1 && !strcmp(st.devices[0].memory, want));
+    char *page = cuzk_engine_status_json(&st, 0);
+    CHECK(page && strstr(page, "\"memory\":\"hotdev: a key resident"));
+    free(page);
     CHECK(s && s->bytes == k.hot);
     CHECK(st.memory.by_owner[CUZK_MEM_KEY] == k.hot && st.memory.by_owner[CUZK_MEM_CS] == 0);
     CHECK(st.memory.used == k.hot);

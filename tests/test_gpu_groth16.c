@@ -489,6 +489,14 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         CHECK(plan.streamed == want.streamed && plan.sliced == cases[c].sliced &&
               plan.lean == want.lean && plan.host_rows == want.host_rows && plan.work == want.work);
         CHECK(b.key_needs_rows(&b, pk) == want.host_rows);
+        { /* the status line: the ledger's parts and this key's plan */
+            char line[1024], plan_line[512], key[64];
+            b.describe(&b, line, sizeof line);
+            cuzk_cuda_plan_describe(&plan, cases[c].budget, plan_line, sizeof plan_line);
+            snprintf(key, sizeof key, "key %016llx: ", (unsigned long long)pk->uid);
+            CHECK(!strncmp(line, "device memory: keys ", 20) && strstr(line, key) &&
+                  strstr(line, plan_line));
+        }
         CHECK(ss.keys == 1 && ss.bases_vram == plan.device_key && v == plan.device_key);
         CHECK(ss.bases_vram + ss.work_vram <= cases[c].budget);
         /* pinned: the streamed queries, and a and b of a CPU SpMV for a plan with host rows */

@@ -374,6 +374,8 @@ struct cuzk_status_device {
     double busy_ms_total; /* since start */
     uint64_t proofs, errors;
     int is_fallback;
+    char memory[1024]; /* the backend's line of its device memory (the CUDA backend: the budget's
+                          parts, each resident key's residency plan); "" when it has none */
 };
 
 struct cuzk_status_worker {

@@ -116,6 +116,11 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
         }
     }
     pthread_mutex_unlock(&e->mu);
+    /* the backends' lines, without the engine's lock (a backend takes its own) */
+    for (size_t d = 0; !rc && d < s->n_devices; d++) {
+        const struct cuzk_backend *be = e->devs[d].d.backend;
+        if (be && be->describe) be->describe(be, s->devices[d].memory, sizeof s->devices[d].memory);
+    }
     if (!rc) {
         struct cuzk_budget_stats st;
         cuzk_budget_get_stats(e->budget, &st);

@@ -116,12 +116,13 @@ static json_t *status_devices(const struct cuzk_engine_status *s) {
     json_t *a = json_array();
     for (size_t i = 0; i < s->n_devices; i++) {
         const struct cuzk_status_device *d = &s->devices[i];
-        json_array_append_new(
-            a, json_pack("{s:I, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:b}", "index",
-                         (json_int_t)d->index, "name", d->name, "workers", (json_int_t)d->workers,
-                         "in_flight", (json_int_t)d->in_flight, "utilization", d->utilization,
-                         "busy_ms_total", d->busy_ms_total, "proofs", (json_int_t)d->proofs,
-                         "errors", (json_int_t)d->errors, "fallback", d->is_fallback));
+        json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:b, s:s}",
+                                           "index", (json_int_t)d->index, "name", d->name,
+                                           "workers", (json_int_t)d->workers, "in_flight",
+                                           (json_int_t)d->in_flight, "utilization", d->utilization,
+                                           "busy_ms_total", d->busy_ms_total, "proofs",
+                                           (json_int_t)d->proofs, "errors", (json_int_t)d->errors,
+                                           "fallback", d->is_fallback, "memory", d->memory));
     }
     return a;
 }

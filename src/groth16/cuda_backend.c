@@ -69,6 +69,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->key_host = cuzk_cuda_key_host;
     be->key_needs_rows = cuzk_cuda_key_needs_rows;
     be->places = cuzk_cuda_places;
+    be->describe = cuzk_cuda_describe;
     return CUZK_OK;
 }
 

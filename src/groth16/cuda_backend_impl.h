@@ -40,12 +40,13 @@
  * the slots' own mutex (util/slots.h) guards which slots are taken, who waits, and the grants;
  * dev_mu guards every device object (contexts, work area, resident keys) and is held for a
  * proof's compute section, for key uploads and drops and for the per-key query; info_mu guards
- * the last timing; plan_mu, a leaf taken with no other lock held, guards the plans work_need
- * remembers (their keys' rows may be freed on the host once resident). A resize of the work
- * area (a key larger than any before) first quiesces the slots (no grant, and waits until no
- * slot is taken: no upload can touch the area), then rebuilds the area under dev_mu, then
- * resumes them (one usable slot for a lean work space). Totals for the stats are atomics, so status
- * readers never wait for the device.
+ * the last timing and the plans' status line (refreshed by taking dev_mu, building the line,
+ * giving dev_mu back, then taking info_mu: a status reader only tries dev_mu); plan_mu, a leaf
+ * taken with no other lock held, guards the plans work_need remembers (their keys' rows may be
+ * freed on the host once resident). A resize of the work area (a key larger than any before) first
+ * quiesces the slots (no grant, and waits until no slot is taken: no upload can touch the area),
+ * then rebuilds the area under dev_mu, then resumes them (one usable slot for a lean work space).
+ * Totals for the stats are atomics, so status readers never wait for the device.
  *
  * Memory. Device: per backend one NTT context, one MSM context (max(n, n_vars) points, or a
  * slice of that: residency plans, below), a streamer when a plan streams, and the work area (A,
@@ -249,6 +250,11 @@ struct cuda_state {
     pthread_mutex_t info_mu;
     struct cuzk_cuda_timing last;
     int have_last;
+    /* the resident keys' residency plans, one line for status pages (cuzk_cuda_describe):
+     * refreshed after an upload and whenever a status reader finds the device free; info_mu */
+    char plans[768];
+    uint64_t plans_gen; /* keys_gen of that line */
+    uint64_t keys_gen;  /* counts the changes of the resident keys (dev_mu) */
 
     atomic_size_t n_keys, pinned, proofs, n_folded, n_dense_folded;
     atomic_size_t host_bases, n_streamed; /* pinned copies of streamed queries, such keys */
@@ -301,6 +307,8 @@ void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16
 uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 unsigned cuzk_cuda_places(const struct cuzk_backend *be);
+void cuzk_cuda_describe(const struct cuzk_backend *be, char *buf, size_t len);
+void cuzk_cuda_plans_refresh(struct cuda_state *st, int wait);
 
 /* ---- cuda_query.c: residency plans, streamed queries, the MSM over a query --------------- */
 

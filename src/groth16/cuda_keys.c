@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuzk/error.h"
 #include "formats/g16key.h"
@@ -33,6 +34,7 @@ static void key_entry_free(struct cuda_state *st, struct key_entry *k) {
 void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link) {
     struct key_entry *k = *link;
     *link = k->next;
+    st->keys_gen++;
     if (cuzk_vram_uncharge(&st->vram, CUZK_VRAM_KEYS, k->bytes))
         cuzk_log_error("cuda", "device %d: the ledger held less than the key's %llu bytes",
                        st->device, (unsigned long long)k->bytes);
@@ -258,6 +260,7 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
     k->next = st->keys;
     st->keys = k;
     cuzk_vram_charge(&st->vram, CUZK_VRAM_KEYS, need);
+    st->keys_gen++;
     atomic_fetch_add(&st->n_keys, 1);
     if (k->h_folded) atomic_fetch_add(&st->n_folded, 1);
     *out = k;
@@ -305,7 +308,50 @@ int cuzk_cuda_key_upload(const struct cuzk_backend *be, const struct cuzk_groth1
     if (!rc)
         cuzk_log_info("cuda", "device %d: key resident (%llu bytes, %.1f s)", st->device,
                       (unsigned long long)bytes, ms / 1e3);
+    cuzk_cuda_plans_refresh(st, 1); /* the status line shows the new plan */
     return rc;
+}
+
+/* Builds the resident keys' plans line (dev_mu: waited for, or only tried) and publishes it
+ * under info_mu when newer than the one there; never both locks at once. */
+void cuzk_cuda_plans_refresh(struct cuda_state *st, int wait) {
+    char line[768] = "";
+    if (wait)
+        pthread_mutex_lock(&st->dev_mu);
+    else if (pthread_mutex_trylock(&st->dev_mu))
+        return; /* a proof computes: the line published before stands */
+    const uint64_t gen = st->keys_gen;
+    size_t at = 0;
+    for (const struct key_entry *k = st->keys; k && at + 1 < sizeof line; k = k->next) {
+        char plan[512];
+        cuzk_cuda_plan_describe(&k->plan, cuzk_vram_limit(&st->vram), plan, sizeof plan);
+        const int w = snprintf(line + at, sizeof line - at, "%skey %016llx: %s", at ? "; " : "",
+                               (unsigned long long)k->uid, plan);
+        if (w < 0) break;
+        at += (size_t)w < sizeof line - at ? (size_t)w : sizeof line - at - 1;
+    }
+    pthread_mutex_unlock(&st->dev_mu);
+    pthread_mutex_lock(&st->info_mu);
+    if (gen >= st->plans_gen) {
+        memcpy(st->plans, line, sizeof line);
+        st->plans_gen = gen;
+    }
+    pthread_mutex_unlock(&st->info_mu);
+}
+
+/* The vtable's describe: the ledger's parts (atomics: always current) and the resident keys'
+ * plans (the line refreshed now if the device is free, else the last one). */
+void cuzk_cuda_describe(const struct cuzk_backend *be, char *buf, size_t len) {
+    struct cuda_state *st = be->impl;
+    if (!buf || !len) return;
+    buf[0] = 0;
+    if (!st) return;
+    cuzk_cuda_plans_refresh(st, 0);
+    char held[128];
+    cuzk_vram_describe(&st->vram, held, sizeof held);
+    pthread_mutex_lock(&st->info_mu);
+    snprintf(buf, len, "device memory: %s%s%s", held, st->plans[0] ? "; " : "", st->plans);
+    pthread_mutex_unlock(&st->info_mu);
 }
 
 /* The vtable's key_host: the pinned host bytes an upload of pk makes, by its residency plan on
@@ -349,6 +395,7 @@ void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16
             break;
         }
     pthread_mutex_unlock(&st->dev_mu);
+    cuzk_cuda_plans_refresh(st, 1);
 }
 
 /* ---- the dense queries' folds (dev_mu held) ----------------------------------------------- */

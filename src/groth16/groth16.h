@@ -203,6 +203,10 @@ struct cuzk_backend {
      * holding one while they wait; NULL or 0: as many as call. Read without the backend's
      * locks (cheap). */
     unsigned (*places)(const struct cuzk_backend *be);
+    /* Optional: one line of the device's memory for status pages (the CUDA backend: what its
+     * budget holds, and each resident key's residency plan); "" when there is nothing to say.
+     * Never waits for a proof. */
+    void (*describe)(const struct cuzk_backend *be, char *buf, size_t len);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,
