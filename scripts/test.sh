@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, checks that the includes of src/ point down the
-# layers (scripts/check_layers.sh), builds (CUDA included when nvcc is found) and runs
-# every test twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build;
+# layers (scripts/check_layers.sh), builds (CUDA included when nvcc is found), checks that the
+# libraries' global symbols start with cuzk_ (scripts/check_symbols.sh) and runs every test
+# twice: a release build, then an AddressSanitizer + UndefinedBehaviorSanitizer build;
 # then every fuzz harness over its seeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ scripts/check_layers.sh
 echo "== release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
+scripts/check_symbols.sh build
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== ASan + UBSan build"

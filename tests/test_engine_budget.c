@@ -460,10 +460,10 @@ static void test_witness_reuse(void) {
     cuzk_pool_destroy(pool);
 }
 
-/* With prepin_witness, a preload makes the witness buffers its jobs will take (witness_prepin),
- * as many as the budget holds up to twice the cache's size (2 synthesis + 2 device workers:
- * partitions queued for the device hold one too), charged as kept buffers: a job of 4
- * partitions after it makes none (before, each of its partitions made one), and frees none
+/* With prepin_witness, a preload makes the witness buffers its jobs will take
+ * (cuzk_eng_witness_prepin), as many as the budget holds up to twice the cache's size (2 synthesis
+ * + 2 device workers: partitions queued for the device hold one too), charged as kept buffers: a
+ * job of 4 partitions after it makes none (before, each of its partitions made one), and frees none
  * when its partitions give them back (the cache keeps all that were made ahead). */
 static void test_witness_prepin(void) {
     struct cuzk_pool *pool;

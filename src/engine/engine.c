@@ -35,7 +35,8 @@ void cuzk_engine_config_default(struct cuzk_engine_config *c) {
 
 /* ---- memory models --------------------------------------------------------------------------- */
 
-void engine_proof_mem(struct cuzk_engine *e, const struct cuzk_kind_sizes *sz, uint64_t *host) {
+void cuzk_engine_proof_mem(struct cuzk_engine *e, const struct cuzk_kind_sizes *sz,
+                           uint64_t *host) {
     *host = 0;
     for (size_t d = 0; d < e->n_devs + (e->fallback >= 0); d++) {
         const struct cuzk_backend *be = e->devs[d].d.backend;
@@ -62,7 +63,7 @@ static uint64_t key_extra_bytes(void *ctx, const struct cuzk_kind_sizes *sz) {
 /* The budget's evictor: kept witness buffers first (cheap to make again), then idle keys. */
 static uint64_t engine_evictor(void *ctx, uint64_t need, int urgent) {
     struct cuzk_engine *e = ctx;
-    uint64_t freed = witness_evict(e, need);
+    uint64_t freed = cuzk_eng_witness_evict(e, need);
     if (freed < need) freed += cuzk_srs_evictor(e->srs, need - freed, urgent);
     return freed;
 }
@@ -182,13 +183,13 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     e->wbackend = e->devs[0].d.backend;
     /* one kept witness buffer per worker that may hold one */
     e->wfree_max = e->synth_workers + n * e->workers_per_dev;
-    e->wfree_prepin_max = 2 * e->wfree_max; /* witness_prepin */
+    e->wfree_prepin_max = 2 * e->wfree_max; /* cuzk_eng_witness_prepin */
     size_t n_all = n + (cfg->fallback != NULL);
     if ((rc = cuzk_srs_create(&e->srs, e->budget, e->pool, e->backends, n_all,
                               cfg->eviction_min_idle_ms, key_extra_bytes, e)))
         return fail_create(e, rc);
     cuzk_budget_set_evictor(e->budget, engine_evictor, e);
-    cuzk_budget_set_listener(e->budget, dispatch_poke, e);
+    cuzk_budget_set_listener(e->budget, cuzk_eng_dispatch_poke, e);
     cuzk_log_info("engine",
                   "engine created: budget %llu bytes, %u synthesis workers, %zu device(s) x %u "
                   "workers%s, %u key loaders, %u CPU threads; keys %s",
@@ -233,7 +234,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
         struct worker *w = &e->workers[k];
         *w = (struct worker){.e = e, .id = i, .device = -1, .part = -1};
         snprintf(name, sizeof name, "cuzk-synth-%u", i);
-        rc = spawn(&w->th, synth_main, w, name);
+        rc = spawn(&w->th, cuzk_eng_synth_main, w, name);
         w->running = !rc;
         e->n_workers = k + 1;
     }
@@ -243,7 +244,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
             struct worker *w = &e->workers[k];
             *w = (struct worker){.e = e, .id = dev_worker_id++, .device = (int)d, .part = -1};
             snprintf(name, sizeof name, "cuzk-dev-%zu-%u", d, i);
-            rc = spawn(&w->th, device_main, w, name);
+            rc = spawn(&w->th, cuzk_eng_device_main, w, name);
             w->running = !rc;
             e->n_workers = k + 1;
         }
@@ -251,7 +252,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
         struct worker *w = &e->workers[k];
         *w = (struct worker){.e = e, .id = i, .device = -2, .part = -1};
         snprintf(name, sizeof name, "cuzk-keyload-%u", i);
-        rc = spawn(&w->th, keyload_main, w, name);
+        rc = spawn(&w->th, cuzk_eng_keyload_main, w, name);
         w->running = !rc;
         e->n_workers = k + 1;
     }
@@ -263,15 +264,15 @@ int cuzk_engine_start(struct cuzk_engine *e) {
         }
         *fa = (struct fin_arg){e, (int)d};
         snprintf(name, sizeof name, "cuzk-fin-%zu", d);
-        rc = spawn(&e->devs[d].fin_thread, fin_main, fa, name);
+        rc = spawn(&e->devs[d].fin_thread, cuzk_eng_fin_main, fa, name);
         if (rc)
             free(fa);
         else
             e->devs[d].fin_started = 1;
     }
-    if (!rc) rc = spawn(&e->house_th, house_main, e, "cuzk-house");
+    if (!rc) rc = spawn(&e->house_th, cuzk_eng_house_main, e, "cuzk-house");
     e->house_started = !rc;
-    if (!rc) rc = spawn(&e->dispatch_th, dispatch_main, e, "cuzk-dispatch");
+    if (!rc) rc = spawn(&e->dispatch_th, cuzk_eng_dispatch_main, e, "cuzk-dispatch");
     e->dispatch_started = !rc;
     size_t n_workers = e->n_workers;
     pthread_mutex_unlock(&e->mu);
@@ -298,8 +299,8 @@ void cuzk_engine_shutdown(struct cuzk_engine *e, enum cuzk_shutdown_mode mode) {
     if (mode == CUZK_SHUTDOWN_CANCEL)
         for (struct job *j = e->jobs_head; j; j = j->next)
             if (!j->final) {
-                job_final_locked(e, j, CUZK_JOB_CANCELLED, CUZK_ESHUTDOWN,
-                                 "the engine is shutting down", &grave);
+                cuzk_eng_job_final_locked(e, j, CUZK_JOB_CANCELLED, CUZK_ESHUTDOWN,
+                                          "the engine is shutting down", &grave);
                 j->answered = 1; /* one log line for all of them, below; not freed here */
                 pthread_cond_broadcast(&j->cv);
                 n_cancelled++;
@@ -308,7 +309,7 @@ void cuzk_engine_shutdown(struct cuzk_engine *e, enum cuzk_shutdown_mode mode) {
     cuzk_log_info("engine", "shutting down (%s): %zu live jobs cancelled",
                   mode == CUZK_SHUTDOWN_CANCEL ? "cancel in-flight jobs" : "finish in-flight jobs",
                   n_cancelled);
-    grave_release(e, grave);
+    cuzk_eng_grave_release(e, grave);
     cuzk_budget_wake(e->budget);
 
     pthread_mutex_lock(&e->mu);
@@ -334,7 +335,7 @@ void cuzk_engine_shutdown(struct cuzk_engine *e, enum cuzk_shutdown_mode mode) {
         if (e->dispatch_started) pthread_join(e->dispatch_th, NULL);
         if (e->house_started) pthread_join(e->house_th, NULL);
     }
-    witness_drop_all(e);
+    cuzk_eng_witness_drop_all(e);
     pthread_mutex_lock(&e->mu);
     for (struct keyload *l = e->loads, *nx; l; l = nx) {
         nx = l->next;
@@ -354,7 +355,7 @@ void cuzk_engine_destroy(struct cuzk_engine *e) {
     if (e->budget && e->table) cuzk_engine_shutdown(e, CUZK_SHUTDOWN_CANCEL);
     for (struct job *j = e->jobs_head, *nx; j; j = nx) {
         nx = j->next;
-        job_free_mem(j);
+        cuzk_eng_job_free_mem(j);
     }
     cuzk_srs_destroy(e->srs);
     if (e->devs)
@@ -399,7 +400,7 @@ int cuzk_engine_register_kind(struct cuzk_engine *e, const struct cuzk_kind *k) 
     return rc;
 }
 
-struct kindreg *find_kind(struct cuzk_engine *e, const char *name) {
+struct kindreg *cuzk_eng_find_kind(struct cuzk_engine *e, const char *name) {
     struct kindreg *kr = NULL;
     pthread_mutex_lock(&e->mu);
     for (size_t i = 0; i < e->n_kinds && !kr; i++)
@@ -409,7 +410,7 @@ struct kindreg *find_kind(struct cuzk_engine *e, const char *name) {
 }
 
 const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name) {
-    struct kindreg *kr = find_kind(e, name);
+    struct kindreg *kr = cuzk_eng_find_kind(e, name);
     return kr ? kr->k : NULL;
 }
 
@@ -418,7 +419,7 @@ const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name
 
 static int key_of(struct cuzk_engine *e, const char *kind, const char *circuit_id,
                   struct kindreg **kr, char key_id[CUZK_NAME_MAX], char *err, size_t errlen) {
-    *kr = find_kind(e, kind);
+    *kr = cuzk_eng_find_kind(e, kind);
     if (!*kr) {
         snprintf(err, errlen, "unknown proof kind \"%s\"", kind ? kind : "");
         return CUZK_EINVAL;
@@ -433,8 +434,8 @@ static int key_of(struct cuzk_engine *e, const char *kind, const char *circuit_i
     return CUZK_OK;
 }
 
-int engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
-                       char *err, size_t errlen) {
+int cuzk_engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
+                            char *err, size_t errlen) {
     if (!e->setup_policy || !k->key_cached) return CUZK_OK;
     char name[2 * CUZK_NAME_MAX + 2];
     snprintf(name, sizeof name, "%s:%s", k->name, key_id);
@@ -458,7 +459,7 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     struct kindreg *kr;
     char key_id[CUZK_NAME_MAX];
     int rc = key_of(e, kind, circuit_id, &kr, key_id, err, errlen);
-    if (!rc) rc = engine_setup_check(e, kr->k, key_id, err, errlen);
+    if (!rc) rc = cuzk_engine_setup_check(e, kr->k, key_id, err, errlen);
     if (rc) return rc;
     struct cuzk_srs_entry *en;
     int loaded = 0;
@@ -476,16 +477,16 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
     char serr[128];
     if (e->prepin && kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
         uint64_t proof;
-        engine_proof_mem(e, &sz, &proof);
+        cuzk_engine_proof_mem(e, &sz, &proof);
         const uint64_t other = sz.synth_scratch > proof ? sz.synth_scratch : proof;
         const double t0 = eng_now(e);
-        unsigned made = witness_prepin(e, sz.n_vars, other);
+        unsigned made = cuzk_eng_witness_prepin(e, sz.n_vars, other);
         if (made)
             cuzk_log_info("engine", "%s/%s: %u witness buffers of %llu bytes made ahead (%.0f ms)",
                           kr->k->name, key_id, made,
                           (unsigned long long)sz.n_vars * sizeof(cuzk_fr), eng_now(e) - t0);
     }
-    dispatch_poke(e);
+    cuzk_eng_dispatch_poke(e);
     if (already_loaded) *already_loaded = !loaded;
     if (load_ms) *load_ms = loaded ? (uint64_t)ms : 0;
     return CUZK_OK;

@@ -44,13 +44,12 @@
  * and list; it is freed when it has left the table (TTL, replacement, destroy), all its
  * partitions are terminal (their resources released) and no caller is waiting on it.
  *
- * Failure and cancellation: job_final_locked makes the job final at once, removes its queued
- * partitions (their resources are released right after, outside the lock)
- * and marks it dead; a partition held by a thread is discarded at the thread's next boundary
- * (after dispatch, after synthesis, after the proof, after verification). Its waiters are
- * answered by job_answer once its final log and CUZK_TIMING lines are written (outside the
- * lock), so a caller that got a result finds its trace line; a final job that is not answered
- * yet is never freed.
+ * Failure and cancellation: cuzk_eng_job_final_locked makes the job final at once, removes its
+ * queued partitions (their resources are released right after, outside the lock) and marks it dead;
+ * a partition held by a thread is discarded at the thread's next boundary (after dispatch, after
+ * synthesis, after the proof, after verification). Its waiters are answered by cuzk_eng_job_answer
+ * once its final log and CUZK_TIMING lines are written (outside the lock), so a caller that got a
+ * result finds its trace line; a final job that is not answered yet is never freed.
  *
  * Locks: e->mu (queues, jobs, partitions' states, workers, devices' counters, the load queue),
  * e->trace_mu (trace output), the witness cache's mutex, and the budget's, SRS manager's,
@@ -262,36 +261,37 @@ struct cuzk_engine {
 
 /* ---- time, trace (trace.c) ---- */
 static inline double eng_now(const struct cuzk_engine *e) { return cuzk_clock_ms() - e->t0; }
-void eng_trace(struct cuzk_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cuzk_eng_trace(struct cuzk_engine *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* TIMELINE,<t>,<event>,<job>,<detail> */
-void eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, const char *job,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int eng_tracing(const struct cuzk_engine *e);
+void cuzk_eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, const char *job,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int cuzk_eng_tracing(const struct cuzk_engine *e);
 /* device utilization (under e->mu) */
-void dev_busy_begin(struct dev *d, double t);
-void dev_busy_end(struct dev *d, double t);
-double dev_busy_in(const struct dev *d, double t, double w);
+void cuzk_eng_dev_busy_begin(struct dev *d, double t);
+void cuzk_eng_dev_busy_end(struct dev *d, double t);
+double cuzk_eng_dev_busy_in(const struct dev *d, double t, double w);
 
 /* ---- queues (queue.c), under e->mu ---- */
-int part_before(const struct part *x, const struct part *y);
-int heap_reserve(struct heap *h, size_t cap);
-void heap_push(struct heap *h, struct part *p);
-void heap_remove(struct heap *h, size_t i);
-struct part *heap_pop(struct heap *h);
-void fifo_push(struct part **head, struct part **tail, struct part *p);
-struct part *fifo_pop(struct part **head, struct part **tail);
-void fifo_remove(struct part **head, struct part **tail, struct part *p);
-struct job *table_find(struct cuzk_engine *e, const char *id);
-void table_insert(struct cuzk_engine *e, struct job *j);
-void table_remove(struct cuzk_engine *e, struct job *j);
+int cuzk_eng_part_before(const struct part *x, const struct part *y);
+int cuzk_eng_heap_reserve(struct heap *h, size_t cap);
+void cuzk_eng_heap_push(struct heap *h, struct part *p);
+void cuzk_eng_heap_remove(struct heap *h, size_t i);
+struct part *cuzk_eng_heap_pop(struct heap *h);
+void cuzk_eng_fifo_push(struct part **head, struct part **tail, struct part *p);
+struct part *cuzk_eng_fifo_pop(struct part **head, struct part **tail);
+void cuzk_eng_fifo_remove(struct part **head, struct part **tail, struct part *p);
+struct job *cuzk_eng_table_find(struct cuzk_engine *e, const char *id);
+void cuzk_eng_table_insert(struct cuzk_engine *e, struct job *j);
+void cuzk_eng_table_remove(struct cuzk_engine *e, struct job *j);
 
 /* ---- jobs (job.c) ---- */
-void job_free_mem(struct job *j);
-void job_maybe_free(struct cuzk_engine *e, struct job *j);                 /* e->mu */
-enum cuzk_job_state job_state(const struct job *j);                        /* e->mu */
-uint32_t queue_position(const struct cuzk_engine *e, const struct job *j); /* e->mu */
-void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st, int err,
-                      const char *msg, struct part **grave); /* e->mu */
+void cuzk_eng_job_free_mem(struct job *j);
+void cuzk_eng_job_maybe_free(struct cuzk_engine *e, struct job *j);                 /* e->mu */
+enum cuzk_job_state cuzk_eng_job_state(const struct job *j);                        /* e->mu */
+uint32_t cuzk_eng_queue_position(const struct cuzk_engine *e, const struct job *j); /* e->mu */
+void cuzk_eng_job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st,
+                               int err, const char *msg, struct part **grave); /* e->mu */
 struct final_report {
     char id[CUZK_JOB_ID_MAX], circuit[CUZK_NAME_MAX], errmsg[CUZK_ERRMSG_MAX];
     const char *kind;
@@ -299,62 +299,63 @@ struct final_report {
     uint32_t n_parts;
     struct cuzk_job_timings tm;
 };
-void final_report_take(const struct job *j, struct final_report *r); /* e->mu */
-void final_report_emit(struct cuzk_engine *e, const struct final_report *r);
-/* After final_report_emit: answers the job's waiters (takes e->mu). */
-void job_answer(struct cuzk_engine *e, struct job *j);
-uint64_t part_release(struct cuzk_engine *e, struct part *p);
-void job_drain(struct cuzk_engine *e, struct job *j);
-int part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);
-void part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);
-void grave_release(struct cuzk_engine *e, struct part *grave);
-void part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg);
-uint64_t part_rank(const struct part *p);
+void cuzk_eng_final_report_take(const struct job *j, struct final_report *r); /* e->mu */
+void cuzk_eng_final_report_emit(struct cuzk_engine *e, const struct final_report *r);
+/* After cuzk_eng_final_report_emit: answers the job's waiters (takes e->mu). */
+void cuzk_eng_job_answer(struct cuzk_engine *e, struct job *j);
+uint64_t cuzk_eng_part_release(struct cuzk_engine *e, struct part *p);
+void cuzk_eng_job_drain(struct cuzk_engine *e, struct job *j);
+int cuzk_eng_part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);
+void cuzk_eng_part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);
+void cuzk_eng_grave_release(struct cuzk_engine *e, struct part *grave);
+void cuzk_eng_part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg);
+uint64_t cuzk_eng_part_rank(const struct part *p);
 /* Fails every live job whose partitions wait for key (kind, key_id) and have not started:
  * the key could not be loaded (no lock held). */
-void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id, int rc,
-                   const char *msg);
+void cuzk_eng_jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id,
+                            int rc, const char *msg);
 
 /* ---- the witness cache (witness.c) ---- */
-int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap);
+int cuzk_eng_witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap);
 /* Keeps w for the next partition (or frees it), its charge moved from `from` (may be NULL)
  * as far as from holds it, the rest reserved anew (the buffer is freed when that fails).
  * Returns the bytes moved out of from. */
-uint64_t witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap, struct cuzk_reservation *from);
+uint64_t cuzk_eng_witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap,
+                              struct cuzk_reservation *from);
 /* Takes a kept buffer of at least n elements with its charge, moved into `to` (empty, or a
  * CUZK_MEM_PARTITION reservation of the engine's budget). CUZK_OK or CUZK_ENOTFOUND. */
-int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, cuzk_fr **w,
-                  size_t *cap);
-uint64_t witness_evict(struct cuzk_engine *e, uint64_t need);
-void witness_drop_all(struct cuzk_engine *e);
+int cuzk_eng_witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to,
+                           cuzk_fr **w, size_t *cap);
+uint64_t cuzk_eng_witness_evict(struct cuzk_engine *e, uint64_t need);
+void cuzk_eng_witness_drop_all(struct cuzk_engine *e);
 /* Fills the cache with buffers of n elements (backends with witness_alloc only: pinned memory
  * is slow to make), up to its size and while the budget keeps `spare` bytes free besides them;
  * each is charged as a kept buffer. Returns how many it made. */
-unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare);
+unsigned cuzk_eng_witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare);
 
 /* ---- the pipeline (pipeline.c) ---- */
 struct fin_arg {
     struct cuzk_engine *e;
     int dv;
 };
-void *dispatch_main(void *arg);
-void *keyload_main(void *arg);
-void *synth_main(void *arg);
-void *device_main(void *arg);
-void *fin_main(void *arg);
-void *house_main(void *arg);
+void *cuzk_eng_dispatch_main(void *arg);
+void *cuzk_eng_keyload_main(void *arg);
+void *cuzk_eng_synth_main(void *arg);
+void *cuzk_eng_device_main(void *arg);
+void *cuzk_eng_fin_main(void *arg);
+void *cuzk_eng_house_main(void *arg);
 /* Tells the dispatcher to look again (under e->mu / without: the _locked variant). */
-void dispatch_poke_locked(struct cuzk_engine *e);
-void dispatch_poke(void *engine);
+void cuzk_eng_dispatch_poke_locked(struct cuzk_engine *e);
+void cuzk_eng_dispatch_poke(void *engine);
 
 /* ---- kinds ---- */
-struct kindreg *find_kind(struct cuzk_engine *e, const char *name);
+struct kindreg *cuzk_eng_find_kind(struct cuzk_engine *e, const char *name);
 /* The engine-wide memory model of a key's sizes: the largest proof memory over the devices. */
-void engine_proof_mem(struct cuzk_engine *e, const struct cuzk_kind_sizes *sz, uint64_t *host);
+void cuzk_engine_proof_mem(struct cuzk_engine *e, const struct cuzk_kind_sizes *sz, uint64_t *host);
 
 /* The setup policy (cuzk_engine_config.setup_allow) for a job or preload of key_id: CUZK_OK,
  * or CUZK_EDENIED with the reason in err (engine.c). */
-int engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
-                       char *err, size_t errlen);
+int cuzk_engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
+                            char *err, size_t errlen);
 
 #endif

@@ -13,7 +13,7 @@
 #include "util/sha256.h"
 #include "util/rand.h"
 
-void job_free_mem(struct job *j) {
+void cuzk_eng_job_free_mem(struct job *j) {
     pthread_cond_destroy(&j->cv);
     free(j->input);
     free(j->parts);
@@ -22,19 +22,19 @@ void job_free_mem(struct job *j) {
     free(j);
 }
 
-void job_maybe_free(struct cuzk_engine *e, struct job *j) {
+void cuzk_eng_job_maybe_free(struct cuzk_engine *e, struct job *j) {
     if (j->in_table || !j->drained || j->waiters || (j->final && !j->answered)) return;
     if (j->prev)
         j->prev->next = j->next;
     else
         e->jobs_head = j->next;
     if (j->next) j->next->prev = j->prev;
-    job_free_mem(j);
+    cuzk_eng_job_free_mem(j);
 }
 
 /* ---- job state --------------------------------------------------------------------------- */
 
-enum cuzk_job_state job_state(const struct job *j) {
+enum cuzk_job_state cuzk_eng_job_state(const struct job *j) {
     if (j->final) return j->final;
     uint32_t fin = 0, dev = 0, syn = 0, done = 0;
     for (uint32_t i = 0; i < j->n_parts; i++) switch (j->parts[i].state) {
@@ -51,23 +51,23 @@ enum cuzk_job_state job_state(const struct job *j) {
     return CUZK_JOB_QUEUED;
 }
 
-uint32_t queue_position(const struct cuzk_engine *e, const struct job *j) {
+uint32_t cuzk_eng_queue_position(const struct cuzk_engine *e, const struct job *j) {
     const struct part *first = NULL;
     for (uint32_t i = 0; i < j->n_parts && !first; i++)
         if (j->parts[i].where == IN_SYNTHQ) first = &j->parts[i];
     if (!first) return 0;
     uint32_t n = 0;
     for (size_t i = 0; i < e->synthq.n; i++)
-        if (part_before(e->synthq.a[i], first)) n++;
+        if (cuzk_eng_part_before(e->synthq.a[i], first)) n++;
     return n;
 }
 
-uint64_t part_rank(const struct part *p) {
+uint64_t cuzk_eng_part_rank(const struct part *p) {
     return cuzk_budget_rank(p->job->priority, p->job->seq, p->idx);
 }
 
-void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st, int err,
-                      const char *msg, struct part **grave) {
+void cuzk_eng_job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state st,
+                               int err, const char *msg, struct part **grave) {
     if (j->final) return;
     j->final = st;
     j->err = err;
@@ -84,9 +84,9 @@ void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state 
     for (uint32_t i = 0; i < j->n_parts; i++) {
         struct part *p = &j->parts[i];
         switch (p->where) {
-        case IN_SYNTHQ: heap_remove(&e->synthq, p->heap_idx); break;
-        case IN_GPUQ: heap_remove(&e->gpuq, p->heap_idx); break;
-        case IN_RETRY: fifo_remove(&e->retry_head, &e->retry_tail, p); break;
+        case IN_SYNTHQ: cuzk_eng_heap_remove(&e->synthq, p->heap_idx); break;
+        case IN_GPUQ: cuzk_eng_heap_remove(&e->gpuq, p->heap_idx); break;
+        case IN_RETRY: cuzk_eng_fifo_remove(&e->retry_head, &e->retry_tail, p); break;
         default: continue; /* held by a thread, or in the ready / finalizer lists */
         }
         if (p == e->mem_head) e->mem_head = NULL; /* its key reference goes with it */
@@ -94,18 +94,18 @@ void job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_job_state 
         p->next = *grave;
         *grave = p;
     }
-    dispatch_poke_locked(e);
+    cuzk_eng_dispatch_poke_locked(e);
 }
 
-void job_answer(struct cuzk_engine *e, struct job *j) {
+void cuzk_eng_job_answer(struct cuzk_engine *e, struct job *j) {
     pthread_mutex_lock(&e->mu);
     j->answered = 1;
     pthread_cond_broadcast(&j->cv);
-    job_maybe_free(e, j);
+    cuzk_eng_job_maybe_free(e, j);
     pthread_mutex_unlock(&e->mu);
 }
 
-void final_report_take(const struct job *j, struct final_report *r) {
+void cuzk_eng_final_report_take(const struct job *j, struct final_report *r) {
     memcpy(r->id, j->id, sizeof r->id);
     /* the request's circuit id, or the key id when it names none (a Filecoin job's profile) */
     memcpy(r->circuit, j->circuit[0] ? j->circuit : j->key_id, sizeof r->circuit);
@@ -116,7 +116,7 @@ void final_report_take(const struct job *j, struct final_report *r) {
     r->tm = j->tm;
 }
 
-void final_report_emit(struct cuzk_engine *e, const struct final_report *r) {
+void cuzk_eng_final_report_emit(struct cuzk_engine *e, const struct final_report *r) {
     if (r->state == CUZK_JOB_FAILED)
         cuzk_log_warn("engine", "job %s failed: %s", r->id, r->errmsg);
     else if (r->state == CUZK_JOB_CANCELLED)
@@ -124,20 +124,20 @@ void final_report_emit(struct cuzk_engine *e, const struct final_report *r) {
     else
         cuzk_log_debug("engine", "job %s done in %.1f ms", r->id, r->tm.total_ms);
     const struct cuzk_job_timings *t = &r->tm;
-    eng_trace(e,
-              CUZK_TRACE_JOB " job=%s kind=%s circuit=%s state=%s partitions=%u queue_ms=%.3f "
-                             "srs_ms=%.3f mem_ms=%.3f synth_ms=%.3f gpu_ms=%.3f lock_ms=%.3f "
-                             "verify_ms=%.3f total_ms=%.3f retries=%u",
-              r->id, r->kind, r->circuit, cuzk_job_state_name(r->state), r->n_parts, t->queue_ms,
-              t->srs_ms, t->mem_ms, t->synth_ms, t->gpu_ms, t->lock_ms, t->verify_ms, t->total_ms,
-              t->retries);
+    cuzk_eng_trace(e,
+                   CUZK_TRACE_JOB " job=%s kind=%s circuit=%s state=%s partitions=%u queue_ms=%.3f "
+                                  "srs_ms=%.3f mem_ms=%.3f synth_ms=%.3f gpu_ms=%.3f lock_ms=%.3f "
+                                  "verify_ms=%.3f total_ms=%.3f retries=%u",
+                   r->id, r->kind, r->circuit, cuzk_job_state_name(r->state), r->n_parts,
+                   t->queue_ms, t->srs_ms, t->mem_ms, t->synth_ms, t->gpu_ms, t->lock_ms,
+                   t->verify_ms, t->total_ms, t->retries);
 }
 
 /* ---- partition resources ------------------------------------------------------------------- */
 
-uint64_t part_release(struct cuzk_engine *e, struct part *p) {
+uint64_t cuzk_eng_part_release(struct cuzk_engine *e, struct part *p) {
     uint64_t freed = p->res.bytes;
-    if (p->w) witness_put(e, p->w, p->w_cap, &p->res);
+    if (p->w) cuzk_eng_witness_put(e, p->w, p->w_cap, &p->res);
     p->w = NULL;
     cuzk_reservation_release_all(&p->res);
     if (p->key) cuzk_srs_release(e->srs, p->key);
@@ -145,7 +145,7 @@ uint64_t part_release(struct cuzk_engine *e, struct part *p) {
     return freed;
 }
 
-void job_drain(struct cuzk_engine *e, struct job *j) {
+void cuzk_eng_job_drain(struct cuzk_engine *e, struct job *j) {
     j->kr->k->job_free(j->kr->k, j->kstate);
     j->kstate = NULL;
     free(j->input);
@@ -153,11 +153,11 @@ void job_drain(struct cuzk_engine *e, struct job *j) {
     cuzk_reservation_release_all(&j->input_res);
     pthread_mutex_lock(&e->mu);
     j->drained = 1;
-    job_maybe_free(e, j);
+    cuzk_eng_job_maybe_free(e, j);
     pthread_mutex_unlock(&e->mu);
 }
 
-int part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
+int cuzk_eng_part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
     if (p->terminal) return 0;
     p->terminal = 1;
     p->state = st;
@@ -168,45 +168,45 @@ int part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_s
     return j->parts_live == 0;
 }
 
-void part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
-    uint64_t freed = part_release(e, p);
+void cuzk_eng_part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
+    uint64_t freed = cuzk_eng_part_release(e, p);
     cuzk_budget_trim(freed, e->trim_threshold);
     pthread_mutex_lock(&e->mu);
     struct job *j = p->job;
-    int drained = part_terminal_locked(e, p, st);
+    int drained = cuzk_eng_part_terminal_locked(e, p, st);
     pthread_mutex_unlock(&e->mu);
-    if (drained) job_drain(e, j);
+    if (drained) cuzk_eng_job_drain(e, j);
 }
 
-void grave_release(struct cuzk_engine *e, struct part *grave) {
+void cuzk_eng_grave_release(struct cuzk_engine *e, struct part *grave) {
     if (grave) cuzk_budget_wake(e->budget);
     while (grave) {
         struct part *p = grave;
         grave = p->next;
         p->next = NULL;
-        part_discard(e, p, CUZK_PART_CANCELLED);
+        cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
     }
 }
 
-void part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg) {
+void cuzk_eng_part_fail(struct cuzk_engine *e, struct part *p, int err, const char *msg) {
     struct part *grave = NULL;
     struct job *j = p->job;
     struct final_report rep;
     pthread_mutex_lock(&e->mu);
     int was_live = !j->final;
-    job_final_locked(e, j, CUZK_JOB_FAILED, err, msg, &grave);
-    if (was_live) final_report_take(j, &rep);
+    cuzk_eng_job_final_locked(e, j, CUZK_JOB_FAILED, err, msg, &grave);
+    if (was_live) cuzk_eng_final_report_take(j, &rep);
     pthread_mutex_unlock(&e->mu);
     if (was_live) {
-        final_report_emit(e, &rep);
-        job_answer(e, j);
+        cuzk_eng_final_report_emit(e, &rep);
+        cuzk_eng_job_answer(e, j);
     }
-    grave_release(e, grave);
-    part_discard(e, p, CUZK_PART_FAILED);
+    cuzk_eng_grave_release(e, grave);
+    cuzk_eng_part_discard(e, p, CUZK_PART_FAILED);
 }
 
-void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id, int rc,
-                   const char *msg) {
+void cuzk_eng_jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *key_id,
+                            int rc, const char *msg) {
     /* only the jobs that waited for this load: one submitted while the failures are being
      * answered asks for a load of its own */
     pthread_mutex_lock(&e->mu);
@@ -228,15 +228,15 @@ void jobs_fail_key(struct cuzk_engine *e, const struct kindreg *kr, const char *
             if (!waiting) continue;
             char m[CUZK_ERRMSG_MAX];
             snprintf(m, sizeof m, "the key could not be loaded: %s", msg);
-            job_final_locked(e, j, CUZK_JOB_FAILED, rc, m, &grave);
-            final_report_take(j, &rep);
+            cuzk_eng_job_final_locked(e, j, CUZK_JOB_FAILED, rc, m, &grave);
+            cuzk_eng_final_report_take(j, &rep);
             found = j;
         }
         pthread_mutex_unlock(&e->mu);
         if (!found) return;
-        final_report_emit(e, &rep);
-        job_answer(e, found);
-        grave_release(e, grave);
+        cuzk_eng_final_report_emit(e, &rep);
+        cuzk_eng_job_answer(e, found);
+        cuzk_eng_grave_release(e, grave);
     }
 }
 
@@ -316,8 +316,8 @@ static void fill_info(struct cuzk_engine *e, struct job *j, struct cuzk_submit_i
     if (!info) return;
     snprintf(info->job_id, sizeof info->job_id, "%s", j->id);
     info->attached = attached;
-    info->state = job_state(j);
-    info->queue_position = queue_position(e, j);
+    info->state = cuzk_eng_job_state(j);
+    info->queue_position = cuzk_eng_queue_position(e, j);
 }
 
 /* The memory a partition needs, and whether the job could ever fit the budget. */
@@ -325,7 +325,7 @@ static int size_job(struct cuzk_engine *e, struct job *j, size_t input_len, char
                     size_t errlen) {
     const struct cuzk_kind *k = j->kr->k;
     uint64_t proof;
-    engine_proof_mem(e, &j->sizes, &proof);
+    cuzk_engine_proof_mem(e, &j->sizes, &proof);
     j->w_bytes = (uint64_t)j->sizes.n_vars * sizeof(cuzk_fr);
     j->after_syn = j->w_bytes + proof;
     j->full = j->w_bytes + (j->sizes.synth_scratch > proof ? j->sizes.synth_scratch : proof);
@@ -371,7 +371,7 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
         snprintf(err, errlen, "priority %d is not one of the four levels", prio);
         return CUZK_EINVAL;
     }
-    struct kindreg *kr = find_kind(e, req->kind);
+    struct kindreg *kr = cuzk_eng_find_kind(e, req->kind);
     if (!kr) {
         snprintf(err, errlen, "unknown proof kind \"%s\"", req->kind);
         return CUZK_EINVAL;
@@ -389,7 +389,7 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
         return CUZK_ESHUTDOWN;
     }
     if (rid) {
-        struct job *old = table_find(e, rid);
+        struct job *old = cuzk_eng_table_find(e, rid);
         if (old && (!old->final || old->final == CUZK_JOB_DONE)) {
             int rc = same_request(old, req, inputs, err, errlen);
             if (!rc) fill_info(e, old, info, 1);
@@ -436,12 +436,12 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
         rc = CUZK_EINVAL;
     }
     if (rc) {
-        job_free_mem(j);
+        cuzk_eng_job_free_mem(j);
         return rc;
     }
     /* a key the configuration does not let a job set up is refused before its sizes are
      * asked for (a first profile's COUNT pass takes seconds) */
-    if (!(rc = engine_setup_check(e, k, j->key_id, err, errlen)) &&
+    if (!(rc = cuzk_engine_setup_check(e, k, j->key_id, err, errlen)) &&
         !(rc = k->key_sizes(k, j->key_id, &j->sizes, err, errlen)))
         rc = size_job(e, j, in_len, err, errlen);
     if (!rc) {
@@ -472,7 +472,7 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
     }
     if (rc) {
         k->job_free(k, j->kstate);
-        job_free_mem(j);
+        cuzk_eng_job_free_mem(j);
         return rc;
     }
     for (uint32_t i = 0; i < j->n_parts; i++) {
@@ -485,10 +485,10 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
     j->parts_live = j->n_parts;
 
     pthread_mutex_lock(&e->mu);
-    struct job *old = rid ? table_find(e, rid) : NULL;
+    struct job *old = rid ? cuzk_eng_table_find(e, rid) : NULL;
     int attach = old && (!old->final || old->final == CUZK_JOB_DONE);
-    if (!e->accepting || attach || heap_reserve(&e->synthq, e->live_parts + j->n_parts) ||
-        heap_reserve(&e->gpuq, e->live_parts + j->n_parts)) {
+    if (!e->accepting || attach || cuzk_eng_heap_reserve(&e->synthq, e->live_parts + j->n_parts) ||
+        cuzk_eng_heap_reserve(&e->gpuq, e->live_parts + j->n_parts)) {
         /* shut down, or another submit of the same id won the race, or no memory */
         rc = !e->accepting ? CUZK_ESHUTDOWN
              : attach      ? same_request(old, req, inputs, err, errlen)
@@ -498,16 +498,16 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
         if (rc == CUZK_ESHUTDOWN) snprintf(err, errlen, "the engine is shutting down");
         k->job_free(k, j->kstate);
         cuzk_reservation_release_all(&j->input_res);
-        job_free_mem(j);
+        cuzk_eng_job_free_mem(j);
         return rc;
     }
     if (old) { /* a FAILED or CANCELLED job of this id: the new one replaces it */
-        table_remove(e, old);
-        job_maybe_free(e, old);
+        cuzk_eng_table_remove(e, old);
+        cuzk_eng_job_maybe_free(e, old);
     }
     j->seq = e->job_seq++;
     j->t_submit = eng_now(e);
-    table_insert(e, j);
+    cuzk_eng_table_insert(e, j);
     j->next = e->jobs_head;
     if (e->jobs_head) e->jobs_head->prev = j;
     e->jobs_head = j;
@@ -516,11 +516,11 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
         p->state = CUZK_PART_QUEUED;
         p->where = IN_SYNTHQ;
         p->seq = e->item_seq++;
-        heap_push(&e->synthq, p);
+        cuzk_eng_heap_push(&e->synthq, p);
     }
     e->live_parts += j->n_parts;
     fill_info(e, j, info, 0);
-    dispatch_poke_locked(e);
+    cuzk_eng_dispatch_poke_locked(e);
     pthread_mutex_unlock(&e->mu);
     cuzk_log_debug("engine", "job %s queued: %s/%s, %u partitions, priority %s", j->id, k->name,
                    j->circuit, j->n_parts, cuzk_priority_name(j->priority));
@@ -579,7 +579,7 @@ int cuzk_engine_await(struct cuzk_engine *e, const char *job_id, int64_t timeout
         dl.tv_nsec = ns % 1000000000;
     }
     pthread_mutex_lock(&e->mu);
-    struct job *j = table_find(e, job_id);
+    struct job *j = cuzk_eng_table_find(e, job_id);
     if (!j) {
         pthread_mutex_unlock(&e->mu);
         return CUZK_ENOTFOUND;
@@ -596,7 +596,7 @@ int cuzk_engine_await(struct cuzk_engine *e, const char *job_id, int64_t timeout
     }
     int rc = j->answered ? copy_result(j, out) : CUZK_ETIMEOUT;
     j->waiters--;
-    job_maybe_free(e, j);
+    cuzk_eng_job_maybe_free(e, j);
     pthread_mutex_unlock(&e->mu);
     return rc;
 }
@@ -620,7 +620,7 @@ int cuzk_engine_cancel(struct cuzk_engine *e, const char *job_id, int *was_runni
     if (!job_id) return CUZK_EINVAL;
     struct part *grave = NULL;
     pthread_mutex_lock(&e->mu);
-    struct job *j = table_find(e, job_id);
+    struct job *j = cuzk_eng_table_find(e, job_id);
     if (!j) {
         pthread_mutex_unlock(&e->mu);
         return CUZK_ENOTFOUND;
@@ -630,13 +630,14 @@ int cuzk_engine_cancel(struct cuzk_engine *e, const char *job_id, int *was_runni
         return CUZK_EINVAL;
     }
     if (was_running) *was_running = j->started;
-    job_final_locked(e, j, CUZK_JOB_CANCELLED, CUZK_ECANCELLED, "cancelled by request", &grave);
+    cuzk_eng_job_final_locked(e, j, CUZK_JOB_CANCELLED, CUZK_ECANCELLED, "cancelled by request",
+                              &grave);
     struct final_report rep;
-    final_report_take(j, &rep);
+    cuzk_eng_final_report_take(j, &rep);
     pthread_mutex_unlock(&e->mu);
-    final_report_emit(e, &rep);
-    job_answer(e, j);
-    grave_release(e, grave);
+    cuzk_eng_final_report_emit(e, &rep);
+    cuzk_eng_job_answer(e, j);
+    cuzk_eng_grave_release(e, grave);
     cuzk_budget_wake(e->budget);
     return CUZK_OK;
 }
@@ -645,10 +646,10 @@ int cuzk_engine_job_state(struct cuzk_engine *e, const char *job_id, enum cuzk_j
                           uint32_t *queue_pos) {
     if (!job_id) return CUZK_EINVAL;
     pthread_mutex_lock(&e->mu);
-    struct job *j = table_find(e, job_id);
+    struct job *j = cuzk_eng_table_find(e, job_id);
     if (j) {
-        if (state) *state = job_state(j);
-        if (queue_pos) *queue_pos = queue_position(e, j);
+        if (state) *state = cuzk_eng_job_state(j);
+        if (queue_pos) *queue_pos = cuzk_eng_queue_position(e, j);
     }
     pthread_mutex_unlock(&e->mu);
     return j ? CUZK_OK : CUZK_ENOTFOUND;

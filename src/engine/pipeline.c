@@ -37,15 +37,15 @@
 #include "util/log.h"
 #include "util/pool.h"
 
-void dispatch_poke_locked(struct cuzk_engine *e) {
+void cuzk_eng_dispatch_poke_locked(struct cuzk_engine *e) {
     e->dispatch_gen++;
     pthread_cond_signal(&e->dispatch_cv);
 }
 
-void dispatch_poke(void *engine) {
+void cuzk_eng_dispatch_poke(void *engine) {
     struct cuzk_engine *e = engine;
     pthread_mutex_lock(&e->mu);
-    dispatch_poke_locked(e);
+    cuzk_eng_dispatch_poke_locked(e);
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -81,7 +81,7 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, double ms) {
 /* A partition that waits no longer as the memory head gives its adopted witness buffer (and
  * the charge) back to the cache (no lock held). */
 static void part_unadopt(struct cuzk_engine *e, struct part *p) {
-    if (p->w) witness_put(e, p->w, p->w_cap, &p->res);
+    if (p->w) cuzk_eng_witness_put(e, p->w, p->w_cap, &p->res);
     cuzk_reservation_release_all(&p->res);
     p->w = NULL;
 }
@@ -91,7 +91,7 @@ static void dispatch_pass(struct cuzk_engine *e) {
     struct part *cand[DISPATCH_SCAN];
     size_t n = 0;
     while (n < DISPATCH_SCAN && e->synthq.n) {
-        struct part *p = heap_pop(&e->synthq);
+        struct part *p = cuzk_eng_heap_pop(&e->synthq);
         p->where = IN_DISPATCH;
         cand[n++] = p;
     }
@@ -126,11 +126,11 @@ static void dispatch_pass(struct cuzk_engine *e) {
         if (!p->t_key) p->t_key = t;
         /* a kept witness buffer is memory for this partition too: adopted with its charge
          * (a head keeps it while it waits), the rest reserved */
-        if (!p->w) witness_adopt(e, j->sizes.n_vars, &p->res, &p->w, &p->w_cap);
+        if (!p->w) cuzk_eng_witness_adopt(e, j->sizes.n_vars, &p->res, &p->w, &p->w_cap);
         struct cuzk_reservation extra = {0};
         if (p->res.bytes >= j->full ||
             !cuzk_budget_try_reserve(e->budget, j->full - p->res.bytes, CUZK_MEM_PARTITION,
-                                     part_rank(p), &extra)) {
+                                     cuzk_eng_part_rank(p), &extra)) {
             cuzk_reservation_move(&extra, extra.bytes, CUZK_MEM_PARTITION, &p->res);
             chosen = p;
             continue;
@@ -149,7 +149,7 @@ static void dispatch_pass(struct cuzk_engine *e) {
     if (head) {
         if (head != old_head) cuzk_budget_claim_clear(e->budget, &e->claim);
         cuzk_budget_claim_set(e->budget, &e->claim, head->job->full - head->res.bytes,
-                              part_rank(head));
+                              cuzk_eng_part_rank(head));
         freed = cuzk_budget_evict(e->budget, head->job->full - head->res.bytes) > 0;
         if (t - head->t_key >= CUZK_BUDGET_LOG_MS && t - head->mem_logged >= CUZK_BUDGET_LOG_MS) {
             struct cuzk_budget_stats st;
@@ -184,7 +184,7 @@ static void dispatch_pass(struct cuzk_engine *e) {
             grave = p;
             continue;
         }
-        if (want[i]) request_load_locked(e, j->kr, j->key_id, part_rank(p));
+        if (want[i]) request_load_locked(e, j->kr, j->key_id, cuzk_eng_part_rank(p));
         if (p == chosen) {
             if (!j->started) {
                 j->started = 1;
@@ -195,20 +195,21 @@ static void dispatch_pass(struct cuzk_engine *e) {
             j->tm.mem_ms += t - p->t_key;
             e->idle_unclaimed--;
             p->where = IN_READY;
-            fifo_push(&e->ready_head, &e->ready_tail, p);
+            cuzk_eng_fifo_push(&e->ready_head, &e->ready_tail, p);
             pthread_cond_signal(&e->ready_cv);
             continue;
         }
         p->where = IN_SYNTHQ;
-        heap_push(&e->synthq, p);
+        cuzk_eng_heap_push(&e->synthq, p);
     }
-    if (chosen || freed) dispatch_poke_locked(e); /* look again: another worker may be idle */
+    if (chosen || freed)
+        cuzk_eng_dispatch_poke_locked(e); /* look again: another worker may be idle */
     pthread_mutex_unlock(&e->mu);
-    grave_release(e, grave);
+    cuzk_eng_grave_release(e, grave);
     pthread_mutex_lock(&e->mu);
 }
 
-void *dispatch_main(void *arg) {
+void *cuzk_eng_dispatch_main(void *arg) {
     struct cuzk_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     uint64_t seen = e->dispatch_gen - 1;
@@ -241,7 +242,7 @@ void *dispatch_main(void *arg) {
 
 static int loads_abort(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
-void *keyload_main(void *arg) {
+void *cuzk_eng_keyload_main(void *arg) {
     struct worker *w = arg;
     struct cuzk_engine *e = w->e;
     pthread_mutex_lock(&e->mu);
@@ -273,7 +274,7 @@ void *keyload_main(void *arg) {
         else if (rc != CUZK_ECANCELLED) {
             cuzk_log_warn("engine", "key %s/%s could not be loaded: %s", kr->k->name, key_id,
                           err[0] ? err : cuzk_strerror(rc));
-            jobs_fail_key(e, kr, key_id, rc, err[0] ? err : cuzk_strerror(rc));
+            cuzk_eng_jobs_fail_key(e, kr, key_id, rc, err[0] ? err : cuzk_strerror(rc));
         }
 
         pthread_mutex_lock(&e->mu);
@@ -285,7 +286,7 @@ void *keyload_main(void *arg) {
         free(best);
         w->busy = 0;
         w->job_id[0] = 0;
-        dispatch_poke_locked(e);
+        cuzk_eng_dispatch_poke_locked(e);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -310,44 +311,44 @@ static void worker_idle_locked(struct worker *w) {
 static void to_device_queue(struct cuzk_engine *e, struct part *p) {
     struct job *j = p->job;
     if (atomic_load(&j->dead)) {
-        part_discard(e, p, CUZK_PART_CANCELLED);
+        cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
         return;
     }
-    eng_timeline(e, eng_now(e), CUZK_TRACE_GPU_QUEUE, j->id, "partition=%u", p->idx);
+    cuzk_eng_timeline(e, eng_now(e), CUZK_TRACE_GPU_QUEUE, j->id, "partition=%u", p->idx);
     pthread_mutex_lock(&e->mu);
     if (atomic_load(&j->dead)) {
         pthread_mutex_unlock(&e->mu);
-        part_discard(e, p, CUZK_PART_CANCELLED);
+        cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
         return;
     }
     p->state = CUZK_PART_GPU_QUEUED;
     p->seq = e->item_seq++;
     if (p->attempts) {
         p->where = IN_RETRY;
-        fifo_push(&e->retry_head, &e->retry_tail, p);
+        cuzk_eng_fifo_push(&e->retry_head, &e->retry_tail, p);
     } else {
         p->where = IN_GPUQ;
-        heap_push(&e->gpuq, p);
+        cuzk_eng_heap_push(&e->gpuq, p);
     }
     pthread_cond_broadcast(&e->gpu_cv);
     pthread_mutex_unlock(&e->mu);
 }
 
-void *synth_main(void *arg) {
+void *cuzk_eng_synth_main(void *arg) {
     struct worker *w = arg;
     struct cuzk_engine *e = w->e;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         e->idle_unclaimed++;
-        dispatch_poke_locked(e);
+        cuzk_eng_dispatch_poke_locked(e);
         while (!e->stopping && !e->ready_head) pthread_cond_wait(&e->ready_cv, &e->mu);
-        struct part *p = fifo_pop(&e->ready_head, &e->ready_tail);
+        struct part *p = cuzk_eng_fifo_pop(&e->ready_head, &e->ready_tail);
         if (!p) break; /* stopping */
         p->where = IN_NONE;
         struct job *j = p->job;
         if (atomic_load(&j->dead)) {
             pthread_mutex_unlock(&e->mu);
-            part_discard(e, p, CUZK_PART_CANCELLED);
+            cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
             pthread_mutex_lock(&e->mu);
             continue;
         }
@@ -358,13 +359,13 @@ void *synth_main(void *arg) {
 
         const struct cuzk_kind *k = j->kr->k;
         const struct cuzk_kind_key *key = cuzk_srs_key(p->key);
-        eng_timeline(e, p->t_synth0, CUZK_TRACE_SYNTH_START, j->id, "partition=%u", p->idx);
+        cuzk_eng_timeline(e, p->t_synth0, CUZK_TRACE_SYNTH_START, j->id, "partition=%u", p->idx);
         char err[CUZK_ERRMSG_MAX] = "";
-        int rc = p->w ? CUZK_OK : witness_get(e, j->sizes.n_vars, &p->w, &p->w_cap);
+        int rc = p->w ? CUZK_OK : cuzk_eng_witness_get(e, j->sizes.n_vars, &p->w, &p->w_cap);
         if (!rc) rc = k->synthesize(k, j->kstate, key, p->idx, e->pool, p->w, err, sizeof err);
         double t1 = eng_now(e), synth_ms = t1 - p->t_synth0;
-        eng_timeline(e, t1, CUZK_TRACE_SYNTH_END, j->id, "partition=%u,synth_ms=%lld", p->idx,
-                     (long long)synth_ms);
+        cuzk_eng_timeline(e, t1, CUZK_TRACE_SYNTH_END, j->id, "partition=%u,synth_ms=%lld", p->idx,
+                          (long long)synth_ms);
         if (!rc) {
             /* the synthesis scratch is gone; the public inputs are recorded */
             cuzk_reservation_release(&p->res, j->full - j->after_syn);
@@ -381,7 +382,7 @@ void *synth_main(void *arg) {
             char msg[CUZK_ERRMSG_MAX + 64];
             snprintf(msg, sizeof msg, "partition %u synthesis failed: %s", p->idx,
                      err[0] ? err : cuzk_strerror(rc));
-            part_fail(e, p, rc, msg);
+            cuzk_eng_part_fail(e, p, rc, msg);
         } else {
             to_device_queue(e, p);
         }
@@ -409,14 +410,14 @@ static void backend_error(struct cuzk_engine *e, struct part *p, int dv, int rc,
     }
     pthread_mutex_unlock(&e->mu);
     if (dead) {
-        part_discard(e, p, CUZK_PART_CANCELLED);
+        cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
         return;
     }
     if (!retry) {
         char msg[CUZK_ERRMSG_MAX];
         snprintf(msg, sizeof msg, "partition %u GPU prove failed on %s: %s", p->idx,
                  e->devs[dv].name, what);
-        part_fail(e, p, rc, msg);
+        cuzk_eng_part_fail(e, p, rc, msg);
         return;
     }
     cuzk_log_warn("engine", "job %s partition %u: the proof failed on %s (%s); retrying once",
@@ -430,14 +431,14 @@ static void backend_error(struct cuzk_engine *e, struct part *p, int dv, int rc,
     pthread_mutex_lock(&e->mu);
     if (atomic_load(&j->dead)) {
         pthread_mutex_unlock(&e->mu);
-        part_discard(e, p, CUZK_PART_CANCELLED);
+        cuzk_eng_part_discard(e, p, CUZK_PART_CANCELLED);
         return;
     }
     p->state = CUZK_PART_QUEUED;
     p->where = IN_SYNTHQ;
     p->seq = e->item_seq++;
-    heap_push(&e->synthq, p);
-    dispatch_poke_locked(e);
+    cuzk_eng_heap_push(&e->synthq, p);
+    cuzk_eng_dispatch_poke_locked(e);
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -453,10 +454,10 @@ static struct part *retry_for(struct cuzk_engine *e, int d) {
 static struct part *take_device_item(struct cuzk_engine *e, int d) {
     struct part *r = retry_for(e, d), *q = e->gpuq.n ? e->gpuq.a[0] : NULL;
     if (r && (!q || r->job->priority >= q->job->priority)) {
-        fifo_remove(&e->retry_head, &e->retry_tail, r);
+        cuzk_eng_fifo_remove(&e->retry_head, &e->retry_tail, r);
         return r;
     }
-    return q ? heap_pop(&e->gpuq) : NULL;
+    return q ? cuzk_eng_heap_pop(&e->gpuq) : NULL;
 }
 
 /* What the backend's hooks update for one proof. */
@@ -476,7 +477,7 @@ static void hook_witness_done(void *ctx) {
     cuzk_fr *w = p->w;
     size_t cap = p->w_cap;
     p->w = NULL;
-    uint64_t moved = witness_put(c->e, w, cap, &p->res);
+    uint64_t moved = cuzk_eng_witness_put(c->e, w, cap, &p->res);
     if (moved < p->job->w_bytes) cuzk_reservation_release(&p->res, p->job->w_bytes - moved);
 }
 
@@ -485,10 +486,10 @@ static void hook_device_begin(void *ctx) {
     struct cuzk_engine *e = c->e;
     double t = eng_now(e);
     pthread_mutex_lock(&e->mu);
-    dev_busy_begin(c->dev, t);
+    cuzk_eng_dev_busy_begin(c->dev, t);
     pthread_mutex_unlock(&e->mu);
-    eng_timeline(e, t, CUZK_TRACE_GPU_START, c->p->job->id, "worker=%u,partition=%u", c->worker,
-                 c->p->idx);
+    cuzk_eng_timeline(e, t, CUZK_TRACE_GPU_START, c->p->job->id, "worker=%u,partition=%u",
+                      c->worker, c->p->idx);
 }
 
 static void hook_device_end(void *ctx) {
@@ -496,7 +497,7 @@ static void hook_device_end(void *ctx) {
     struct cuzk_engine *e = c->e;
     double t = eng_now(e);
     pthread_mutex_lock(&e->mu);
-    dev_busy_end(c->dev, t);
+    cuzk_eng_dev_busy_end(c->dev, t);
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -509,7 +510,7 @@ static int place_free(struct cuzk_engine *e, int d) {
     return !places || e->devs[d].proving < places;
 }
 
-void *device_main(void *arg) {
+void *cuzk_eng_device_main(void *arg) {
     struct worker *w = arg;
     struct cuzk_engine *e = w->e;
     int d = w->device;
@@ -533,7 +534,8 @@ void *device_main(void *arg) {
         worker_busy_locked(e, w, p);
         pthread_mutex_unlock(&e->mu);
 
-        eng_timeline(e, t0, CUZK_TRACE_GPU_PICKUP, j->id, "worker=%u,partition=%u", w->id, p->idx);
+        cuzk_eng_timeline(e, t0, CUZK_TRACE_GPU_PICKUP, j->id, "worker=%u,partition=%u", w->id,
+                          p->idx);
         const struct cuzk_kind_key *key = cuzk_srs_key(p->key);
         struct prove_ctx pc = {.e = e, .p = p, .dev = dev, .worker = w->id};
         struct cuzk_prove_hooks hooks = {.ctx = &pc,
@@ -551,16 +553,16 @@ void *device_main(void *arg) {
         /* the backend's working memory is free again: only the proof is left */
         cuzk_reservation_release_all(&p->res);
         double dev_ms = info.device_ms > 0 ? info.device_ms : t1 - t0 - info.lock_ms;
-        eng_timeline(e, t1, CUZK_TRACE_GPU_END, j->id, "worker=%u,partition=%u,gpu_ms=%lld", w->id,
-                     p->idx, (long long)dev_ms);
-        eng_trace(e,
-                  CUZK_TRACE_GPU_TIMING
-                  " job=%s partition=%u worker=%u device=%d lock_wait_ms=%.3f "
-                  "device_ms=%.3f prove_ms=%.3f",
-                  j->id, p->idx, w->id, dv, info.lock_ms, dev_ms, t1 - t0);
+        cuzk_eng_timeline(e, t1, CUZK_TRACE_GPU_END, j->id, "worker=%u,partition=%u,gpu_ms=%lld",
+                          w->id, p->idx, (long long)dev_ms);
+        cuzk_eng_trace(e,
+                       CUZK_TRACE_GPU_TIMING
+                       " job=%s partition=%u worker=%u device=%d lock_wait_ms=%.3f "
+                       "device_ms=%.3f prove_ms=%.3f",
+                       j->id, p->idx, w->id, dv, info.lock_ms, dev_ms, t1 - t0);
         if (info.stages[0])
-            eng_trace(e, CUZK_TRACE_GPU_STAGES " job=%s partition=%u device=%d %s", j->id, p->idx,
-                      dv, info.stages);
+            cuzk_eng_trace(e, CUZK_TRACE_GPU_STAGES " job=%s partition=%u device=%d %s", j->id,
+                           p->idx, dv, info.stages);
         pthread_mutex_lock(&e->mu);
         e->devs[d].proving--;
         pthread_cond_broadcast(&e->gpu_cv); /* a worker held back by place_free may go on */
@@ -571,7 +573,7 @@ void *device_main(void *arg) {
             p->gpu_ms = dev_ms;
             j->tm.gpu_ms += dev_ms;
             p->where = IN_FIN;
-            fifo_push(&dev->fin_head, &dev->fin_tail, p);
+            cuzk_eng_fifo_push(&dev->fin_head, &dev->fin_tail, p);
             pthread_cond_signal(&dev->fin_cv);
         }
         pthread_mutex_unlock(&e->mu);
@@ -603,7 +605,7 @@ static int part_verify(struct cuzk_engine *e, struct part *p, const struct cuzk_
     return ok;
 }
 
-void *fin_main(void *arg) {
+void *cuzk_eng_fin_main(void *arg) {
     struct fin_arg *fa = arg;
     struct cuzk_engine *e = fa->e;
     int dv = fa->dv;
@@ -612,7 +614,7 @@ void *fin_main(void *arg) {
     pthread_mutex_lock(&e->mu);
     for (;;) {
         while (!e->stopping && !dev->fin_head) pthread_cond_wait(&dev->fin_cv, &e->mu);
-        struct part *p = fifo_pop(&dev->fin_head, &dev->fin_tail);
+        struct part *p = cuzk_eng_fifo_pop(&dev->fin_head, &dev->fin_tail);
         if (!p) break;
         struct job *j = p->job;
         p->where = IN_NONE;
@@ -621,7 +623,8 @@ void *fin_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
 
         double t0 = eng_now(e);
-        eng_timeline(e, t0, CUZK_TRACE_FIN_START, j->id, "worker=%d,partition=%u", wid, p->idx);
+        cuzk_eng_timeline(e, t0, CUZK_TRACE_FIN_START, j->id, "worker=%d,partition=%u", wid,
+                          p->idx);
         double verify_ms = 0;
         if (!dead && e->self_verify) {
             int ok = part_verify(e, p, &p->proof, &verify_ms);
@@ -645,16 +648,17 @@ void *fin_main(void *arg) {
         double t2 = eng_now(e);
         struct cuzk_srs_entry *key = p->key;
         p->key = NULL; /* released after the last use of the job below */
-        uint64_t freed = part_release(e, p);
+        uint64_t freed = cuzk_eng_part_release(e, p);
         double t3 = eng_now(e);
         double trim_ms = cuzk_budget_trim(freed, e->trim_threshold);
         double t4 = eng_now(e);
         /* traces first: once p is terminal the job may be freed by another thread */
-        eng_trace(e,
-                  CUZK_TRACE_FIN_TIMING " job=%s partition=%u worker=%d device=%d verify_ms=%.3f "
-                                        "release_ms=%.3f malloc_trim_ms=%.3f total_ms=%.3f",
-                  j->id, p->idx, wid, dv, verify_ms, t3 - t2, trim_ms, t4 - t0);
-        eng_timeline(e, t4, CUZK_TRACE_FIN_END, j->id, "worker=%d,partition=%u", wid, p->idx);
+        cuzk_eng_trace(e,
+                       CUZK_TRACE_FIN_TIMING
+                       " job=%s partition=%u worker=%d device=%d verify_ms=%.3f "
+                       "release_ms=%.3f malloc_trim_ms=%.3f total_ms=%.3f",
+                       j->id, p->idx, wid, dv, verify_ms, t3 - t2, trim_ms, t4 - t0);
+        cuzk_eng_timeline(e, t4, CUZK_TRACE_FIN_END, j->id, "worker=%d,partition=%u", wid, p->idx);
         cuzk_srs_release(e->srs, key);
 
         struct part *grave = NULL;
@@ -664,20 +668,20 @@ void *fin_main(void *arg) {
         if (!atomic_load(&j->dead)) {
             p->state = CUZK_PART_DONE;
             if (++j->parts_done == j->n_parts) {
-                job_final_locked(e, j, CUZK_JOB_DONE, CUZK_OK, NULL, &grave);
-                final_report_take(j, &rep);
+                cuzk_eng_job_final_locked(e, j, CUZK_JOB_DONE, CUZK_OK, NULL, &grave);
+                cuzk_eng_final_report_take(j, &rep);
                 became_final = 1;
             }
         }
-        int drained = part_terminal_locked(
+        int drained = cuzk_eng_part_terminal_locked(
             e, p, p->state == CUZK_PART_DONE ? CUZK_PART_DONE : CUZK_PART_CANCELLED);
         pthread_mutex_unlock(&e->mu);
         if (became_final) {
-            final_report_emit(e, &rep);
-            job_answer(e, j);
+            cuzk_eng_final_report_emit(e, &rep);
+            cuzk_eng_job_answer(e, j);
         }
-        grave_release(e, grave);
-        if (drained) job_drain(e, j);
+        cuzk_eng_grave_release(e, grave);
+        if (drained) cuzk_eng_job_drain(e, j);
         pthread_mutex_lock(&e->mu);
     }
     pthread_mutex_unlock(&e->mu);
@@ -686,7 +690,7 @@ void *fin_main(void *arg) {
 
 /* ---- housekeeping -------------------------------------------------------------------------- */
 
-void *house_main(void *arg) {
+void *cuzk_eng_house_main(void *arg) {
     struct cuzk_engine *e = arg;
     double period = HOUSE_PERIOD_MS;
     if (e->ttl_ms / 4.0 < period) period = e->ttl_ms / 4.0 > 5 ? e->ttl_ms / 4.0 : 5;
@@ -698,8 +702,8 @@ void *house_main(void *arg) {
         for (struct job *j = e->jobs_head, *nx; j; j = nx) {
             nx = j->next;
             if (j->final && j->in_table && t - j->t_final >= (double)e->ttl_ms) {
-                table_remove(e, j);
-                job_maybe_free(e, j);
+                cuzk_eng_table_remove(e, j);
+                cuzk_eng_job_maybe_free(e, j);
             }
         }
         if (e->srs_idle_ms) {

@@ -1,6 +1,6 @@
 /* The engine's queues (engine_impl.h): binary heaps of partitions, FIFO lists and the job table
- * (request id -> job). Every function runs under e->mu; none allocates but heap_reserve and
- * table_insert's growth. */
+ * (request id -> job). Every function runs under e->mu; none allocates but cuzk_eng_heap_reserve
+ * and cuzk_eng_table_insert's growth. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +9,7 @@
 
 /* ---- heaps ------------------------------------------------------------------------------- */
 
-int part_before(const struct part *x, const struct part *y) {
+int cuzk_eng_part_before(const struct part *x, const struct part *y) {
     if (x->job->priority != y->job->priority) return x->job->priority > y->job->priority;
     if (x->job->seq != y->job->seq) return x->job->seq < y->job->seq;
     if (x->idx != y->idx) return x->idx < y->idx;
@@ -25,7 +25,7 @@ static void sift_up(struct heap *h, size_t i) {
     struct part *p = h->a[i];
     while (i > 0) {
         size_t up = (i - 1) / 2;
-        if (!part_before(p, h->a[up])) break;
+        if (!cuzk_eng_part_before(p, h->a[up])) break;
         heap_set(h, i, h->a[up]);
         i = up;
     }
@@ -37,8 +37,8 @@ static void sift_down(struct heap *h, size_t i) {
     for (;;) {
         size_t l = 2 * i + 1, best = i;
         struct part *bp = p;
-        if (l < h->n && part_before(h->a[l], bp)) best = l, bp = h->a[l];
-        if (l + 1 < h->n && part_before(h->a[l + 1], bp)) best = l + 1, bp = h->a[l + 1];
+        if (l < h->n && cuzk_eng_part_before(h->a[l], bp)) best = l, bp = h->a[l];
+        if (l + 1 < h->n && cuzk_eng_part_before(h->a[l + 1], bp)) best = l + 1, bp = h->a[l + 1];
         if (best == i) break;
         heap_set(h, i, bp);
         i = best;
@@ -46,7 +46,7 @@ static void sift_down(struct heap *h, size_t i) {
     heap_set(h, i, p);
 }
 
-int heap_reserve(struct heap *h, size_t cap) {
+int cuzk_eng_heap_reserve(struct heap *h, size_t cap) {
     if (cap <= h->cap) return CUZK_OK;
     size_t nc = h->cap ? h->cap : 64;
     while (nc < cap) nc *= 2;
@@ -58,13 +58,13 @@ int heap_reserve(struct heap *h, size_t cap) {
 }
 
 /* Capacity is reserved at submit (every live partition fits in either heap): cannot fail. */
-void heap_push(struct heap *h, struct part *p) {
+void cuzk_eng_heap_push(struct heap *h, struct part *p) {
     h->a[h->n] = p;
     p->heap_idx = h->n++;
     sift_up(h, p->heap_idx);
 }
 
-void heap_remove(struct heap *h, size_t i) {
+void cuzk_eng_heap_remove(struct heap *h, size_t i) {
     struct part *last = h->a[--h->n];
     if (i == h->n) return;
     heap_set(h, i, last);
@@ -72,16 +72,16 @@ void heap_remove(struct heap *h, size_t i) {
     sift_down(h, last->heap_idx);
 }
 
-struct part *heap_pop(struct heap *h) {
+struct part *cuzk_eng_heap_pop(struct heap *h) {
     if (!h->n) return NULL;
     struct part *p = h->a[0];
-    heap_remove(h, 0);
+    cuzk_eng_heap_remove(h, 0);
     return p;
 }
 
 /* ---- FIFO lists ---------------------------------------------------------------------------- */
 
-void fifo_push(struct part **head, struct part **tail, struct part *p) {
+void cuzk_eng_fifo_push(struct part **head, struct part **tail, struct part *p) {
     p->next = NULL;
     if (*tail)
         (*tail)->next = p;
@@ -90,7 +90,7 @@ void fifo_push(struct part **head, struct part **tail, struct part *p) {
     *tail = p;
 }
 
-struct part *fifo_pop(struct part **head, struct part **tail) {
+struct part *cuzk_eng_fifo_pop(struct part **head, struct part **tail) {
     struct part *p = *head;
     if (p) {
         *head = p->next;
@@ -100,7 +100,7 @@ struct part *fifo_pop(struct part **head, struct part **tail) {
     return p;
 }
 
-void fifo_remove(struct part **head, struct part **tail, struct part *p) {
+void cuzk_eng_fifo_remove(struct part **head, struct part **tail, struct part *p) {
     struct part *prev = NULL;
     for (struct part *q = *head; q; prev = q, q = q->next) {
         if (q != p) continue;
@@ -122,7 +122,7 @@ static size_t hash_id(const char *s) {
     return (size_t)h;
 }
 
-struct job *table_find(struct cuzk_engine *e, const char *id) {
+struct job *cuzk_eng_table_find(struct cuzk_engine *e, const char *id) {
     for (struct job *j = e->table[hash_id(id) & (e->table_cap - 1)]; j; j = j->hnext)
         if (!strcmp(j->id, id)) return j;
     return NULL;
@@ -144,7 +144,7 @@ static void table_grow(struct cuzk_engine *e) {
     e->table_cap = cap;
 }
 
-void table_insert(struct cuzk_engine *e, struct job *j) {
+void cuzk_eng_table_insert(struct cuzk_engine *e, struct job *j) {
     if (e->table_n + 1 > 2 * e->table_cap) table_grow(e);
     size_t b = hash_id(j->id) & (e->table_cap - 1);
     j->hnext = e->table[b];
@@ -153,7 +153,7 @@ void table_insert(struct cuzk_engine *e, struct job *j) {
     j->in_table = 1;
 }
 
-void table_remove(struct cuzk_engine *e, struct job *j) {
+void cuzk_eng_table_remove(struct cuzk_engine *e, struct job *j) {
     struct job **pp = &e->table[hash_id(j->id) & (e->table_cap - 1)];
     for (; *pp; pp = &(*pp)->hnext)
         if (*pp == j) {

@@ -43,7 +43,7 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             snprintf(o->name, sizeof o->name, "%s", dv->name);
             o->workers = dv->workers;
             o->in_flight = dv->in_flight;
-            double b = dev_busy_in(dv, t, w);
+            double b = cuzk_eng_dev_busy_in(dv, t, w);
             o->utilization = w > 0 ? b / w : 0;
             o->busy_ms_total = dv->busy_total + (dv->in_flight ? t - dv->busy_since : 0);
             o->proofs = dv->proofs;
@@ -82,7 +82,7 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             snprintf(o->kind, sizeof o->kind, "%s", j->kr->k->name);
             snprintf(o->circuit_id, sizeof o->circuit_id, "%s", j->circuit);
             o->priority = j->priority;
-            o->state = job_state(j);
+            o->state = cuzk_eng_job_state(j);
             s->pipeline.jobs_queued += o->state == CUZK_JOB_QUEUED;
             o->age_ms = t - j->t_submit;
             o->n_partitions = j->n_parts;

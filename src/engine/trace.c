@@ -6,7 +6,7 @@
 
 #include "engine/engine_impl.h"
 
-int eng_tracing(const struct cuzk_engine *e) { return e->trace_fn || e->trace_file; }
+int cuzk_eng_tracing(const struct cuzk_engine *e) { return e->trace_fn || e->trace_file; }
 
 static void emit(struct cuzk_engine *e, const char *line) {
     pthread_mutex_lock(&e->trace_mu);
@@ -20,8 +20,8 @@ static void emit(struct cuzk_engine *e, const char *line) {
     pthread_mutex_unlock(&e->trace_mu);
 }
 
-void eng_trace(struct cuzk_engine *e, const char *fmt, ...) {
-    if (!eng_tracing(e)) return;
+void cuzk_eng_trace(struct cuzk_engine *e, const char *fmt, ...) {
+    if (!cuzk_eng_tracing(e)) return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -30,9 +30,9 @@ void eng_trace(struct cuzk_engine *e, const char *fmt, ...) {
     emit(e, line);
 }
 
-void eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, const char *job,
-                  const char *fmt, ...) {
-    if (!eng_tracing(e)) return;
+void cuzk_eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, const char *job,
+                       const char *fmt, ...) {
+    if (!cuzk_eng_tracing(e)) return;
     char detail[256], line[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -45,11 +45,11 @@ void eng_timeline(struct cuzk_engine *e, double t, enum cuzk_trace_event ev, con
 
 /* ---- device utilization (under e->mu) -------------------------------------------------------- */
 
-void dev_busy_begin(struct dev *d, double t) {
+void cuzk_eng_dev_busy_begin(struct dev *d, double t) {
     if (d->in_flight++ == 0) d->busy_since = t;
 }
 
-void dev_busy_end(struct dev *d, double t) {
+void cuzk_eng_dev_busy_end(struct dev *d, double t) {
     if (!d->in_flight || --d->in_flight) return;
     if (t < d->busy_since) t = d->busy_since;
     d->busy_total += t - d->busy_since;
@@ -62,7 +62,7 @@ void dev_busy_end(struct dev *d, double t) {
 }
 
 /* Busy milliseconds of d within [t - w, t]. */
-double dev_busy_in(const struct dev *d, double t, double w) {
+double cuzk_eng_dev_busy_in(const struct dev *d, double t, double w) {
     double lo = t - w, busy = 0;
     for (size_t k = 0; k < d->ring_n; k++) {
         const struct interval *iv = &d->ring[(d->ring_head + k) % UTIL_RING];

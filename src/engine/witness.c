@@ -6,16 +6,16 @@
  * buffer given back is kept for the next partition, up to one per synthesis and device worker.
  * A kept buffer is charged to the budget (CUZK_MEM_OTHER) like the partition that had it;
  * when the budget cannot take that charge it is freed at once, and under memory pressure the
- * budget's evictor frees kept buffers first (witness_evict). A buffer changes hands with its
- * charge (cuzk_reservation_move): a partition that gives its witness back hands its charge to
+ * budget's evictor frees kept buffers first (cuzk_eng_witness_evict). A buffer changes hands with
+ * its charge (cuzk_reservation_move): a partition that gives its witness back hands its charge to
  * the cache, and a partition the dispatcher cannot otherwise fit adopts a kept buffer with its
- * charge (witness_adopt), so that a stream under a full budget reuses its pinned buffers
+ * charge (cuzk_eng_witness_adopt), so that a stream under a full budget reuses its pinned buffers
  * instead of freeing and pinning 4 GB buffers again (both stall a GPU's other work for
  * seconds). For the same reason a preloaded key's stream should not pin either: after a
- * preload, witness_prepin makes buffers for the key's witness size ahead of any job, as many as
- * the budget holds then (leaving one partition's other memory free), up to twice the cache's
- * size (e->wfree_prepin_max: partitions waiting in the device queue hold a witness too, so a
- * stream under a full budget has more buffers out than there are workers), charged as kept
+ * preload, cuzk_eng_witness_prepin makes buffers for the key's witness size ahead of any job, as
+ * many as the budget holds then (leaving one partition's other memory free), up to twice the
+ * cache's size (e->wfree_prepin_max: partitions waiting in the device queue hold a witness too, so
+ * a stream under a full budget has more buffers out than there are workers), charged as kept
  * buffers (so the first memory pressure frees them again, as before); the cache keeps that many
  * from then on, so that none is freed when the stream's partitions give them back (freeing
  * pinned memory stalls the GPU as pinning does). DESIGN: e->wmu guards the list and its sizes
@@ -49,7 +49,7 @@ static struct wbuf *take_best(struct cuzk_engine *e, size_t n) {
     return got;
 }
 
-int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
+int cuzk_eng_witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
     struct wbuf *got = take_best(e, n);
     if (got) { /* the partition's own reservation covers it from now on */
         *w = got->w;
@@ -70,7 +70,8 @@ int witness_get(struct cuzk_engine *e, size_t n, cuzk_fr **w, size_t *cap) {
     return rc;
 }
 
-uint64_t witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap, struct cuzk_reservation *from) {
+uint64_t cuzk_eng_witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap,
+                              struct cuzk_reservation *from) {
     if (!w) return 0;
     struct wbuf *b = calloc(1, sizeof *b);
     if (!b) {
@@ -109,8 +110,8 @@ uint64_t witness_put(struct cuzk_engine *e, cuzk_fr *w, size_t cap, struct cuzk_
     return moved;
 }
 
-int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, cuzk_fr **w,
-                  size_t *cap) {
+int cuzk_eng_witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to,
+                           cuzk_fr **w, size_t *cap) {
     struct wbuf *got = take_best(e, n);
     if (!got) return CUZK_ENOTFOUND;
     cuzk_reservation_move(&got->res, got->res.bytes, CUZK_MEM_PARTITION, to);
@@ -121,7 +122,7 @@ int witness_adopt(struct cuzk_engine *e, size_t n, struct cuzk_reservation *to, 
     return CUZK_OK;
 }
 
-uint64_t witness_evict(struct cuzk_engine *e, uint64_t need) {
+uint64_t cuzk_eng_witness_evict(struct cuzk_engine *e, uint64_t need) {
     uint64_t freed = 0;
 
     while (freed < need) {
@@ -141,7 +142,7 @@ uint64_t witness_evict(struct cuzk_engine *e, uint64_t need) {
     return freed;
 }
 
-unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
+unsigned cuzk_eng_witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
     const struct cuzk_backend *be = e->wbackend;
     if (!be || !be->witness_alloc || !n) return 0;
     const uint64_t need = n * sizeof(cuzk_fr);
@@ -166,11 +167,11 @@ unsigned witness_prepin(struct cuzk_engine *e, size_t n, uint64_t spare) {
         pthread_mutex_lock(&e->wmu);
         if (e->wfree_max < e->wfree_n + 1) e->wfree_max = e->wfree_n + 1;
         pthread_mutex_unlock(&e->wmu);
-        witness_put(e, w, n, &r); /* the charge goes with the buffer into the cache */
+        cuzk_eng_witness_put(e, w, n, &r); /* the charge goes with the buffer into the cache */
         cuzk_reservation_release_all(&r);
         made++;
     }
     return made;
 }
 
-void witness_drop_all(struct cuzk_engine *e) { witness_evict(e, UINT64_MAX); }
+void cuzk_eng_witness_drop_all(struct cuzk_engine *e) { cuzk_eng_witness_evict(e, UINT64_MAX); }
