@@ -265,15 +265,6 @@ static const struct cfg_row *row_find(const char *key) {
     return NULL;
 }
 
-static void say(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t n, const char *fmt, ...) {
-    if (!buf || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- value checks ------------------------------------------------------------------------ */
 
 /* "host:port" with a non-empty host (a name, an IPv4 address or a bracketed IPv6 address) and
@@ -281,15 +272,15 @@ static void say(char *buf, size_t n, const char *fmt, ...) {
 static int check_host_port(const char *s, char *why, size_t n) {
     const char *colon = strrchr(s, ':');
     if (!colon || colon == s) {
-        say(why, n, "expected \"host:port\"");
+        (void)cuzk_errf(why, n, 0, "expected \"host:port\"");
         return -1;
     }
     if (s[0] == '[' && colon[-1] != ']') {
-        say(why, n, "an IPv6 address must be in brackets: \"[::1]:9820\"");
+        (void)cuzk_errf(why, n, 0, "an IPv6 address must be in brackets: \"[::1]:9820\"");
         return -1;
     }
     if (s[0] != '[' && memchr(s, ':', (size_t)(colon - s))) {
-        say(why, n, "an IPv6 address must be in brackets: \"[::1]:9820\"");
+        (void)cuzk_errf(why, n, 0, "an IPv6 address must be in brackets: \"[::1]:9820\"");
         return -1;
     }
     const char *p = colon + 1;
@@ -297,12 +288,12 @@ static int check_host_port(const char *s, char *why, size_t n) {
     if (!*p || strlen(p) > 5) port = -1;
     for (; *p && port >= 0; p++) port = *p >= '0' && *p <= '9' ? port * 10 + (*p - '0') : -1;
     if (port < 0 || port > 65535) {
-        say(why, n, "the port must be a number from 0 to 65535 (0: any free port)");
+        (void)cuzk_errf(why, n, 0, "the port must be a number from 0 to 65535 (0: any free port)");
         return -1;
     }
     for (const char *q = s; q < colon; q++) {
         if ((unsigned char)*q <= ' ' || *q == '/') {
-            say(why, n, "invalid character in the host name");
+            (void)cuzk_errf(why, n, 0, "invalid character in the host name");
             return -1;
         }
     }
@@ -323,29 +314,29 @@ static int check_string(const struct cfg_row *r, const char *s, char *why, size_
         snprintf(list, sizeof list, "%s", r->choices);
         for (char *q = list; *q; q++)
             if (*q == '|') *q = ',';
-        say(why, n, "must be one of: %s", list);
+        (void)cuzk_errf(why, n, 0, "must be one of: %s", list);
         return -1;
     }
     case CFG_LOG_LEVEL: {
         enum cuzk_log_level lv;
         if (cuzk_log_level_parse(s, &lv) == CUZK_OK) return 0;
-        say(why, n, "must be one of: error, warn, info, debug");
+        (void)cuzk_errf(why, n, 0, "must be one of: error, warn, info, debug");
         return -1;
     }
     case CFG_ADDR:
         if (!strncmp(s, "unix:", 5)) {
             const char *path = s + 5;
             if (strncmp(path, "//", 2) || path[2] != '/') {
-                say(why, n, "a unix socket address is \"unix:///absolute/path\"");
+                (void)cuzk_errf(why, n, 0, "a unix socket address is \"unix:///absolute/path\"");
                 return -1;
             }
             path += 2;
             if (strlen(path) >= 108) { /* sizeof(sockaddr_un.sun_path) on Linux */
-                say(why, n, "the socket path is longer than 107 bytes");
+                (void)cuzk_errf(why, n, 0, "the socket path is longer than 107 bytes");
                 return -1;
             }
             if (path[strlen(path) - 1] == '/') {
-                say(why, n, "the socket path names a directory");
+                (void)cuzk_errf(why, n, 0, "the socket path names a directory");
                 return -1;
             }
             return 0;
@@ -392,13 +383,13 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
     const char *tn = cuzk_toml_type_name(v->type);
     if (is_string_type(r->type)) {
         if (v->type != CUZK_TOML_STRING) {
-            say(why, n, "expected a string, found %s", tn);
+            (void)cuzk_errf(why, n, 0, "expected a string, found %s", tn);
             return -1;
         }
         if (check_string(r, v->u.s, why, n)) return -1;
         char *dup = strdup(v->u.s);
         if (!dup) {
-            say(why, n, "out of memory");
+            (void)cuzk_errf(why, n, 0, "out of memory");
             return -1;
         }
         char **slot = field(c, r);
@@ -409,31 +400,31 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
     switch (r->type) {
     case CFG_INT:
         if (v->type != CUZK_TOML_INT) {
-            say(why, n, "expected an integer, found %s", tn);
+            (void)cuzk_errf(why, n, 0, "expected an integer, found %s", tn);
             return -1;
         }
         if (v->u.i < r->min || v->u.i > r->max) {
-            say(why, n, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i, r->min,
-                r->max);
+            (void)cuzk_errf(why, n, 0, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i,
+                            r->min, r->max);
             return -1;
         }
         *(int64_t *)field(c, r) = v->u.i;
         return 0;
     case CFG_UINT:
         if (v->type != CUZK_TOML_INT) {
-            say(why, n, "expected an integer, found %s", tn);
+            (void)cuzk_errf(why, n, 0, "expected an integer, found %s", tn);
             return -1;
         }
         if (v->u.i < r->min || v->u.i > r->max) {
-            say(why, n, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i, r->min,
-                r->max);
+            (void)cuzk_errf(why, n, 0, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i,
+                            r->min, r->max);
             return -1;
         }
         *(unsigned *)field(c, r) = (unsigned)v->u.i;
         return 0;
     case CFG_BOOL:
         if (v->type != CUZK_TOML_BOOL) {
-            say(why, n, "expected true or false, found %s", tn);
+            (void)cuzk_errf(why, n, 0, "expected true or false, found %s", tn);
             return -1;
         }
         *(int *)field(c, r) = v->u.b;
@@ -443,7 +434,7 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
         uint64_t b;
         if (v->type == CUZK_TOML_INT) {
             if (v->u.i < 0) {
-                say(why, n, "a size cannot be negative");
+                (void)cuzk_errf(why, n, 0, "a size cannot be negative");
                 return -1;
             }
             b = (uint64_t)v->u.i;
@@ -453,19 +444,21 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
                 return 0;
             }
             if (cuzk_parse_size(v->u.s, &b) != CUZK_OK) {
-                say(why, n,
+                (void)cuzk_errf(
+                    why, n, 0,
                     "\"%s\" is not a size (a number of bytes, or e.g. \"512MiB\", \"5GiB\")%s",
                     v->u.s, r->type == CFG_SIZE_AUTO ? " or \"auto\"" : "");
                 return -1;
             }
         } else {
-            say(why, n, "expected a size (integer bytes or a string such as \"5GiB\"), found %s",
+            (void)cuzk_errf(
+                why, n, 0, "expected a size (integer bytes or a string such as \"5GiB\"), found %s",
                 tn);
             return -1;
         }
         if (b < (uint64_t)r->min || b > (uint64_t)r->max) {
-            say(why, n, "%" PRIu64 " bytes is outside [%" PRId64 ", %" PRId64 "]", b, r->min,
-                r->max);
+            (void)cuzk_errf(why, n, 0, "%" PRIu64 " bytes is outside [%" PRId64 ", %" PRId64 "]", b,
+                            r->min, r->max);
             return -1;
         }
         *(uint64_t *)field(c, r) = b;
@@ -474,17 +467,20 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
     case CFG_DURATION: {
         uint64_t ms;
         if (v->type != CUZK_TOML_STRING) {
-            say(why, n, "expected a duration string with a unit (e.g. \"30s\", \"5m\"), found %s",
-                tn);
+            (void)cuzk_errf(
+                why, n, 0,
+                "expected a duration string with a unit (e.g. \"30s\", \"5m\"), found %s", tn);
             return -1;
         }
         if (parse_duration(v->u.s, &ms)) {
-            say(why, n, "\"%s\" is not a duration (a number with a unit ms, s, m, h or d)", v->u.s);
+            (void)cuzk_errf(why, n, 0,
+                            "\"%s\" is not a duration (a number with a unit ms, s, m, h or d)",
+                            v->u.s);
             return -1;
         }
         if (ms < (uint64_t)r->min || ms > (uint64_t)r->max) {
-            say(why, n, "%" PRIu64 " ms is outside [%" PRId64 ", %" PRId64 "] ms", ms, r->min,
-                r->max);
+            (void)cuzk_errf(why, n, 0, "%" PRIu64 " ms is outside [%" PRId64 ", %" PRId64 "] ms",
+                            ms, r->min, r->max);
             return -1;
         }
         *(uint64_t *)field(c, r) = ms;
@@ -492,29 +488,31 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
     }
     case CFG_INT_LIST: {
         if (v->type != CUZK_TOML_ARRAY) {
-            say(why, n, "expected an array of integers, found %s", tn);
+            (void)cuzk_errf(why, n, 0, "expected an array of integers, found %s", tn);
             return -1;
         }
         if (v->u.arr.n > CUZK_CONFIG_MAX_DEVICES) {
-            say(why, n, "at most %d entries", CUZK_CONFIG_MAX_DEVICES);
+            (void)cuzk_errf(why, n, 0, "at most %d entries", CUZK_CONFIG_MAX_DEVICES);
             return -1;
         }
         int64_t *list = field(c, r);
         for (size_t i = 0; i < v->u.arr.n; i++) {
             const struct cuzk_toml_value *it = &v->u.arr.items[i];
             if (it->type != CUZK_TOML_INT) {
-                say(why, n, "entry %zu: expected an integer, found %s", i + 1,
-                    cuzk_toml_type_name(it->type));
+                (void)cuzk_errf(why, n, 0, "entry %zu: expected an integer, found %s", i + 1,
+                                cuzk_toml_type_name(it->type));
                 return -1;
             }
             if (it->u.i < r->min || it->u.i > r->max) {
-                say(why, n, "entry %zu: %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", i + 1,
-                    it->u.i, r->min, r->max);
+                (void)cuzk_errf(why, n, 0,
+                                "entry %zu: %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]",
+                                i + 1, it->u.i, r->min, r->max);
                 return -1;
             }
             for (size_t j = 0; j < i; j++) {
                 if (v->u.arr.items[j].u.i == it->u.i) {
-                    say(why, n, "entry %zu: %" PRId64 " is listed twice", i + 1, it->u.i);
+                    (void)cuzk_errf(why, n, 0, "entry %zu: %" PRId64 " is listed twice", i + 1,
+                                    it->u.i);
                     return -1;
                 }
             }
@@ -523,7 +521,7 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
         *(size_t *)(list + CUZK_CONFIG_MAX_DEVICES) = v->u.arr.n;
         return 0;
     }
-    default: say(why, n, "internal: unhandled type"); return -1;
+    default: (void)cuzk_errf(why, n, 0, "internal: unhandled type"); return -1;
     }
 }
 
@@ -590,7 +588,7 @@ int cuzk_config_load_text(struct cuzk_config *c, const char *text, size_t len, c
     char perr[256];
     int rc = cuzk_toml_parse(text, len, &doc, perr, sizeof perr);
     if (rc != CUZK_OK) {
-        say(err, errlen, "%s:%s", source, perr);
+        (void)cuzk_errf(err, errlen, 0, "%s:%s", source, perr);
         return rc;
     }
     for (size_t i = 0; i < doc->n; i++) {
@@ -609,7 +607,8 @@ int cuzk_config_load_text(struct cuzk_config *c, const char *text, size_t len, c
         }
         char why[256];
         if (apply(c, r, &e->val, why, sizeof why)) {
-            say(err, errlen, "%s:%d:%d: %s: %s", source, e->val.line, e->val.col, r->key, why);
+            (void)cuzk_errf(err, errlen, 0, "%s:%d:%d: %s: %s", source, e->val.line, e->val.col,
+                            r->key, why);
             cuzk_toml_free(doc);
             return CUZK_EINVAL;
         }
@@ -635,8 +634,7 @@ int cuzk_config_set(struct cuzk_config *c, const char *key, const char *value, c
                     size_t errlen) {
     const struct cfg_row *r = row_find(key);
     if (!r || r->type == CFG_DEPRECATED) {
-        say(err, errlen, "unknown key %s", key);
-        return CUZK_EINVAL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "unknown key %s", key);
     }
     char why[256];
     int ok;
@@ -652,8 +650,7 @@ int cuzk_config_set(struct cuzk_config *c, const char *key, const char *value, c
         }
     }
     if (!ok) {
-        say(err, errlen, "%s: %s", key, why);
-        return CUZK_EINVAL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "%s: %s", key, why);
     }
     return CUZK_OK;
 }

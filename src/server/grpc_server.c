@@ -92,15 +92,6 @@ struct cuzk_rpc_server {
     ino_t unix_ino;
 };
 
-static void say(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t n, const char *fmt, ...) {
-    if (!buf || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-}
-
 /* gRPC core messages go through the cuzk log (module "grpc"). */
 static void grpc_log_to_cuzk(gpr_log_func_args *a) {
     if (a->severity == GPR_LOG_SEVERITY_ERROR)
@@ -337,8 +328,8 @@ static int mkdir_parents(const char *path, char *err, size_t errlen) {
             char c = *p;
             *p = 0;
             if (mkdir(dir, 0755) && errno != EEXIST) {
-                say(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
-                return CUZK_EIO;
+                return cuzk_errf(err, errlen, CUZK_EIO, "cannot create directory %s: %s", dir,
+                                 strerror(errno));
             }
             *p = c;
             if (!c) break;
@@ -352,29 +343,26 @@ static int clear_stale_socket(const char *path, char *err, size_t errlen) {
     struct stat st;
     if (lstat(path, &st)) {
         if (errno == ENOENT) return CUZK_OK;
-        say(err, errlen, "%s: %s", path, strerror(errno));
-        return CUZK_EIO;
+        return cuzk_errf(err, errlen, CUZK_EIO, "%s: %s", path, strerror(errno));
     }
     if (!S_ISSOCK(st.st_mode)) {
-        say(err, errlen, "%s exists and is not a socket", path);
-        return CUZK_EBUSY;
+        return cuzk_errf(err, errlen, CUZK_EBUSY, "%s exists and is not a socket", path);
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        say(err, errlen, "socket: %s", strerror(errno));
-        return CUZK_EIO;
+        return cuzk_errf(err, errlen, CUZK_EIO, "socket: %s", strerror(errno));
     }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     int live = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN;
     close(fd);
     if (live) {
-        say(err, errlen, "%s: another process is serving on this socket", path);
-        return CUZK_EBUSY;
+        return cuzk_errf(err, errlen, CUZK_EBUSY, "%s: another process is serving on this socket",
+                         path);
     }
     if (unlink(path) && errno != ENOENT) {
-        say(err, errlen, "cannot remove the stale socket %s: %s", path, strerror(errno));
-        return CUZK_EIO;
+        return cuzk_errf(err, errlen, CUZK_EIO, "cannot remove the stale socket %s: %s", path,
+                         strerror(errno));
     }
     cuzk_log_info("grpc", "removed the stale socket file %s", path);
     return CUZK_OK;
@@ -403,11 +391,11 @@ static int make_creds(const struct cuzk_rpc_config *cfg, grpc_server_credentials
         return *out ? CUZK_OK : CUZK_ENOMEM;
     }
     if (!set(cfg->tls_cert) || !set(cfg->tls_key)) {
-        say(err, errlen,
+        return cuzk_errf(
+            err, errlen, CUZK_EINVAL,
             "TLS needs both a certificate and its key (daemon.tls_cert, "
             "daemon.tls_key)%s",
             set(cfg->tls_client_ca) && !set(cfg->tls_cert) ? "; a client CA alone is not TLS" : "");
-        return CUZK_EINVAL;
     }
     uint8_t *pem[3] = {NULL, NULL, NULL};
     size_t len;
@@ -418,9 +406,9 @@ static int make_creds(const struct cuzk_rpc_config *cfg, grpc_server_credentials
         char why[512];
         rc = cuzk_file_read(path[i], PEM_MAX, &pem[i], &len, why, sizeof why);
         if (rc)
-            say(err, errlen, "TLS: %s", why);
+            (void)cuzk_errf(err, errlen, 0, "TLS: %s", why);
         else if (!strstr((const char *)pem[i], "-----BEGIN ")) {
-            say(err, errlen, "TLS: %s is not a PEM file", path[i]);
+            (void)cuzk_errf(err, errlen, 0, "TLS: %s is not a PEM file", path[i]);
             rc = CUZK_EINVAL;
         }
     }
@@ -433,7 +421,7 @@ static int make_creds(const struct cuzk_rpc_config *cfg, grpc_server_credentials
                    : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
             NULL);
         if (!*out) {
-            say(err, errlen, "TLS: the gRPC core refused the certificate or key");
+            (void)cuzk_errf(err, errlen, 0, "TLS: the gRPC core refused the certificate or key");
             rc = CUZK_EINVAL;
         }
     }
@@ -465,8 +453,8 @@ static int add_port(struct cuzk_rpc_server *s, const struct cuzk_rpc_config *cfg
         const char *path = listen + 7;
         if (path[0] != '/' || strlen(path) >= sizeof s->unix_path) {
             grpc_server_credentials_release(creds);
-            say(err, errlen, "bad unix socket address %s (want unix:///absolute/path)", listen);
-            return CUZK_EINVAL;
+            return cuzk_errf(err, errlen, CUZK_EINVAL,
+                             "bad unix socket address %s (want unix:///absolute/path)", listen);
         }
         rc = mkdir_parents(path, err, errlen);
         if (!rc) rc = clear_stale_socket(path, err, errlen);
@@ -484,7 +472,7 @@ static int add_port(struct cuzk_rpc_server *s, const struct cuzk_rpc_config *cfg
             struct stat st;
             snprintf(s->unix_path, sizeof s->unix_path, "%s", path);
             if (chmod(path, 0600) || stat(path, &st)) {
-                say(err, errlen, "%s: %s", path, strerror(errno));
+                (void)cuzk_errf(err, errlen, 0, "%s: %s", path, strerror(errno));
                 grpc_server_credentials_release(creds);
                 return CUZK_EIO;
             }
@@ -500,9 +488,9 @@ static int add_port(struct cuzk_rpc_server *s, const struct cuzk_rpc_config *cfg
     }
     grpc_server_credentials_release(creds);
     if (port <= 0) {
-        say(err, errlen, "cannot listen on %s (address in use, or not an address of this host)",
-            listen);
-        return CUZK_EBUSY;
+        return cuzk_errf(err, errlen, CUZK_EBUSY,
+                         "cannot listen on %s (address in use, or not an address of this host)",
+                         listen);
     }
     if (tls)
         cuzk_log_info("grpc", "TLS on %s%s", s->address,
@@ -561,8 +549,7 @@ int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_ser
                           char *err, size_t errlen) {
     *out = NULL;
     if (cfg->max_message_size == 0 || cfg->max_message_size > INT_MAX || !cfg->n_methods) {
-        say(err, errlen, "bad server configuration");
-        return CUZK_EINVAL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "bad server configuration");
     }
     gpr_set_log_function(grpc_log_to_cuzk);
     gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);
@@ -609,7 +596,7 @@ int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_ser
         s->registered[i] = grpc_server_register_method(
             s->server, cfg->methods[i].path, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
         if (!s->registered[i]) {
-            say(err, errlen, "cannot register %s", cfg->methods[i].path);
+            (void)cuzk_errf(err, errlen, 0, "cannot register %s", cfg->methods[i].path);
             free_server(s);
             return CUZK_EINVAL;
         }
@@ -626,13 +613,13 @@ int cuzk_rpc_server_start(const struct cuzk_rpc_config *cfg, struct cuzk_rpc_ser
         s->slots[i].srv = s;
         s->slots[i].method = i / REQUESTS_PER_METHOD;
         if (arm(&s->slots[i])) {
-            say(err, errlen, "cannot accept calls");
+            (void)cuzk_errf(err, errlen, 0, "cannot accept calls");
             cuzk_rpc_server_destroy(s, 0);
             return CUZK_EIO;
         }
     }
     if (pthread_create(&s->thread, NULL, cq_thread, s)) {
-        say(err, errlen, "cannot start the gRPC thread");
+        (void)cuzk_errf(err, errlen, 0, "cannot start the gRPC thread");
         cuzk_rpc_server_shutdown(s);
         /* no thread drives the queue: drain the shutdown here */
         free_server(s);

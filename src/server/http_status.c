@@ -23,15 +23,6 @@ struct cuzk_http_server {
     char address[300];
 };
 
-static void say(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t n, const char *fmt, ...) {
-    if (!buf || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-}
-
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
     (void)cls;
     char msg[512];
@@ -98,8 +89,7 @@ static int resolve(const char *listen, struct addrinfo **out, char *err, size_t 
     char host[256];
     const char *colon = strrchr(listen, ':');
     if (!colon || (size_t)(colon - listen) >= sizeof host || colon == listen) {
-        say(err, errlen, "bad HTTP address %s (want host:port)", listen);
-        return CUZK_EINVAL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "bad HTTP address %s (want host:port)", listen);
     }
     const char *h = listen;
     size_t hl = (size_t)(colon - listen);
@@ -113,8 +103,8 @@ static int resolve(const char *listen, struct addrinfo **out, char *err, size_t 
     int gai = getaddrinfo(host, colon + 1, &hints, &ai);
     if (gai || !ai) {
         if (ai) freeaddrinfo(ai);
-        say(err, errlen, "HTTP address %s: %s", listen, gai ? gai_strerror(gai) : "no address");
-        return CUZK_EINVAL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "HTTP address %s: %s", listen,
+                         gai ? gai_strerror(gai) : "no address");
     }
     *out = ai;
     return CUZK_OK;
@@ -160,8 +150,9 @@ int cuzk_http_start(const char *listen, const struct cuzk_http_route *routes, si
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!s->mhd) {
-        say(err, errlen, "cannot listen on %s (address in use, or not an address of this host)",
-            listen);
+        (void)cuzk_errf(err, errlen, 0,
+                        "cannot listen on %s (address in use, or not an address of this host)",
+                        listen);
         free(s);
         return CUZK_EBUSY;
     }
