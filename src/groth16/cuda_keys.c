@@ -354,35 +354,38 @@ void cuzk_cuda_describe(const struct cuzk_backend *be, char *buf, size_t len) {
     pthread_mutex_unlock(&st->info_mu);
 }
 
-/* The vtable's key_host: the pinned host bytes an upload of pk makes, by its residency plan on
- * this device (0 when resident already: the upload makes none). */
-uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
-    struct cuda_state *st = be->impl;
-    if (!st || !pk) return 0;
-    struct cuzk_cuda_plan plan;
-    char err[8];
-    pthread_mutex_lock(&st->dev_mu);
-    const int resident = cuzk_cuda_key_find(st, pk->uid) != NULL;
-    const int rc = resident ? CUZK_ENOTFOUND : cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err);
-    pthread_mutex_unlock(&st->dev_mu);
-    return rc ? 0
-              : plan.host_key +
-                    (plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0);
-}
-
-/* The vtable's key_needs_rows: whether pk's plan on this device (the one it was uploaded with,
- * when resident) leaves its rows in host memory. */
-int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
-    struct cuda_state *st = be->impl;
-    if (!st || !pk) return 0;
-    struct cuzk_cuda_plan plan;
+/* pk's residency plan on this device (dev_mu taken here): the one its resident copy was
+ * uploaded with (*resident = 1), else the one an upload would follow. CUZK_OK, or the plan's
+ * refusal (no plan holds the key). */
+static int current_plan(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                        struct cuzk_cuda_plan *plan, int *resident) {
     char err[8];
     pthread_mutex_lock(&st->dev_mu);
     const struct key_entry *k = cuzk_cuda_key_find(st, pk->uid);
-    int rows = k ? k->plan.host_rows
-                 : cuzk_cuda_plan_for(st, pk, &plan, err, sizeof err) == CUZK_OK && plan.host_rows;
+    *resident = k != NULL;
+    const int rc =
+        k ? (*plan = k->plan, CUZK_OK) : cuzk_cuda_plan_for(st, pk, plan, err, sizeof err);
     pthread_mutex_unlock(&st->dev_mu);
-    return rows;
+    return rc;
+}
+
+/* The vtable's key_host: the pinned host bytes an upload of pk makes by its residency plan on
+ * this device (the streamed queries, and under rule 5 the CPU SpMV's a and b); 0 when resident
+ * already: the upload makes none. */
+uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    struct cuda_state *st = be->impl;
+    struct cuzk_cuda_plan plan;
+    int resident;
+    if (!st || !pk || current_plan(st, pk, &plan, &resident) || resident) return 0;
+    return plan.host_key + (plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0);
+}
+
+/* The vtable's key_needs_rows: whether pk's plan on this device leaves its rows in host memory. */
+int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
+    struct cuda_state *st = be->impl;
+    struct cuzk_cuda_plan plan;
+    int resident;
+    return st && pk && !current_plan(st, pk, &plan, &resident) && plan.host_rows;
 }
 
 void cuzk_cuda_key_drop(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {

@@ -84,18 +84,26 @@ void cuzk_groth16_pk_free(struct cuzk_groth16_pk *pk) {
     memset(pk, 0, sizeof *pk);
 }
 
-int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk) {
+/* The verification key of the parts a proving key carries (pk's or a zkey's), alphabeta
+ * computed. */
+static int vk_of(struct cuzk_snarkjs_vk *vk, uint32_t n_public, const cuzk_g1_affine *ic,
+                 const cuzk_g1_affine *alpha1, const cuzk_g2_affine *beta2,
+                 const cuzk_g2_affine *gamma2, const cuzk_g2_affine *delta2) {
     memset(vk, 0, sizeof *vk);
-    vk->ic = malloc(((size_t)pk->n_public + 1) * sizeof *vk->ic);
+    vk->ic = malloc(((size_t)n_public + 1) * sizeof *vk->ic);
     if (!vk->ic) return CUZK_ENOMEM;
-    memcpy(vk->ic, pk->ic, ((size_t)pk->n_public + 1) * sizeof *vk->ic);
-    vk->n_public = pk->n_public;
-    vk->alpha1 = pk->alpha1;
-    vk->beta2 = pk->beta2;
-    vk->gamma2 = pk->gamma2;
-    vk->delta2 = pk->delta2;
-    cuzk_pairing(&vk->alphabeta, &pk->alpha1, &pk->beta2);
+    memcpy(vk->ic, ic, ((size_t)n_public + 1) * sizeof *vk->ic);
+    vk->n_public = n_public;
+    vk->alpha1 = *alpha1;
+    vk->beta2 = *beta2;
+    vk->gamma2 = *gamma2;
+    vk->delta2 = *delta2;
+    cuzk_pairing(&vk->alphabeta, alpha1, beta2);
     return CUZK_OK;
+}
+
+int cuzk_groth16_vk_from_pk(struct cuzk_snarkjs_vk *vk, const struct cuzk_groth16_pk *pk) {
+    return vk_of(vk, pk->n_public, pk->ic, &pk->alpha1, &pk->beta2, &pk->gamma2, &pk->delta2);
 }
 
 int cuzk_groth16_pk_eval(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, const cuzk_fr *w,
@@ -287,17 +295,7 @@ int cuzk_groth16_prove(const struct cuzk_backend *be, const struct cuzk_groth16_
 }
 
 int cuzk_groth16_vk_from_zkey(struct cuzk_snarkjs_vk *vk, const struct cuzk_zkey *z) {
-    memset(vk, 0, sizeof *vk);
-    vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);
-    if (vk->ic == NULL) return CUZK_ENOMEM;
-    memcpy(vk->ic, z->ic, ((size_t)z->n_public + 1) * sizeof *vk->ic);
-    vk->n_public = z->n_public;
-    vk->alpha1 = z->alpha1;
-    vk->beta2 = z->beta2;
-    vk->gamma2 = z->gamma2;
-    vk->delta2 = z->delta2;
-    cuzk_pairing(&vk->alphabeta, &z->alpha1, &z->beta2);
-    return CUZK_OK;
+    return vk_of(vk, z->n_public, z->ic, &z->alpha1, &z->beta2, &z->gamma2, &z->delta2);
 }
 
 int cuzk_groth16_vk_check(const struct cuzk_snarkjs_vk *vk, char *err, size_t errlen) {
