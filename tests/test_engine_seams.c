@@ -995,6 +995,22 @@ static void hotdev_init(struct hotdev *h, const struct cuzk_backend *inner, cons
                                   .describe = hot_describe};
 }
 
+/* An engine whose one device is hd (dev, the caller's, outlives it), with `workers` device
+ * workers and, when total is not 0, that memory budget; the synthetic 256 key preloaded. */
+static struct cuzk_engine *hot_engine(struct hotdev *hd, struct cuzk_engine_device *dev,
+                                      unsigned workers, uint64_t total, struct cuzk_kinds **ks) {
+    char err[256];
+    *dev = (struct cuzk_engine_device){.backend = &hd->be, .workers = workers};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    if (total) c.total_budget = total;
+    c.devices = dev;
+    c.n_devices = 1;
+    struct cuzk_engine *e = engine_new(&c, ks, NULL);
+    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    return e;
+}
+
 static void test_hot_only(void) {
     char path[512], err[256];
     snprintf(path, sizeof path, "%s/synthetic-256.zkey", harness_cache_dir());
@@ -1015,13 +1031,8 @@ static void test_hot_only(void) {
 
     struct hotdev hd;
     hotdev_init(&hd, &cpu, path);
-    struct cuzk_engine_device dev = {.backend = &hd.be, .workers = 1};
-    harness_config(&c, NULL);
-    c.total_budget = total;
-    c.devices = &dev;
-    c.n_devices = 1;
-    e = engine_new(&c, &ks, NULL);
-    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    struct cuzk_engine_device dev;
+    e = hot_engine(&hd, &dev, 1, total, &ks);
     CHECK(hd.uploads == 1 && hd.resident != NULL);
     CHECK(hd.resident && hd.resident->cs == NULL); /* trimmed: the device holds the rows */
     struct cuzk_engine_status st;
@@ -1094,14 +1105,9 @@ static void test_hot_never_fits(void) {
     snprintf(path, sizeof path, "%s/synthetic-256.zkey", harness_cache_dir());
     struct hotdev hd;
     hotdev_init(&hd, &cpu, path);
-    struct cuzk_engine_device dev = {.backend = &hd.be, .workers = 1};
-    struct cuzk_engine_config c;
-    harness_config(&c, NULL);
-    c.devices = &dev;
-    c.n_devices = 1;
+    struct cuzk_engine_device dev;
     struct cuzk_kinds *ks;
-    struct cuzk_engine *e = engine_new(&c, &ks, NULL);
-    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    struct cuzk_engine *e = hot_engine(&hd, &dev, 1, 0, &ks);
     CHECK(hd.uploads == 1 && hd.resident != NULL);
     pthread_mutex_lock(&hd.mu);
     hd.max_vars = hd.resident->n_vars; /* the 256 key fits, a larger one never */
@@ -1166,14 +1172,9 @@ static void test_hot_places(void) {
     pthread_cond_init(&gate, NULL);
     hd.places = 1;
     hd.gate_cv = &gate;
-    struct cuzk_engine_device dev = {.backend = &hd.be, .workers = 2};
-    struct cuzk_engine_config c;
-    harness_config(&c, NULL);
-    c.devices = &dev;
-    c.n_devices = 1;
+    struct cuzk_engine_device dev;
     struct cuzk_kinds *ks;
-    struct cuzk_engine *e = engine_new(&c, &ks, NULL);
-    CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
+    struct cuzk_engine *e = hot_engine(&hd, &dev, 2, 0, &ks);
     pthread_mutex_lock(&hd.mu);
     hd.gated = 1;
     pthread_mutex_unlock(&hd.mu);
