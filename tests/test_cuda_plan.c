@@ -216,6 +216,63 @@ static void test_lean(void) {
     CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
 }
 
+/* Rule 6, the tight work space, on the sizes the H100 test machine logged for a porep-c18 key
+ * (tests/data/plan/porep-c18.log; tight= is two 2^27 vectors: the NTT's scratch and buffer):
+ * a 16 GiB card gets it (rows in host memory, everything streamed); a 24 GiB card keeps rule 5;
+ * at the edge of its smallest layout and one byte below; without the saving 16 GiB is refused. */
+static void test_tight(void) {
+    char err[512], line[256];
+    struct cuzk_cuda_plan p;
+    struct cuzk_cuda_plan_sizes s;
+    CHECK(cuzk_cuda_plan_sizes_parse(
+              "A=12456347520 B1=3178779072 B2=6357558144 C=12496309728 H=12884901792 "
+              "fixed=6264797724 msm_n=134217728 work_full=46842454383 lean=12496341216 "
+              "tight=8589934592 rows=5613334116 slices=67108864:42673924463+12884901888,"
+              "33554432:37594926447+6442450944,16777216:36687011183+3221225472,"
+              "8388608:35427747183+1610612736",
+              &s) == CUZK_OK);
+    CHECK(s.tight_save == 8589934592ull);
+    s.budget = 24 * GiB;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.lean && p.host_rows && !p.tight);
+    s.budget = 16 * GiB;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.tight && !p.lean && p.host_rows && p.streamed == (1u << CUZK_CUDA_Q_N) - 1);
+    CHECK(p.device_key == s.fixed - s.rows && p.msm_max == (size_t)1 << 23);
+    CHECK(p.device_key + p.work <= s.budget && p.host_key + p.device_key + s.rows == total_key(&s));
+    cuzk_cuda_plan_describe(&p, s.budget, line, sizeof line);
+    CHECK(strstr(line, "tight work space") && strstr(line, "rows in host memory"));
+    printf("16 GiB card: %s\n", line);
+    const uint64_t least = s.work_slice[3] - s.lean_save - s.tight_save + s.stage[3];
+    s.budget = s.fixed - s.rows + least;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK && p.tight && p.work == least);
+    s.budget--;
+    err[0] = 0;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    char want[64];
+    snprintf(want, sizeof want, "smallest work space %llu ", (unsigned long long)least);
+    CHECK(strstr(err, want) != NULL);
+    s.budget = 16 * GiB;
+    s.tight_save = 0;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    /* no rows to leave on the host: no tight plan either */
+    s.tight_save = 8589934592ull;
+    s.fixed -= s.rows;
+    s.rows = 0;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    /* the line with tight= reads back; without it, none */
+    char l2[640];
+    s.rows = 5613334116ull;
+    s.fixed += s.rows;
+    cuzk_cuda_plan_sizes_describe(&s, l2, sizeof l2);
+    struct cuzk_cuda_plan_sizes r;
+    CHECK(strstr(l2, " tight=8589934592 ") && cuzk_cuda_plan_sizes_parse(l2, &r) == CUZK_OK &&
+          r.tight_save == s.tight_save);
+    char *at = strstr(l2, " tight=");
+    if (at) at[7] = '-';
+    CHECK(cuzk_cuda_plan_sizes_parse(l2, &r) == CUZK_EFORMAT);
+}
+
 /* The sizes' log line reads back as the sizes it was written from; broken lines are refused. */
 static void test_sizes_line(void) {
     struct cuzk_cuda_plan_sizes s = c18(76 * GiB), r;
@@ -274,6 +331,7 @@ int main(void) {
     test_rules();
     test_small();
     test_lean();
+    test_tight();
     test_sizes_line();
     return test_finish();
 }

@@ -458,11 +458,14 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         if (sz.work_slice[i] - sz.lean_save + sz.stage[i] < least_lean)
             least_lean = sz.work_slice[i] - sz.lean_save + sz.stage[i];
     CHECK(sz.lean_save > 0 && least_lean < least);
+    /* the tight work space's (rule 6) smaller still */
+    const uint64_t least_tight = least_lean - sz.tight_save;
+    CHECK(sz.tight_save > 0 && sz.tight_save < least_lean);
     const struct {
         const char *what;
         uint64_t budget;
         unsigned streamed; /* the mask expected (lean: the pure plan's) */
-        int sliced, lean;
+        int sliced, lean;  /* lean: 1 lean, 2 and rows in host memory, 3 tight */
     } cases[] = {
         {"all resident", total + sz.work_full, 0, 0, 0},
         {"all resident, MSMs in slices", total + sz.work_slice[0], 0, 1, 0},
@@ -470,13 +473,15 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         {"every query streamed", sz.fixed + least, (1u << CUZK_CUDA_Q_N) - 1, 1, 0},
         {"lean work space", sz.fixed + least_lean, 0, 1, 1},
         {"lean work space, rows in host memory", sz.fixed - sz.rows + least_lean, 0, 1, 2},
+        {"tight work space", sz.fixed - sz.rows + least_tight, 0, 1, 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         struct cuzk_cuda_plan_sizes at = sz;
         struct cuzk_cuda_plan want;
         at.budget = cases[c].budget;
         CHECK(cuzk_cuda_plan_make(&at, &want, err, sizeof err) == CUZK_OK);
-        CHECK(want.lean == !!cases[c].lean && want.host_rows == (cases[c].lean == 2));
+        CHECK(want.lean == (cases[c].lean == 1 || cases[c].lean == 2) &&
+              want.host_rows == (cases[c].lean >= 2) && want.tight == (cases[c].lean == 3));
         if (!cases[c].lean) CHECK(want.streamed == cases[c].streamed);
         plan_backend(&b, cases[c].budget);
         uint64_t v = 0;
@@ -487,7 +492,8 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         cuzk_cuda_backend_stats(&b, &ss);
         CHECK(cuzk_cuda_backend_plan(&b, pk, &sz, &plan, err, sizeof err) == CUZK_OK);
         CHECK(plan.streamed == want.streamed && plan.sliced == cases[c].sliced &&
-              plan.lean == want.lean && plan.host_rows == want.host_rows && plan.work == want.work);
+              plan.lean == want.lean && plan.host_rows == want.host_rows &&
+              plan.tight == want.tight && plan.work == want.work);
         CHECK(b.key_needs_rows(&b, pk) == want.host_rows);
         { /* the status line: the ledger's parts and this key's plan */
             char line[1024], plan_line[512], key[64];
@@ -499,8 +505,12 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
         }
         CHECK(ss.keys == 1 && ss.bases_vram == plan.device_key && v == plan.device_key);
         CHECK(ss.bases_vram + ss.work_vram <= cases[c].budget);
-        /* pinned: the streamed queries, and a and b of a CPU SpMV for a plan with host rows */
-        const uint64_t ab = plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0;
+        /* pinned: the streamed queries, and a and b of a CPU SpMV for a plan with host rows
+         * (and c for a tight one) */
+        const uint64_t ab = (plan.tight       ? 3
+                             : plan.host_rows ? 2
+                                              : 0) *
+                            (uint64_t)pk->domain_size * sizeof(cuzk_fr);
         CHECK(ss.host_bases == plan.host_key + ab && ss.streamed_keys == (plan.streamed != 0));
         CHECK(b.key_host(&b, pk) == 0); /* resident: the upload made them */
         CHECK(ss.msm_points == plan.msm_max);
@@ -552,8 +562,8 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
             CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_OK);
             b.key_drop(&b, pk);
         }
-        /* the smallest layout: lean, the rows in host memory, every query streamed */
-        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed - sz.rows + least_lean - 1) ==
+        /* the smallest layout: tight, the rows in host memory, every query streamed */
+        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed - sz.rows + least_tight - 1) ==
               CUZK_OK);
         CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
         CHECK(strstr(err, "even with no other key resident") && strstr(err, "cannot hold"));
@@ -748,6 +758,83 @@ static void test_coeff_basis(const struct cuzk_backend *cpu, const struct cuzk_b
         cuzk_cs_free(&cs);
         cuzk_r1cs_free(&r);
         free(w);
+    }
+}
+
+/* ---- the tight work space ------------------------------------------------------------------ */
+
+/* Rule 6 with keys of both H bases and a small key beside them: a budget that holds a 2^14
+ * key only in the tight work space; a small key proved before (its own plan, today's layout),
+ * then the large key in the coefficient basis (the work space rebuilt tight), the small key
+ * again in the tight work space (its SpMV on the device, read back, its host vectors made at
+ * its first proof there), the large key in the snarkjs basis: every proof the CPU's. */
+static void test_tight(const struct cuzk_backend *cpu) {
+    struct cuzk_r1cs r[2];
+    cuzk_fr *w[2];
+    struct cuzk_cs cs[2];
+    struct cuzk_groth16_keydata kd[3];
+    struct cuzk_groth16_pk pk[3]; /* large coefficient, large snarkjs, small coefficient */
+    char err[512];
+    const uint32_t nc[2] = {(1u << 14) - 5, 100};
+    for (int i = 0; i < 2; i++) {
+        build_random(&r[i], &w[i], nc[i], 2, 4000 + i);
+        CHECK(cuzk_r1cs_to_cs(&r[i], &cs[i]) == CUZK_OK);
+    }
+    for (int k = 0; k < 3; k++) {
+        struct cuzk_rng rng;
+        struct cuzk_keygen_opts ko = {.setup = {.gpu = CUZK_SETUP_GPU_ON},
+                                      .rng = &rng,
+                                      .chunk_points = 1000,
+                                      .h_basis = k == 1 ? CUZK_H_SNARKJS : CUZK_H_COEFF};
+        cuzk_rng_seed(&rng, 90 + k);
+        CHECK(cuzk_groth16_keygen_mem(pool, &cs[k / 2], &ko, &kd[k], err, sizeof err) == CUZK_OK);
+        CHECK(cuzk_groth16_pk_from_keydata(&pk[k], &kd[k], &cs[k / 2], NULL) == CUZK_OK);
+    }
+    struct cuzk_backend b;
+    struct cuzk_cuda_plan_sizes sz;
+    struct cuzk_cuda_plan plan;
+    plan_backend(&b, 0);
+    CHECK(cuzk_cuda_backend_plan(&b, &pk[2], &sz, &plan, err, sizeof err) == CUZK_OK);
+    const uint64_t small = plan.device_key; /* resident beside the large key */
+    CHECK(cuzk_cuda_backend_plan(&b, &pk[0], &sz, &plan, err, sizeof err) == CUZK_OK);
+    cuzk_cuda_backend_free(&b);
+    uint64_t least = UINT64_MAX;
+    for (unsigned i = 0; i < sz.n_slices; i++)
+        if (sz.work_slice[i] - sz.lean_save - sz.tight_save + sz.stage[i] < least)
+            least = sz.work_slice[i] - sz.lean_save - sz.tight_save + sz.stage[i];
+    CHECK(small + 4096 < sz.tight_save); /* the margin below keeps the large key's plan tight */
+    plan_backend(&b, sz.fixed - sz.rows + least + small + 4096);
+    static const int order[4] = {2, 0, 2, 1};
+    for (int i = 0; i < 4; i++) {
+        const int k = order[i];
+        if (k == 1) b.key_drop(&b, &pk[0]); /* the budget holds one large key */
+        const uint64_t seed = cuzk_rng_u64(&test_rng);
+        struct cuzk_snarkjs_proof ref, pg;
+        CHECK(prove_pk(cpu, &pk[k], w[k / 2], r[k / 2].n_wires, seed, &ref) == CUZK_OK);
+        const int rc = prove_pk(&b, &pk[k], w[k / 2], r[k / 2].n_wires, seed, &pg);
+        CHECK(rc == CUZK_OK && proofs_same(&ref, &pg));
+        if (rc || !proofs_same(&ref, &pg))
+            fprintf(stderr, "test_gpu_groth16: tight work space, step %d: %s\n", i,
+                    rc ? last_err : "the proof differs");
+        CHECK(cuzk_cuda_backend_plan(&b, &pk[k], &sz, &plan, err, sizeof err) == CUZK_OK);
+        CHECK(plan.tight == (k < 2));
+    }
+    struct cuzk_cuda_stats ss;
+    cuzk_cuda_backend_stats(&b, &ss);
+    /* pinned: the large key's streamed queries (plan: the last key's), and the host vectors
+     * a, b, c of the large key resident and, since its proof in the tight space, of the small
+     * one */
+    CHECK(ss.keys == 2 &&
+          ss.host_bases == plan.host_key + 3 * (uint64_t)(pk[1].domain_size + pk[2].domain_size) *
+                                               sizeof(cuzk_fr));
+    printf("test_gpu_groth16: tight work space, both H bases and a small key beside: cpu == "
+           "cuda\n");
+    cuzk_cuda_backend_free(&b);
+    for (int k = 0; k < 3; k++) cuzk_groth16_keydata_free(&kd[k]);
+    for (int i = 0; i < 2; i++) {
+        cuzk_cs_free(&cs[i]);
+        cuzk_r1cs_free(&r[i]);
+        free(w[i]);
     }
 }
 
@@ -1337,6 +1424,7 @@ int main(void) {
 
     test_points_only(&cpu, &gpu);
     test_coeff_basis(&cpu, &gpu);
+    test_tight(&cpu);
 
     /* refusals, with a sentence */
     struct cuzk_snarkjs_proof t;

@@ -20,6 +20,7 @@
 #include "cuzk/error.h"
 #include "ff/fr_vec.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_groth16.h"
 #include "gpu/gpu_ntt.h"
 #include "ntt/ntt.h"
 #include "test_util.h"
@@ -418,6 +419,79 @@ static void test_lent(void) {
     cuzk_gpu_ntt_ctx_free(owner);
 }
 
+/* A context with lent scratch and twiddles (the tight work space's): it owns only its coset
+ * tables; in the three rooms of a work area made with CUZK_GPU_G16_C_IN_B (A the vector, B the
+ * scratch, W the table) every kind transforms as on the CPU; no buffer, no transform before the
+ * scratch is lent, none of the lent rooms themselves. */
+static void test_lent_scratch(void) {
+    const int k = 12;
+    const size_t n = (size_t)1 << k;
+    const unsigned both = CUZK_GPU_NTT_LENT_TWIDDLES | CUZK_GPU_NTT_LENT_SCRATCH;
+    CHECK(cuzk_gpu_ntt_ctx_vram2(k, both) == cuzk_gpu_ntt_ctx_vram(k) - 3 * n * sizeof(cuzk_fr));
+    const unsigned area = CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE | CUZK_GPU_G16_C_IN_B;
+    CHECK(cuzk_gpu_g16_vram_for2(n, n / 2, 0, area) == 3 * n * sizeof(cuzk_fr));
+    struct cuzk_gpu_ntt_ctx *ctx = NULL;
+    struct cuzk_gpu_g16 *g = NULL;
+    if (!gpu_ok(cuzk_gpu_ntt_ctx_create2(0, k, both, &ctx), "lent scratch", k)) return;
+    CHECK(cuzk_gpu_g16_create2(0, n, n / 2, cuzk_gpu_ntt_ctx_buffer(ctx), area, &g) ==
+          CUZK_EINVAL); /* C is B's room: no borrowed C */
+    if (!gpu_ok(cuzk_gpu_g16_create2(0, n, n / 2, NULL, area, &g), "three rooms", k)) {
+        cuzk_gpu_ntt_ctx_free(ctx);
+        return;
+    }
+    CHECK(cuzk_gpu_g16_vram(g) == 3 * n * sizeof(cuzk_fr));
+    void *a = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A), *bv = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_B),
+         *wv = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_W);
+    CHECK(cuzk_gpu_g16_vec(g, CUZK_GPU_G16_C) == bv && cuzk_gpu_g16_vec(g, CUZK_GPU_G16_S) == bv);
+    CHECK(cuzk_gpu_ntt_ctx_buffer(ctx) == NULL);
+    cuzk_fr *in = random_vec(n), *x = copy_vec(in, n);
+    CHECK(cuzk_gpu_ntt_load(ctx, in, n) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt(ctx, x, k, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_ctx_lend_twiddles(ctx, wv) == CUZK_OK);
+    CHECK(cuzk_gpu_ntt_device(ctx, a, k, CUZK_GPU_NTT_FORWARD, NULL) ==
+          CUZK_EINVAL); /* no scratch */
+    CHECK(cuzk_gpu_ntt_ctx_lend_scratch(ctx, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_ctx_lend_scratch(ctx, bv) == CUZK_OK);
+    CHECK(cuzk_gpu_ntt_device(ctx, bv, k, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    CHECK(cuzk_gpu_ntt_device(ctx, wv, k, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_EINVAL);
+    struct cuzk_ntt_domain *d;
+    CHECK(cuzk_ntt_domain_create(pool, k, &d) == CUZK_OK);
+    cuzk_fr shift;
+    pick_shift(&shift, d);
+    static const enum cuzk_gpu_ntt_kind kinds[] = {
+        CUZK_GPU_NTT_FORWARD, CUZK_GPU_NTT_INVERSE, CUZK_GPU_NTT_COSET_FORWARD,
+        CUZK_GPU_NTT_COSET_INVERSE, CUZK_GPU_NTT_INVERSE_TO_COSET};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        for (int sz = k - 3; sz <= k; sz += 3) { /* a smaller size reads the table's prefix */
+            const size_t m = (size_t)1 << sz;
+            struct cuzk_ntt_domain *dm;
+            CHECK(cuzk_ntt_domain_create(pool, sz, &dm) == CUZK_OK);
+            cuzk_fr *cpu = copy_vec(in, m);
+            cpu_ntt(dm, cpu, kinds[i], &shift);
+            cuzk_gpu_ntt_ctx_twiddles_lost(ctx); /* W's room held something else meanwhile */
+            CHECK(cuzk_gpu_g16_upload(g, CUZK_GPU_G16_W, in, n / 2, n / 2) == CUZK_OK);
+            CHECK(cuzk_gpu_g16_upload(g, CUZK_GPU_G16_A, in, m, m) == CUZK_OK);
+            CHECK(cuzk_gpu_g16_wait(g, CUZK_GPU_G16_W) == CUZK_OK);
+            CHECK(cuzk_gpu_g16_wait(g, CUZK_GPU_G16_A) == CUZK_OK);
+            const cuzk_fr *sh = kinds[i] >= CUZK_GPU_NTT_COSET_FORWARD ? &shift : NULL;
+            memset(x, 0, m * sizeof *x);
+            if (gpu_ok(cuzk_gpu_ntt_device(ctx, a, sz, kinds[i], sh), "lent scratch", sz) &&
+                gpu_ok(cuzk_gpu_ntt_sync(ctx), "lent scratch sync", sz) &&
+                gpu_ok(cuzk_gpu_g16_download(g, CUZK_GPU_G16_A, x, m), "download", sz))
+                compare("lent scratch", sz, "kind", x, cpu, m);
+            free(cpu);
+            cuzk_ntt_domain_free(dm);
+        }
+    }
+    printf("test_gpu_ntt: lent scratch and twiddles at 2^%d and 2^%d: three rooms, cpu == gpu\n",
+           k - 3, k);
+    free(in);
+    free(x);
+    cuzk_ntt_domain_free(d);
+    cuzk_gpu_g16_free(g);
+    cuzk_gpu_ntt_ctx_free(ctx);
+}
+
 int main(void) {
     test_init("test_gpu_ntt");
     int count = 0;
@@ -454,6 +528,7 @@ int main(void) {
     for (int k = 1; k <= TEST_MAX_LOG; k++) test_size(k);
     test_shapes();
     test_lent();
+    test_lent_scratch();
     if (max >= TEST_BIG_LOG) test_big(TEST_BIG_LOG);
 
     cuzk_gpu_ntt_ctx_free(ctx);

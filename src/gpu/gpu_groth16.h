@@ -92,6 +92,10 @@ enum cuzk_gpu_g16_vec {
  * and its next witness upload (CUZK_GPU_NTT_LENT_TWIDDLES). Not with CUZK_GPU_G16_WITH_S. */
 #define CUZK_GPU_G16_S_IN_C 4u
 #define CUZK_GPU_G16_W_WIDE 8u
+/* The smallest area, for 16 GiB cards: C is B's room too (with S_IN_C, so is S), and dev_c must
+ * be NULL: three vectors (A, B, W). Its owner keeps c apart from b (in host memory, say) and
+ * uploads c into C only once b is no longer needed; the kernels that read C then read B. */
+#define CUZK_GPU_G16_C_IN_B 16u
 
 struct cuzk_gpu_g16;
 

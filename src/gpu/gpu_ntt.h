@@ -68,18 +68,32 @@ size_t cuzk_gpu_ntt_ctx_vram2(int max_log_n, unsigned flags);
  * small card is then shared by phases of a proof that never overlap. */
 #define CUZK_GPU_NTT_LENT_TWIDDLES 1u
 
+/* A context without a vector buffer or a scratch vector of its own (the two vectors of
+ * 2^max_log_n elements): its owner lends the scratch, a room of the owner's that holds nothing
+ * the transform needs (cuzk_gpu_ntt_ctx_lend_scratch), and calls cuzk_gpu_ntt_device only
+ * (cuzk_gpu_ntt, _load, _store and _run are CUZK_EINVAL: they use the buffer). With
+ * CUZK_GPU_NTT_LENT_TWIDDLES too the context holds only its small coset tables: a card's
+ * three work vectors then serve as the transformed vector, the scratch and the table. */
+#define CUZK_GPU_NTT_LENT_SCRATCH 2u
+
 /* Creates a context on device `device` for transforms of up to 2^max_log_n elements
  * (1 <= max_log_n <= CUZK_GPU_NTT_MAX_LOG) and builds its twiddle table on the device.
  * CUZK_ENODEV without a GPU, CUZK_EINVAL for a bad device index or size, CUZK_EGPUOOM. */
 int cuzk_gpu_ntt_ctx_create(int device, int max_log_n, struct cuzk_gpu_ntt_ctx **out);
-/* The same with flags (0 or CUZK_GPU_NTT_LENT_TWIDDLES). A context with lent twiddles has no
- * table until cuzk_gpu_ntt_ctx_lend_twiddles; a transform before that is CUZK_EINVAL. */
+/* The same with flags (0, CUZK_GPU_NTT_LENT_TWIDDLES, CUZK_GPU_NTT_LENT_SCRATCH or both). A
+ * context with lent twiddles has no table until cuzk_gpu_ntt_ctx_lend_twiddles, one with a lent
+ * scratch no scratch until cuzk_gpu_ntt_ctx_lend_scratch; a transform before that, or of the
+ * lent rooms themselves, is CUZK_EINVAL. */
 int cuzk_gpu_ntt_ctx_create2(int device, int max_log_n, unsigned flags,
                              struct cuzk_gpu_ntt_ctx **out);
 /* Lends a context made with CUZK_GPU_NTT_LENT_TWIDDLES the room for its table: a device vector
  * of at least 2^max_log_n elements, 16-byte aligned, which outlives the context (or the next
  * lending). The table is built there before the next transform. CUZK_EINVAL otherwise. */
 int cuzk_gpu_ntt_ctx_lend_twiddles(struct cuzk_gpu_ntt_ctx *ctx, void *room);
+/* Lends a context made with CUZK_GPU_NTT_LENT_SCRATCH its scratch: a device vector of at least
+ * 2^max_log_n elements, 16-byte aligned, which outlives the context (or the next lending) and
+ * which the owner leaves alone while a transform is queued (the passes write all of it). */
+int cuzk_gpu_ntt_ctx_lend_scratch(struct cuzk_gpu_ntt_ctx *ctx, void *room);
 /* The lent room was written over (ignored for a context with a table of its own): the next
  * transform builds the table again. Call it with no transform of the context in flight. */
 void cuzk_gpu_ntt_ctx_twiddles_lost(struct cuzk_gpu_ntt_ctx *ctx);
@@ -104,8 +118,9 @@ int cuzk_gpu_ntt_device(struct cuzk_gpu_ntt_ctx *ctx, void *dev_data, int log_n,
 /* Waits until all work queued on the context is done; reports a failure of that work. */
 int cuzk_gpu_ntt_sync(struct cuzk_gpu_ntt_ctx *ctx);
 
-/* The context's vector buffer (2^max_log_n elements of device memory), for other GPU code to
- * fill or read, and synchronous copies between it and host memory (n <= 2^max_log_n). */
+/* The context's vector buffer (2^max_log_n elements of device memory; NULL with a lent scratch),
+ * for other GPU code to fill or read, and synchronous copies between it and host memory (n <=
+ * 2^max_log_n). */
 void *cuzk_gpu_ntt_ctx_buffer(struct cuzk_gpu_ntt_ctx *ctx);
 int cuzk_gpu_ntt_load(struct cuzk_gpu_ntt_ctx *ctx, const cuzk_fr *host, size_t n);
 int cuzk_gpu_ntt_store(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host, size_t n);

@@ -73,6 +73,9 @@ struct cuzk_cuda_timing {
     double total_ms;      /* prove's entry to the end of the device's work */
     double link_mb;       /* MB (10^6 bytes) of streamed queries copied host -> device (0 when
                              the key's plan streams none; residency plans in DESIGN) */
+    double vec_mb;        /* MB of the vectors a, b, c crossing the link either way, for a plan
+                             with its rows in host memory (a and b up) or a tight work space
+                             (five vectors up, two back); 0 otherwise */
     double link_ms;       /* the copies' device time: link_mb / link_ms is the link's rate; the
                              copies overlap the MSMs, so this is not time added to the section */
 };

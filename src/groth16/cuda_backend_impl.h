@@ -96,6 +96,21 @@
  * key_needs_rows tells the SRS manager, which then has the kind keep the rows on the host when it
  * trims the key.
  *
+ * Tight work space (rule 6, for 16 GiB cards). Three rooms: A, B and W (wide). The NTT
+ * context owns only its coset tables: W lends it the twiddle table (as in the lean space) and
+ * B its scratch (CUZK_GPU_NTT_LENT_SCRATCH); C, and so S, is B's room (CUZK_GPU_G16_C_IN_B).
+ * The key owns three pinned domain vectors a, b, c (key_entry.ab_host). A proof: the witness
+ * MSMs, with the gathered scalars in B, beside the CPU's SpMV and c = a o b into those vectors
+ * (a key whose rows are on the device: its SpMV after the MSMs, a and b read back, c on the
+ * CPU); then h_tight: c, a and b cross into A one after the other and are transformed there (c
+ * to its coefficients or coset evaluations, a and b to a', b'), c's and a's results read back
+ * over their inputs; a' into B, A = a' b', the inverse coset transform, c's result into C (B's
+ * room) and h = (A - C) k; then the H MSM. 30 GB more cross the link per porep-c18 partition
+ * than under rule 5 (five vectors up, two back: vec_mb). Such work objects serve no other
+ * layout, so every key proved in them takes this path: a key whose plan is not tight gets its
+ * three host vectors at its first proof there (cuzk_cuda_key_vectors), and key_host charges
+ * them for keys uploaded while the space is tight (cuzk_cuda_host_vectors).
+ *
  * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
  * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
@@ -165,6 +180,10 @@
  * below it an MSM's fixed costs outweigh what a slice holds. */
 #define CUZK_CUDA_SLICE_MIN ((size_t)1 << 8)
 
+/* The work space's kinds (cuzk_cuda_work_bytes_for, cuda_state.cap_space): today's, the lean
+ * one (rule 4 of cuda_plan.h) and the tight one (rule 6), each smaller than the one before. */
+enum { SPACE_FULL = 0, SPACE_LEAN = 1, SPACE_TIGHT = 2 };
+
 /* Why the MSM context has no presum space though the setting asks for one (presum_refused):
  * the budget did not hold it (taken back when it does again), or its allocation failed. */
 enum { PRESUM_BUDGET = 1, PRESUM_FAILED = 2 };
@@ -187,8 +206,10 @@ struct key_entry {
         dense_b2; /* the first proof's B2 scalars that took the windows (for cuzk_cuda_presum_g2) */
     unsigned n_dense;           /* queries folded so */
     struct cuzk_cuda_plan plan; /* its residency plan (see DESIGN) */
-    void *ab_host;   /* a plan with its rows in host memory: pinned a and b of the CPU's SpMV */
-    size_t ab_bytes; /* their bytes (2 domain elements) */
+    /* the host vectors (cuzk_cuda_host_vectors): a plan with its rows in host memory keeps
+     * pinned a and b of the CPU's SpMV there, a tight work space c too (a, b, c in order) */
+    void *ab_host;
+    size_t ab_bytes;                  /* their bytes (2 or 3 domain vectors) */
     void *host[CUZK_CUDA_Q_N];        /* the streamed queries' pinned copies (LEM) */
     size_t host_bytes[CUZK_CUDA_Q_N]; /* their bytes */
     double last_used;
@@ -215,9 +236,10 @@ struct cuda_state {
     size_t cap_w;
     atomic_size_t cap_msm; /* set under dev_mu; read by the stats without it */
     int cap_fold;          /* the MSM context folds (CUZK_GPU_MSM_FOLD) */
-    /* the lean work space (cuda_plan.h, rule 4; see DESIGN): one slot; set under dev_mu while
-     * the slots are quiesced (none taken), read under a taken slot */
-    atomic_int cap_lean;
+    /* the work space's kind (SPACE_*; cuda_plan.h, rules 4 and 6; see DESIGN): one slot when
+     * lean or tight; set under dev_mu while the slots are quiesced (none taken), read under a
+     * taken slot */
+    atomic_int cap_space;
     size_t cap_stage;                   /* the streamer's buffer bytes (0: no streamer) */
     struct cuzk_gpu_streamer *streamer; /* for the streamed queries (see DESIGN) */
     /* the MSM context's presum space: 0 none, 1 sized for G1, 2 for G2; an atomic, since
@@ -275,7 +297,7 @@ int cuzk_cuda_failed(char *err, size_t errlen, const char *stage, enum gpu_mod m
 
 void cuzk_cuda_work_drop(struct cuda_state *st);
 uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
-                                  uint64_t stage, int lean);
+                                  uint64_t stage, int space);
 int cuzk_cuda_lean_log_n(int log_n, size_t nw);
 int cuzk_cuda_room_for(struct cuda_state *st, uint64_t need, const char *what);
 uint64_t cuzk_cuda_h_fold_bytes(const struct cuzk_groth16_pk *pk);
@@ -297,6 +319,15 @@ void cuzk_cuda_presum_g2(struct cuda_state *st, const struct key_entry *k);
 void cuzk_cuda_key_unlink(struct cuda_state *st, struct key_entry **link);
 struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid);
 uint64_t cuzk_cuda_key_bytes_for(const struct cuda_state *st, const struct cuzk_groth16_pk *pk);
+/* The bytes of host vectors a key of plan and domain needs on this device (see DESIGN, "Tight
+ * work space"): none, a and b (rows in host memory), or a, b and c (a tight plan, or any key
+ * while the work space is tight). Reads cap_space without a lock. */
+size_t cuzk_cuda_host_vectors(const struct cuda_state *st, const struct cuzk_cuda_plan *plan,
+                              uint32_t domain);
+/* Gives k host vectors of at least bytes (pinned, counted in host_bases; what it had is freed):
+ * CUZK_OK or the allocation's error with err set. */
+int cuzk_cuda_key_vectors(struct cuda_state *st, struct key_entry *k, size_t bytes, char *err,
+                          size_t errlen);
 int cuzk_cuda_key_resident_locked(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                                   struct key_entry **out, double *ms, char *err, size_t errlen);
 int cuzk_cuda_fold_dense(struct cuda_state *st, struct key_entry *k, const size_t dense[Q_N]);

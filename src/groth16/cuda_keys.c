@@ -51,6 +51,30 @@ struct key_entry *cuzk_cuda_key_find(struct cuda_state *st, uint64_t uid) {
     return NULL;
 }
 
+size_t cuzk_cuda_host_vectors(const struct cuda_state *st, const struct cuzk_cuda_plan *plan,
+                              uint32_t domain) {
+    const int tight = plan->tight || atomic_load(&st->cap_space) == SPACE_TIGHT;
+    return (tight ? 3u : plan->host_rows ? 2u : 0u) * (size_t)domain * sizeof(cuzk_fr);
+}
+
+int cuzk_cuda_key_vectors(struct cuda_state *st, struct key_entry *k, size_t bytes, char *err,
+                          size_t errlen) {
+    if (k->ab_bytes >= bytes) return CUZK_OK;
+    void *p;
+    int rc = cuzk_gpu_pinned_alloc(bytes, &p);
+    if (rc)
+        return cuzk_cuda_failed(err, errlen, "pinned host memory for the vectors a, b and c",
+                                MOD_G16, rc);
+    if (k->ab_host) {
+        cuzk_gpu_pinned_free(k->ab_host, k->ab_bytes);
+        atomic_fetch_sub(&st->host_bases, k->ab_bytes);
+    }
+    k->ab_host = p;
+    k->ab_bytes = bytes;
+    atomic_fetch_add(&st->host_bases, bytes);
+    return CUZK_OK;
+}
+
 /* Device bytes pk's resident copy will take under its residency plan on this device (all of it
  * when no plan holds it: the refusal is cuzk_cuda_never_fits'). */
 uint64_t cuzk_cuda_key_bytes_for(const struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
@@ -195,13 +219,10 @@ static int key_make(struct cuda_state *st, const struct cuzk_groth16_pk *pk, str
         host ? points_from_host(st, pk, k, err, errlen) : points_from_file(st, pk, k, err, errlen);
     for (int q = 0; !rc && q < CUZK_CUDA_Q_N; q++)
         if (plan.streamed >> q & 1u) rc = cuzk_cuda_query_host(st, pk, k, q, err, errlen);
-    if (!rc && plan.host_rows) { /* the SpMV's a and b, made on the CPU, cross from here */
-        k->ab_bytes = 2 * (size_t)pk->domain_size * sizeof(cuzk_fr);
-        if ((rc = cuzk_gpu_pinned_alloc(k->ab_bytes, &k->ab_host)))
-            cuzk_cuda_failed(err, errlen, "pinned host memory for the SpMV's a and b", MOD_G16, rc);
-        else
-            atomic_fetch_add(&st->host_bases, k->ab_bytes);
-    } else if (!rc && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs))) {
+    /* the SpMV's a and b made on the CPU, and c, cross from the key's host vectors */
+    const size_t vec_bytes = cuzk_cuda_host_vectors(st, &plan, pk->domain_size);
+    if (!rc && vec_bytes) rc = cuzk_cuda_key_vectors(st, k, vec_bytes, err, errlen);
+    if (!rc && !plan.host_rows && (rc = cuzk_gpu_cs_upload(st->device, pk->cs, &k->cs))) {
         cuzk_cuda_failed(err, errlen, "upload of the A/B rows", MOD_G16, rc);
     }
     if (!rc && pk->a_wires &&
@@ -370,14 +391,14 @@ static int current_plan(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
 }
 
 /* The vtable's key_host: the pinned host bytes an upload of pk makes by its residency plan on
- * this device (the streamed queries, and under rule 5 the CPU SpMV's a and b); 0 when resident
- * already: the upload makes none. */
+ * this device (the streamed queries, and the host vectors: a and b of the CPU's SpMV under rule
+ * 5, and c in a tight work space); 0 when resident already: the upload makes none. */
 uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk) {
     struct cuda_state *st = be->impl;
     struct cuzk_cuda_plan plan;
     int resident;
     if (!st || !pk || current_plan(st, pk, &plan, &resident) || resident) return 0;
-    return plan.host_key + (plan.host_rows ? 2 * (uint64_t)pk->domain_size * sizeof(cuzk_fr) : 0);
+    return plan.host_key + cuzk_cuda_host_vectors(st, &plan, pk->domain_size);
 }
 
 /* The vtable's key_needs_rows: whether pk's plan on this device leaves its rows in host memory. */

@@ -53,17 +53,18 @@ static int choose_streamed(const struct cuzk_cuda_plan_sizes *in, uint64_t room,
     return 0;
 }
 
-/* Rule 4 on in (rule 5 passes the sizes without the rows): the lean work space with the
- * largest slice that holds everything resident, else the fewest bytes streamed, then the
- * largest slice. 1 and *out set, or 0. */
-static int lean_rule(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_plan *out) {
+/* Rule 4 on in (rules 5 and 6 pass the sizes without the rows; save: the lean or the tight
+ * work space's saving): that work space with the largest slice that holds everything resident,
+ * else the fewest bytes streamed, then the largest slice. 1 and *out set, or 0. */
+static int lean_rule(const struct cuzk_cuda_plan_sizes *in, uint64_t save,
+                     struct cuzk_cuda_plan *out) {
     const uint64_t total = key_total(in);
     int best = -1;
     unsigned best_mask = 0;
     uint64_t best_bytes = 0;
-    for (unsigned i = 0; in->lean_save && i < in->n_slices; i++) {
-        if (in->work_slice[i] < in->lean_save) continue;
-        const uint64_t lean = in->work_slice[i] - in->lean_save, work = lean + in->stage[i];
+    for (unsigned i = 0; save && i < in->n_slices; i++) {
+        if (in->work_slice[i] < save) continue;
+        const uint64_t lean = in->work_slice[i] - save, work = lean + in->stage[i];
         unsigned mask = 0;
         uint64_t bytes = 0;
         if (lean <= in->budget && total <= in->budget - lean) {
@@ -88,7 +89,7 @@ static int lean_rule(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_pla
     out->device_key = total - best_bytes;
     out->host_key = best_bytes;
     out->stage = best_mask ? in->stage[best] : 0;
-    out->work = in->work_slice[best] - in->lean_save + out->stage;
+    out->work = in->work_slice[best] - save + out->stage;
     return 1;
 }
 
@@ -141,24 +142,33 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
         out->work = in->work_slice[best] + in->stage[best];
         return CUZK_OK;
     }
-    /* 4. the lean work space; 5. the same with the rows in host memory */
-    if (lean_rule(in, out)) return CUZK_OK;
-    if (in->rows && in->rows <= in->fixed) {
+    /* 4. the lean work space; 5. the same with the rows in host memory; 6. the tight one */
+    if (lean_rule(in, in->lean_save, out)) return CUZK_OK;
+    const int host_ok = in->lean_save && in->rows && in->rows <= in->fixed;
+    if (host_ok) {
         struct cuzk_cuda_plan_sizes h = *in;
         h.fixed -= in->rows;
-        if (lean_rule(&h, out)) {
+        if (lean_rule(&h, in->lean_save, out)) {
             out->host_rows = 1;
             return CUZK_OK;
         }
+        if (in->tight_save && lean_rule(&h, in->lean_save + in->tight_save, out)) {
+            out->host_rows = 1;
+            out->lean = 0;
+            out->tight = 1;
+            return CUZK_OK;
+        }
     }
-    /* the smallest layout there is: every query streamed, the smallest slice (lean if offered) */
+    /* the smallest layout there is: every query streamed, the smallest slice (the smallest
+     * work space offered) */
+    const uint64_t save = in->lean_save + (host_ok ? in->tight_save : 0);
     uint64_t least = in->work_full;
     for (unsigned i = 0; i < in->n_slices; i++) {
         uint64_t w = in->work_slice[i] + in->stage[i];
-        if (in->lean_save && in->work_slice[i] >= in->lean_save) w -= in->lean_save;
+        if (save && in->work_slice[i] >= save) w -= save;
         if (w < least) least = w;
     }
-    if (in->lean_save && in->rows && in->rows <= in->fixed)
+    if (host_ok)
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                          "the key's wire lists take %llu bytes of device memory (its rows, %llu "
                          "more, left in host memory) and its smallest work space %llu (its %llu "
@@ -198,7 +208,9 @@ void cuzk_cuda_plan_describe(const struct cuzk_cuda_plan *p, uint64_t budget, ch
                  gib(p->host_key));
     snprintf(buf, len, "resident %s%s%s%s%s; device %.2f GiB (key %.2f, work %.2f) of %.2f",
              *res ? res : "none", streamed, slices,
-             p->lean ? "; lean work space (one witness slot, no overlap)" : "",
+             p->lean    ? "; lean work space (one witness slot, no overlap)"
+             : p->tight ? "; tight work space (three rooms; a, b, c through host memory)"
+                        : "",
              p->host_rows ? "; rows in host memory (SpMV on the CPU)" : "",
              gib(p->device_key + p->work), gib(p->device_key), gib(p->work), gib(budget));
 }
@@ -207,12 +219,12 @@ void cuzk_cuda_plan_sizes_describe(const struct cuzk_cuda_plan_sizes *s, char *b
     int at = snprintf(
         buf, len,
         "A=%llu B1=%llu B2=%llu C=%llu H=%llu fixed=%llu msm_n=%zu "
-        "work_full=%llu lean=%llu rows=%llu slices=",
+        "work_full=%llu lean=%llu tight=%llu rows=%llu slices=",
         (unsigned long long)s->query[CUZK_CUDA_Q_A], (unsigned long long)s->query[CUZK_CUDA_Q_B1],
         (unsigned long long)s->query[CUZK_CUDA_Q_B2], (unsigned long long)s->query[CUZK_CUDA_Q_C],
         (unsigned long long)s->query[CUZK_CUDA_Q_H], (unsigned long long)s->fixed, s->msm_n,
         (unsigned long long)s->work_full, (unsigned long long)s->lean_save,
-        (unsigned long long)s->rows);
+        (unsigned long long)s->tight_save, (unsigned long long)s->rows);
     for (unsigned i = 0; i < s->n_slices && at >= 0 && (size_t)at < len; i++)
         at += snprintf(buf + at, len - (size_t)at, "%s%zu:%llu+%llu", i ? "," : "", s->slice_n[i],
                        (unsigned long long)s->work_slice[i], (unsigned long long)s->stage[i]);
@@ -249,6 +261,7 @@ int cuzk_cuda_plan_sizes_parse(const char *line, struct cuzk_cuda_plan_sizes *s)
         field(a, "work_full", &s->work_full))
         return CUZK_EFORMAT;
     if ((strstr(a, " lean=") && field(a, "lean", &s->lean_save)) ||
+        (strstr(a, " tight=") && field(a, "tight", &s->tight_save)) ||
         (strstr(a, " rows=") && field(a, "rows", &s->rows)))
         return CUZK_EFORMAT;
     s->budget = budget;

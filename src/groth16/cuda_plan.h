@@ -19,7 +19,11 @@
  *      table rebuilt in the witness's room each proof, h's transforms after the witness MSMs
  *      instead of beside them), for cards that hold no other layout;
  *   5. as 4 with the key's A/B rows (rows of fixed) left in host memory: the SpMV a = A w,
- *      b = B w runs on the CPU and a, b are uploaded (host_rows).
+ *      b = B w runs on the CPU and a, b are uploaded (host_rows);
+ *   6. as 5 with the tight work space (tight_save bytes smaller again: three rooms A, B, W;
+ *      the NTT's scratch lent by B, C and the gathered scalars in B's room; the CPU also makes
+ *      c = a o b, and c, a and b cross the link one after the other, c's and a's transforms
+ *      read back into host memory), for 16 GiB cards (tight).
  * A key that fits none of these (its rows, wire lists and work space alone exceed the budget)
  * is refused: CUZK_EUNSUPPORTED with the sizes in a sentence.
  *
@@ -55,7 +59,8 @@ struct cuzk_cuda_plan_sizes {
     size_t slice_n[CUZK_CUDA_PLAN_SLICES];      /* their points, each below msm_n */
     uint64_t work_slice[CUZK_CUDA_PLAN_SLICES]; /* the work space with a context of slice_n */
     uint64_t stage[CUZK_CUDA_PLAN_SLICES];      /* a streamer's bytes for that slice */
-    uint64_t lean_save; /* what the lean work space saves on any of those (0: none, rule 4 off) */
+    uint64_t lean_save;  /* what the lean work space saves on any of those (0: none, rule 4 off) */
+    uint64_t tight_save; /* what the tight one saves beyond lean_save (0: none, rule 6 off) */
 };
 
 struct cuzk_cuda_plan {
@@ -67,7 +72,8 @@ struct cuzk_cuda_plan {
     uint64_t work;       /* the work space it needs, the streamer's buffers included */
     uint64_t stage;      /* the streamer's share of work (0 when nothing is streamed) */
     int lean;            /* the lean work space (rules 4 and 5) */
-    int host_rows;       /* the rows stay in host memory, the SpMV runs on the CPU (rule 5) */
+    int host_rows;       /* the rows stay in host memory, the SpMV runs on the CPU (rules 5, 6) */
+    int tight;           /* the tight work space (rule 6) */
 };
 
 /* *out = the plan for in (rules above). CUZK_OK, CUZK_EINVAL (NULL, or n_slices above the
@@ -77,17 +83,18 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
                         char *err, size_t errlen);
 
 /* One line for logs and status: "resident A B1 B2 C; streamed H (12.0 GiB of host memory); MSMs
- * in slices of 2^24 points[; lean work space][; rows in host memory]; device 61.2 GiB of 76.6". */
+ * in slices of 2^24 points[; lean work space | tight work space][; rows in host memory]; device
+ * 61.2 GiB of 76.6". */
 void cuzk_cuda_plan_describe(const struct cuzk_cuda_plan *p, uint64_t budget, char *buf,
                              size_t len);
 
 /* One line of the sizes a plan was made from, in bytes, so that the plan for any other budget can
  * be made from a log: "A=... B1=... B2=... C=... H=... fixed=... msm_n=... work_full=...
- * lean=... rows=... slices=2^26:WORK+STAGE,...". */
+ * lean=... tight=... rows=... slices=2^26:WORK+STAGE,...". */
 void cuzk_cuda_plan_sizes_describe(const struct cuzk_cuda_plan_sizes *s, char *buf, size_t len);
 
 /* Reads such a line back (from its "A=" on; a "budget=" before it sets budget, else 0; no
- * "lean=" or "rows=", as in lines logged before they existed: 0). CUZK_OK,
+ * "lean=", "tight=" or "rows=", as in lines logged before they existed: 0). CUZK_OK,
  * or CUZK_EFORMAT when a field is missing or malformed (CUZK_EINVAL for NULL). */
 int cuzk_cuda_plan_sizes_parse(const char *line, struct cuzk_cuda_plan_sizes *s);
 

@@ -132,7 +132,8 @@ struct host_spmv {
     struct cuzk_pool *pool;
     const struct cuzk_groth16_pk *pk;
     const cuzk_fr *w;
-    cuzk_fr *a, *b;
+    cuzk_fr *a, *b, *c; /* c: c = a o b too (a tight work space), else NULL */
+    size_t n;           /* the domain */
     int rc;
     pthread_t thread;
     int threaded; /* the thread runs (else the SpMV ran on the caller's thread) */
@@ -141,21 +142,24 @@ struct host_spmv {
 static void *host_spmv_run(void *arg) {
     struct host_spmv *h = arg;
     h->rc = cuzk_groth16_pk_eval(h->pool, h->pk, h->w, h->a, h->b);
+    if (!h->rc && h->c) cuzk_groth16_hadamard(h->pool, h->a, h->b, h->c, h->n);
     return NULL;
 }
 
-/* Starts it (dev_mu held). CUZK_EINVAL with a sentence when the rows are gone from the host. */
+/* Starts it (dev_mu held), with c = a o b when with_c (into the third host vector). CUZK_EINVAL
+ * with a sentence when the rows are gone from the host. */
 static int host_spmv_start(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                           const struct key_entry *k, const cuzk_fr *w, struct host_spmv *h,
-                           char *err, size_t errlen) {
+                           const struct key_entry *k, const cuzk_fr *w, int with_c,
+                           struct host_spmv *h, char *err, size_t errlen) {
     if (!pk->cs || !k->ab_host) {
         snprintf(err, errlen,
                  "cuda: the key's A/B rows are not in host memory, and its residency plan "
                  "leaves them there (the SpMV runs on the CPU)");
         return CUZK_EINVAL;
     }
-    *h = (struct host_spmv){.pool = st->pool, .pk = pk, .w = w, .a = k->ab_host};
+    *h = (struct host_spmv){.pool = st->pool, .pk = pk, .w = w, .a = k->ab_host, .n = k->domain};
     h->b = h->a + k->domain;
+    if (with_c) h->c = h->b + k->domain;
     h->threaded = pthread_create(&h->thread, NULL, host_spmv_run, h) == 0;
     if (!h->threaded) host_spmv_run(h); /* no thread to be had: in line, not beside */
     return CUZK_OK;
@@ -179,23 +183,133 @@ static int host_spmv_finish(struct cuda_state *st, const struct key_entry *k, st
     return CUZK_OK;
 }
 
+/* ---- the tight work space ----------------------------------------------------------------- */
+
+/* One transform of A, queued and waited for (a failure waits for what was queued). */
+static int ntt_a(struct cuda_state *st, const struct key_entry *k, void *a,
+                 enum cuzk_gpu_ntt_kind kind, const cuzk_fr *shift, char *err, size_t errlen) {
+    const int inv = kind != CUZK_GPU_NTT_FORWARD && kind != CUZK_GPU_NTT_COSET_FORWARD;
+    int rc = cuzk_gpu_ntt_device(st->ntt, a, k->log_n, kind, shift);
+    if (!rc)
+        rc = cuzk_gpu_ntt_sync(st->ntt);
+    else
+        (void)cuzk_gpu_ntt_sync(st->ntt);
+    return rc ? cuzk_cuda_failed(err, errlen, inv ? "inverse NTT" : "coset NTT", MOD_NTT, rc)
+              : CUZK_OK;
+}
+
+/* Uploads n elements of host into v and waits for them. */
+static int up_wait(struct cuzk_gpu_g16 *g, enum cuzk_gpu_g16_vec v, const cuzk_fr *host, size_t n,
+                   char *err, size_t errlen) {
+    int rc = cuzk_gpu_g16_upload(g, v, host, n, n);
+    if (!rc) rc = cuzk_gpu_g16_wait(g, v);
+    return rc ? cuzk_cuda_failed(err, errlen, "upload for h", MOD_G16, rc) : CUZK_OK;
+}
+
+/* h into A in the tight work space (see DESIGN, "Tight work space"): a, b and c are in the key's
+ * host vectors. The transforms run in A, with B as their scratch and W as their twiddle table
+ * (rebuilt by the first: the witness was there), one vector at a time: c to its coefficients
+ * (bellperson's basis) or coset evaluations (snarkjs's) and a to a', each read back over its
+ * input in host memory; b to b', left in A; a' into B and A = a' o b'; for the coefficient
+ * basis the inverse coset transform of A; c's result into C (B's room: B is free once the
+ * transforms are over) and h = (A - C) k, with k = 1/t or 1. The same values as h_queue and
+ * h_finish, vector for vector. *mb: the megabytes that crossed the link. */
+static int h_tight(struct cuda_state *st, const struct key_entry *k, cuzk_fr *ha,
+                   const cuzk_fr *shift, const cuzk_fr *t_inv, double *mb, char *err,
+                   size_t errlen) {
+    struct cuzk_gpu_g16 *g = st->g16;
+    void *a_dev = cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A);
+    const size_t n = k->domain;
+    const int coeff = k->h_basis == CUZK_H_COEFF;
+    cuzk_fr *hb = ha + n, *hc = hb + n, one;
+    cuzk_fr *v[3] = {hc, ha, hb};
+    int rc;
+    for (int i = 0; i < 3; i++) {
+        if ((rc = up_wait(g, CUZK_GPU_G16_A, v[i], n, err, errlen))) return rc;
+        if (i == 0 && coeff) {
+            rc = ntt_a(st, k, a_dev, CUZK_GPU_NTT_INVERSE, NULL, err, errlen);
+        } else if (!(rc = ntt_a(st, k, a_dev, CUZK_GPU_NTT_INVERSE_TO_COSET, shift, err, errlen))) {
+            rc = ntt_a(st, k, a_dev, CUZK_GPU_NTT_FORWARD, NULL, err, errlen);
+        }
+        if (rc) return rc;
+        if (i < 2 && (rc = cuzk_gpu_g16_download(g, CUZK_GPU_G16_A, v[i], n)))
+            return cuzk_cuda_failed(err, errlen, "read back for h", MOD_G16, rc);
+    }
+    if ((rc = up_wait(g, CUZK_GPU_G16_B, ha, n, err, errlen))) return rc;
+    STEP("a' o b'", MOD_G16, cuzk_gpu_g16_mul_a(g, n));
+    if (coeff && (rc = ntt_a(st, k, a_dev, CUZK_GPU_NTT_COSET_INVERSE, shift, err, errlen)))
+        return rc;
+    if ((rc = up_wait(g, CUZK_GPU_G16_C, hc, n, err, errlen))) return rc;
+    cuzk_fr_set_one(&one);
+    STEP(coeff ? "h = (a b - c) / t" : "h = a b - c", MOD_G16,
+         cuzk_gpu_g16_sub_k(g, n, coeff ? t_inv : &one));
+    *mb += 7.0 * (double)(n * sizeof(cuzk_fr)) / 1e6;
+    return CUZK_OK;
+}
+
+/* The compute section in the tight work space (dev_mu held; see DESIGN): the witness MSMs (the
+ * gathered scalars in B's room) beside the CPU's SpMV and c = a o b into the key's host vectors,
+ * or after them the device's SpMV read back and c on the CPU; then h_tight and the H MSM. */
+static int compute_tight(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
+                         struct key_entry *k, const cuzk_fr *w, enum cuzk_gpu_g16_vec wv,
+                         struct cuzk_groth16_msms *m, size_t dense[Q_N], struct cuzk_cuda_timing *t,
+                         char *err, size_t errlen) {
+    struct cuzk_gpu_g16 *g = st->g16;
+    const size_t n = k->domain;
+    int rc;
+    /* a key planned before the work space turned tight gets its third vector now */
+    if ((rc = cuzk_cuda_key_vectors(st, k, 3 * n * sizeof(cuzk_fr), err, errlen))) return rc;
+    cuzk_fr *ha = k->ab_host, *hb = ha + n, shift, t_inv;
+    cuzk_gpu_ntt_ctx_twiddles_lost(st->ntt);
+    h_params(k, &shift, &t_inv);
+    struct host_spmv hs;
+    const int host = !k->cs;
+    if (host && (rc = host_spmv_start(st, pk, k, w, 1, &hs, err, errlen))) return rc;
+    rc = witness_msms(st, k, wv, m, dense, t, err, errlen);
+    const double t1 = cuzk_clock_ms();
+    if (host) {
+        (void)host_spmv_finish(st, k, &hs, 0, err, errlen); /* waits only */
+        if (!rc && hs.rc)
+            rc = cuzk_errf(err, errlen, hs.rc, "cuda: SpMV on the CPU: %s", cuzk_strerror(hs.rc));
+    } else if (!rc) {
+        STEP("SpMV", MOD_G16, cuzk_gpu_g16_spmv(g, k->cs, wv, k->n_vars, k->n_pub_rows, n));
+        if ((rc = cuzk_gpu_g16_download(g, CUZK_GPU_G16_A, ha, n)) ||
+            (rc = cuzk_gpu_g16_download(g, CUZK_GPU_G16_B, hb, n)))
+            return cuzk_cuda_failed(err, errlen, "read back of a and b", MOD_G16, rc);
+        cuzk_groth16_hadamard(st->pool, ha, hb, hb + n, n);
+        t->vec_mb += 2.0 * (double)(n * sizeof(cuzk_fr)) / 1e6;
+    }
+    if (rc) return rc;
+    const double t2 = cuzk_clock_ms();
+    t->spmv_ms = t2 - t1;
+    if ((rc = h_tight(st, k, ha, &shift, &t_inv, &t->vec_mb, err, errlen))) return rc;
+    const double t3 = cuzk_clock_ms();
+    t->ntt_ms = t3 - t2;
+    STEP("H MSM", MOD_MSM,
+         cuzk_cuda_query_msm(st, k, CUZK_CUDA_Q_H, k->h, cuzk_gpu_g16_vec(g, CUZK_GPU_G16_A),
+                             k->n_h, &m->h, &dense[Q_H]));
+    t->h_msm_ms = cuzk_clock_ms() - t3;
+    return CUZK_OK;
+}
+
 /* The compute section (dev_mu held): see DESIGN, step 2. With the overlap on, the transforms
  * of h run on the NTT context's stream while the witness MSMs run on the MSM context's; the
  * MSM context's streams have the higher priority, so the transforms take what the MSMs leave
  * of the device (their short kernels, the host's work between them). ntt_ms is then the time
  * c = a o b and the transforms add to the section: c's product and the queueing, and the wait
  * for the transforms after the MSMs, with h. */
-static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
-                   const struct key_entry *k, const cuzk_fr *w, enum cuzk_gpu_g16_vec wv,
-                   struct cuzk_groth16_msms *m, size_t dense[Q_N], struct cuzk_cuda_timing *t,
-                   char *err, size_t errlen) {
+static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk, struct key_entry *k,
+                   const cuzk_fr *w, enum cuzk_gpu_g16_vec wv, struct cuzk_groth16_msms *m,
+                   size_t dense[Q_N], struct cuzk_cuda_timing *t, char *err, size_t errlen) {
+    const int space = atomic_load(&st->cap_space);
+    if (space == SPACE_TIGHT) return compute_tight(st, pk, k, w, wv, m, dense, t, err, errlen);
     void *vec[3] = {cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_A),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_B),
                     cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_C)};
     /* a lean work space: the gathered scalars live in C's room and the twiddle table in W's,
      * which this proof's witness upload wrote over: the transforms come after the witness MSMs
      * (see DESIGN) and build the table again first */
-    const int lean = atomic_load(&st->cap_lean);
+    const int lean = space == SPACE_LEAN;
     const int overlap = atomic_load(&st->overlap) && !lean;
     if (lean) cuzk_gpu_ntt_ctx_twiddles_lost(st->ntt);
     cuzk_fr shift, t_inv;
@@ -206,7 +320,7 @@ static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
     if (!host)
         STEP("SpMV", MOD_G16,
              cuzk_gpu_g16_spmv(st->g16, k->cs, wv, k->n_vars, k->n_pub_rows, k->domain));
-    else if ((rc = host_spmv_start(st, pk, k, w, &hs, err, errlen)))
+    else if ((rc = host_spmv_start(st, pk, k, w, 0, &hs, err, errlen)))
         return rc;
     double t1 = cuzk_clock_ms();
     t->spmv_ms = t1 - t0;
@@ -216,6 +330,7 @@ static int compute(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         const double t2 = cuzk_clock_ms();
         const int up = host_spmv_finish(st, k, &hs, !rc, err, errlen);
         if (!rc) rc = up;
+        if (!rc) t->vec_mb = 2.0 * (double)(k->domain * sizeof(cuzk_fr)) / 1e6;
         const double t3 = cuzk_clock_ms();
         t->spmv_ms += t3 - t2;
         if (rc || (rc = h_queue(st, k, vec, &shift, err, errlen))) return rc;
@@ -249,10 +364,10 @@ static void stage_line(const struct cuzk_cuda_timing *t, char *out, size_t len) 
     snprintf(out, len,
              "slot_wait_ms=%.2f upload_ms=%.2f lock_wait_ms=%.2f key_upload_ms=%.2f spmv_ms=%.2f "
              "msm_ms=%.2f g2_msm_ms=%.2f ntt_ms=%.2f h_msm_ms=%.2f fold_ms=%.2f "
-             "gpu_total_ms=%.2f total_ms=%.2f link_mb=%.1f link_ms=%.2f",
+             "gpu_total_ms=%.2f total_ms=%.2f link_mb=%.1f link_ms=%.2f vec_mb=%.1f",
              t->slot_wait_ms, t->upload_ms, t->lock_wait_ms, t->key_upload_ms, t->spmv_ms,
              t->msm_ms, t->g2_msm_ms, t->ntt_ms, t->h_msm_ms, t->fold_ms, t->gpu_total_ms,
-             t->total_ms, t->link_mb, t->link_ms);
+             t->total_ms, t->link_mb, t->link_ms, t->vec_mb);
 }
 
 int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk,
@@ -319,7 +434,7 @@ int cuzk_cuda_prove(const struct cuzk_backend *be, const struct cuzk_groth16_pk 
     /* a lean work space keeps the witness until the compute section is over: a plan with the
      * rows in host memory reads it there for the CPU's SpMV (host_spmv), and its one slot lets
      * no other witness in meanwhile anyway */
-    const int hold_w = atomic_load(&st->cap_lean);
+    const int hold_w = atomic_load(&st->cap_space) != SPACE_FULL;
     if (hooks->witness_done && !hold_w) hooks->witness_done(hooks->ctx);
 
     /* 2. the compute section */

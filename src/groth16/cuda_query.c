@@ -45,12 +45,16 @@ void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16
         s->stage[i] = cuzk_gpu_streamer_vram_for(stage_bytes_for(slice));
         s->work_slice[i] = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, slice, 0, 0, 0, 0);
     }
-    /* the lean work space's saving: the same for every slice (the MSM context is the same) */
+    /* the lean and tight work spaces' savings: the same for every slice (the MSM context is
+     * the same) */
     if (s->n_slices) {
         const uint64_t full = s->work_slice[0],
                        lean = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->slice_n[0], 0, 0,
-                                                       0, 1);
+                                                       0, SPACE_LEAN),
+                       tight = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->slice_n[0], 0, 0,
+                                                        0, SPACE_TIGHT);
         s->lean_save = lean < full ? full - lean : 0;
+        s->tight_save = s->lean_save && tight < lean ? lean - tight : 0;
     }
 }
 

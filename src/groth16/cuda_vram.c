@@ -26,10 +26,20 @@ void cuzk_cuda_work_drop(struct cuda_state *st) {
 }
 
 /* The work area's optional vectors: a second witness slot and S of its own, or the lean area's
- * S in C's room and a W wide enough to lend the NTT context its twiddle table (see DESIGN). */
-static unsigned g16_flags(int lean) {
-    return lean ? CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE
-                : CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+ * S in C's room and a W wide enough to lend the NTT context its twiddle table, or the tight
+ * area's C (and so S) in B's room (see DESIGN). */
+static unsigned g16_flags(int space) {
+    return space == SPACE_TIGHT  ? CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE | CUZK_GPU_G16_C_IN_B
+           : space == SPACE_LEAN ? CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE
+                                 : CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S;
+}
+
+/* The NTT context's flags: its twiddle table lent by W in a lean or tight space, its scratch
+ * by B in a tight one (no buffer then: C is B's room). */
+static unsigned ntt_flags(int space) {
+    return space == SPACE_TIGHT  ? CUZK_GPU_NTT_LENT_TWIDDLES | CUZK_GPU_NTT_LENT_SCRATCH
+           : space == SPACE_LEAN ? CUZK_GPU_NTT_LENT_TWIDDLES
+                                 : 0u;
 }
 
 /* presum: 0 no presum space, 1 one sized for G1, 2 for G2 (CUZK_GPU_MSM_PRESUM_G2) */
@@ -38,20 +48,20 @@ static unsigned msm_flags(int fold, int presum) {
            (presum > 1 ? CUZK_GPU_MSM_PRESUM_G2 : 0u);
 }
 
-/* The NTT context's size in a lean work space: S lives in C's room, so C (the context's
- * buffer) holds at least nw elements. */
+/* The NTT context's size in a lean or tight work space: S lives in C's room, so C (the
+ * context's buffer, or B) holds at least nw elements. */
 int cuzk_cuda_lean_log_n(int log_n, size_t nw) {
     while (log_n < CUZK_GPU_NTT_MAX_LOG && ((size_t)1 << log_n) < nw) log_n++;
     return log_n;
 }
 
-/* stage: the streamer's buffer bytes (0: none); lean: the lean work space */
+/* stage: the streamer's buffer bytes (0: none); space: SPACE_FULL, _LEAN or _TIGHT */
 uint64_t cuzk_cuda_work_bytes_for(int log_n, size_t nw, size_t msm_n, int fold, int presum,
-                                  uint64_t stage, int lean) {
-    if (lean) log_n = cuzk_cuda_lean_log_n(log_n, nw);
-    return cuzk_gpu_ntt_ctx_vram2(log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
+                                  uint64_t stage, int space) {
+    if (space) log_n = cuzk_cuda_lean_log_n(log_n, nw);
+    return cuzk_gpu_ntt_ctx_vram2(log_n, ntt_flags(space)) +
            cuzk_gpu_msm_ctx_vram2(msm_n, msm_flags(fold, presum)) +
-           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, 1, g16_flags(lean)) +
+           cuzk_gpu_g16_vram_for2((size_t)1 << log_n, nw, space != SPACE_TIGHT, g16_flags(space)) +
            (stage ? cuzk_gpu_streamer_vram_for(stage) : 0);
 }
 
@@ -64,9 +74,8 @@ static uint64_t presum_bytes_for(const struct cuda_state *st, int level) {
 
 static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     int rc;
-    const int lean = atomic_load(&st->cap_lean);
-    if ((rc = cuzk_gpu_ntt_ctx_create2(st->device, st->cap_log_n,
-                                       lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0, &st->ntt)))
+    const int space = atomic_load(&st->cap_space);
+    if ((rc = cuzk_gpu_ntt_ctx_create2(st->device, st->cap_log_n, ntt_flags(space), &st->ntt)))
         return cuzk_cuda_failed(err, errlen, "NTT context", MOD_NTT, rc);
     if ((rc = cuzk_gpu_msm_ctx_create2(st->device, st->cap_msm,
                                        msm_flags(st->cap_fold, st->cap_presum), &st->msm))) {
@@ -74,14 +83,17 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
         return cuzk_cuda_failed(err, errlen, "MSM context", MOD_MSM, rc);
     }
     if ((rc = cuzk_gpu_g16_create2(st->device, (size_t)1 << st->cap_log_n, st->cap_w,
-                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), g16_flags(lean), &st->g16))) {
+                                   cuzk_gpu_ntt_ctx_buffer(st->ntt), g16_flags(space), &st->g16))) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "work area", MOD_G16, rc);
     }
     /* the lean area's W room holds the twiddle table between the witness MSMs and the next
-     * witness upload (cuzk_cuda_prove's compute marks it lost) */
-    if (lean &&
-        (rc = cuzk_gpu_ntt_ctx_lend_twiddles(st->ntt, cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_W)))) {
+     * witness upload (cuzk_cuda_prove's compute marks it lost); the tight area's B room is the
+     * transforms' scratch */
+    if ((space && (rc = cuzk_gpu_ntt_ctx_lend_twiddles(
+                       st->ntt, cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_W)))) ||
+        (space == SPACE_TIGHT && (rc = cuzk_gpu_ntt_ctx_lend_scratch(
+                                      st->ntt, cuzk_gpu_g16_vec(st->g16, CUZK_GPU_G16_B))))) {
         cuzk_cuda_work_drop(st);
         return cuzk_cuda_failed(err, errlen, "NTT context", MOD_NTT, rc);
     }
@@ -92,7 +104,7 @@ static int work_create(struct cuda_state *st, char *err, size_t errlen) {
     }
     /* the ledger: the work objects, their presum space apart (the part that yields) */
     cuzk_vram_set(&st->vram, CUZK_VRAM_WORK,
-                  cuzk_gpu_ntt_ctx_vram2(st->cap_log_n, lean ? CUZK_GPU_NTT_LENT_TWIDDLES : 0) +
+                  cuzk_gpu_ntt_ctx_vram2(st->cap_log_n, ntt_flags(space)) +
                       cuzk_gpu_msm_ctx_vram2(st->cap_msm, msm_flags(st->cap_fold, 0)) +
                       cuzk_gpu_g16_vram(st->g16) +
                       (st->cap_stage ? cuzk_gpu_streamer_vram_for(st->cap_stage) : 0));
@@ -188,7 +200,7 @@ static int plan_of(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
  * a streamer when it streams a query. A key no plan holds asks for today's layout (the refusal
  * is cuzk_cuda_never_fits'). */
 static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, int *log_n,
-                      size_t *nw, size_t *msm_n, int *fold, uint64_t *stage, int *lean) {
+                      size_t *nw, size_t *msm_n, int *fold, uint64_t *stage, int *space) {
     size_t n = (size_t)1 << pk->log_n, m = n;
     if (pk->n_vars > m) m = pk->n_vars;
     *log_n = pk->log_n;
@@ -196,14 +208,14 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
     *msm_n = m;
     *fold = cuzk_cuda_fold_wanted(st, pk) || dense_fold_possible(st, pk);
     *stage = 0;
-    *lean = 0;
+    *space = SPACE_FULL;
     struct cuzk_cuda_plan plan;
     if (plan_of(st, pk, &plan) == CUZK_OK && plan.sliced) {
         *msm_n = plan.msm_max;
         *fold = 0;
         *stage = cuzk_cuda_stage_bytes(&plan);
-        *lean = plan.lean;
-        if (plan.lean) *log_n = cuzk_cuda_lean_log_n(pk->log_n, pk->n_vars);
+        *space = plan.tight ? SPACE_TIGHT : plan.lean ? SPACE_LEAN : SPACE_FULL;
+        if (*space) *log_n = cuzk_cuda_lean_log_n(pk->log_n, pk->n_vars);
     }
 }
 
@@ -212,19 +224,19 @@ static void work_need(struct cuda_state *st, const struct cuzk_groth16_pk *pk, i
  * space serves every key (a key whose plan is not lean then proves in it too: one slot, no
  * overlap), as a sliced context does. */
 static int work_fits(struct cuda_state *st, int log_n, size_t nw, size_t msm_n, int fold,
-                     uint64_t stage, int lean) {
+                     uint64_t stage, int space) {
     return st->g16 && !atomic_load(&st->broken) && st->cap_log_n >= log_n && st->cap_w >= nw &&
-           st->cap_msm >= msm_n && st->cap_stage >= stage &&
-           (atomic_load(&st->cap_lean) || !lean) && (st->cap_fold >= fold || st->fold_refused) &&
+           st->cap_msm >= msm_n && st->cap_stage >= stage && atomic_load(&st->cap_space) >= space &&
+           (st->cap_fold >= fold || st->fold_refused) &&
            (st->cap_presum >= atomic_load(&st->presum) || st->presum_refused);
 }
 
 int cuzk_cuda_work_fits_pk(struct cuda_state *st, const struct cuzk_groth16_pk *pk) {
-    int log_n, fold, lean;
+    int log_n, fold, space;
     size_t nw, msm_n;
     uint64_t stage;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &lean);
-    return work_fits(st, log_n, nw, msm_n, fold, stage, lean);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &space);
+    return work_fits(st, log_n, nw, msm_n, fold, stage, space);
 }
 
 /* ---- keys the budget can never hold ------------------------------------------------------- */
@@ -273,32 +285,33 @@ unsigned cuzk_cuda_places(const struct cuzk_backend *be) {
  * DESIGN). Quiesces the slots, then takes dev_mu. */
 int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk, char *err,
                         size_t errlen) {
-    int log_n, fold, lean;
+    int log_n, fold, space;
     size_t nw, msm_n;
     uint64_t stage;
-    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &lean);
+    work_need(st, pk, &log_n, &nw, &msm_n, &fold, &stage, &space);
     /* a sliced plan's context is what the budget affords: a larger one is not kept for other
      * keys (their MSMs run in slices as well, with the same results) */
     const int sliced = msm_n < ((size_t)1 << pk->log_n) || msm_n < pk->n_vars;
     pthread_mutex_lock(&st->dev_mu);
-    int fits = work_fits(st, log_n, nw, msm_n, fold, stage, lean);
+    int fits = work_fits(st, log_n, nw, msm_n, fold, stage, space);
     pthread_mutex_unlock(&st->dev_mu);
     if (fits) return CUZK_OK;
     cuzk_slots_quiesce(&st->slots); /* no slot taken, none granted until resumed */
 
     int rc = CUZK_OK;
     pthread_mutex_lock(&st->dev_mu);
-    if (!work_fits(st, log_n, nw, msm_n, fold, stage, lean)) {
+    if (!work_fits(st, log_n, nw, msm_n, fold, stage, space)) {
         if (st->cap_log_n > log_n) log_n = st->cap_log_n;
         if (st->cap_w > nw) nw = st->cap_w;
-        if (st->g16 && atomic_load(&st->cap_lean)) lean = 1; /* kept, as a sliced context is */
-        if (lean) log_n = cuzk_cuda_lean_log_n(log_n, nw);
+        /* a lean or tight work space is kept, as a sliced context is */
+        if (st->g16 && atomic_load(&st->cap_space) > space) space = atomic_load(&st->cap_space);
+        if (space) log_n = cuzk_cuda_lean_log_n(log_n, nw);
         if (st->cap_msm > msm_n && !sliced) msm_n = st->cap_msm;
         if (st->cap_stage > stage) stage = st->cap_stage;
         if (st->cap_fold > fold && !sliced) fold = st->cap_fold;
         if (st->fold_refused) fold = 0;
         int presum = atomic_load(&st->presum) && !st->presum_refused;
-        uint64_t want = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, presum, stage, lean);
+        uint64_t want = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, presum, stage, space);
         const uint64_t kb = cuzk_cuda_key_find(st, pk->uid) ? 0 : cuzk_cuda_key_bytes_for(st, pk);
         /* a presum space must leave room for the key with its folded H query: else none */
         const uint64_t kbf =
@@ -308,7 +321,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         struct cuzk_vram *v = &st->vram;
         if (presum && (kbf > UINT64_MAX - want || !cuzk_vram_fits(v, kbf + want, old))) {
             const uint64_t without =
-                cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage, lean);
+                cuzk_cuda_work_bytes_for(log_n, nw, msm_n, fold, 0, stage, space);
             cuzk_log_info("cuda",
                           "device %d: no presum space in the MSM context: the budget of %llu "
                           "bytes holds %llu of keys and %llu of the new key (with its folded H "
@@ -323,7 +336,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
         }
         /* a folding context must leave room for the key it is made for: else none */
         if (fold && !cuzk_vram_fits(v, kb + want, old)) {
-            uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage, lean);
+            uint64_t plain = cuzk_cuda_work_bytes_for(log_n, nw, msm_n, 0, 0, stage, space);
             cuzk_log_info("cuda",
                           "device %d: no folding MSM context: the budget of %llu bytes holds "
                           "%llu of keys and %llu of the new key, the work space would take %llu "
@@ -346,7 +359,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                 (unsigned long long)cuzk_vram_part(v, CUZK_VRAM_KEYS), atomic_load(&st->n_keys));
         } else {
             int old_log_n = st->cap_log_n, old_fold = st->cap_fold, old_presum = st->cap_presum;
-            const int old_lean = atomic_load(&st->cap_lean);
+            const int old_space = atomic_load(&st->cap_space);
             size_t old_w = st->cap_w, old_msm = st->cap_msm, old_stage = st->cap_stage;
             cuzk_cuda_work_drop(st);
             atomic_store(&st->broken, 0);
@@ -356,7 +369,7 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
             st->cap_stage = stage;
             st->cap_fold = fold;
             st->cap_presum = presum;
-            atomic_store(&st->cap_lean, lean);
+            atomic_store(&st->cap_space, space);
             rc = work_create(st, err, errlen);
             if (rc) { /* the next try sizes for its own key again, not for this one */
                 st->cap_log_n = old_log_n;
@@ -365,14 +378,14 @@ int cuzk_cuda_work_grow(struct cuda_state *st, const struct cuzk_groth16_pk *pk,
                 st->cap_stage = old_stage;
                 st->cap_fold = old_fold;
                 st->cap_presum = old_presum;
-                atomic_store(&st->cap_lean, old_lean);
+                atomic_store(&st->cap_space, old_space);
             }
         }
     }
     pthread_mutex_unlock(&st->dev_mu);
 
-    /* a lean work space has one witness slot (W) */
-    const unsigned usable = atomic_load(&st->cap_lean) ? 1 : SLOTS;
+    /* a lean or tight work space has one witness slot (W) */
+    const unsigned usable = atomic_load(&st->cap_space) ? 1 : SLOTS;
     atomic_store(&st->places, usable);
     cuzk_slots_resume(&st->slots, usable);
     return rc;

@@ -161,6 +161,12 @@ static void pointwise_block(void *ctxp, size_t item, unsigned worker) {
     }
 }
 
+void cuzk_groth16_hadamard(struct cuzk_pool *pool, const cuzk_fr *a, const cuzk_fr *b, cuzk_fr *c,
+                           size_t n) {
+    struct pointwise_ctx pw = {.a = (cuzk_fr *)a, .b = (cuzk_fr *)b, .c = c, .n = n, .op = PW_MUL};
+    cuzk_pool_run(pool, (n + PW_BLOCK - 1) / PW_BLOCK, pointwise_block, &pw);
+}
+
 int cuzk_groth16_pk_h(struct cuzk_pool *pool, const struct cuzk_groth16_pk *pk, cuzk_fr *a,
                       cuzk_fr *b, cuzk_fr *c) {
     const struct cuzk_ntt_domain *dom;

@@ -81,6 +81,10 @@ uint64_t cuzk_groth16_pk_uid(void);
  * too large for the odd 2n-th roots of unity snarkjs uses). */
 int cuzk_groth16_domain_log(uint32_t domain_size, int *log_n);
 
+/* c[i] = a[i] b[i] for i < n, on the pool (c may be neither a nor b). */
+void cuzk_groth16_hadamard(struct cuzk_pool *pool, const cuzk_fr *a, const cuzk_fr *b, cuzk_fr *c,
+                           size_t n);
+
 /* Prepares pk from a zkey z (borrowed: it must outlive the pk): its A/B coefficients become
  * the CSR rows pk->own (public-input rows included, n_pub_rows = 0), dense queries, host points,
  * the snarkjs H basis.

@@ -96,7 +96,8 @@ static size_t w_cap(size_t max_n, size_t max_w, unsigned flags) {
 
 extern "C" size_t cuzk_gpu_g16_vram_for2(size_t max_n, size_t max_w, int borrow_c, unsigned flags) {
     const size_t nw = !!(flags & CUZK_GPU_G16_WITH_W1) + !!(flags & CUZK_GPU_G16_WITH_S);
-    return ((borrow_c ? 2 : 3) * max_n + w_cap(max_n, max_w, flags) + nw * max_w) * sizeof(fr_mem);
+    const size_t own = (borrow_c || (flags & CUZK_GPU_G16_C_IN_B)) ? 2 : 3;
+    return (own * max_n + w_cap(max_n, max_w, flags) + nw * max_w) * sizeof(fr_mem);
 }
 
 extern "C" size_t cuzk_gpu_g16_vram_for(size_t max_n, size_t max_w, int borrow_c) {
@@ -128,8 +129,8 @@ static int g16_init(cuzk_gpu_g16 *g, void *dev_c) {
     for (int v = 0; v < G16_NVEC; v++) {
         CU_TRY(cudaEventCreate(&g->ev_start[v]));
         CU_TRY(cudaEventCreate(&g->ev_ready[v]));
-        if (v == CUZK_GPU_G16_C && dev_c) {
-            g->vec[v] = static_cast<fr_mem *>(dev_c);
+        if (v == CUZK_GPU_G16_C && (dev_c || g->c_in_b)) { // B comes first
+            g->vec[v] = g->c_in_b ? g->vec[CUZK_GPU_G16_B] : static_cast<fr_mem *>(dev_c);
             continue;
         }
         if (v == CUZK_GPU_G16_S && g->s_in_c) { // C comes first: its room, whoever owns it
@@ -150,11 +151,11 @@ extern "C" int cuzk_gpu_g16_create2(int device, size_t max_n, size_t max_w, void
     *out = nullptr;
     int err = check_device(device);
     if (err != CUZK_OK) return err;
-    const unsigned known =
-        CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S | CUZK_GPU_G16_S_IN_C | CUZK_GPU_G16_W_WIDE;
-    const bool s_in_c = flags & CUZK_GPU_G16_S_IN_C;
+    const unsigned known = CUZK_GPU_G16_WITH_W1 | CUZK_GPU_G16_WITH_S | CUZK_GPU_G16_S_IN_C |
+                           CUZK_GPU_G16_W_WIDE | CUZK_GPU_G16_C_IN_B;
+    const bool s_in_c = flags & CUZK_GPU_G16_S_IN_C, c_in_b = flags & CUZK_GPU_G16_C_IN_B;
     if (max_n == 0 || max_w == 0 || (reinterpret_cast<uintptr_t>(dev_c) & 15) || (flags & ~known) ||
-        (s_in_c && ((flags & CUZK_GPU_G16_WITH_S) || max_w > max_n)))
+        (s_in_c && ((flags & CUZK_GPU_G16_WITH_S) || max_w > max_n)) || (c_in_b && dev_c))
         return set_error(CUZK_EINVAL, "bad work area size, flags or unaligned C vector");
     auto *g = new (std::nothrow) cuzk_gpu_g16();
     if (!g) return CUZK_ENOMEM;
@@ -164,6 +165,7 @@ extern "C" int cuzk_gpu_g16_create2(int device, size_t max_n, size_t max_w, void
     g->cap[CUZK_GPU_G16_W1] = (flags & CUZK_GPU_G16_WITH_W1) ? max_w : 0;
     g->cap[CUZK_GPU_G16_S] = (flags & (CUZK_GPU_G16_WITH_S | CUZK_GPU_G16_S_IN_C)) ? max_w : 0;
     g->s_in_c = s_in_c;
+    g->c_in_b = c_in_b;
     err = g16_init(g, dev_c);
     if (err != CUZK_OK) {
         cuzk_gpu_g16_free(g);

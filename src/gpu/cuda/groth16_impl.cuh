@@ -72,6 +72,7 @@ struct cuzk_gpu_g16 {
     fr_mem *vec[G16_NVEC]; // NULL: a vector the area lacks
     int owned[G16_NVEC];
     int s_in_c; // S is C's room (CUZK_GPU_G16_S_IN_C)
+    int c_in_b; // C is B's room (CUZK_GPU_G16_C_IN_B)
     size_t vram;
     cudaStream_t copy, comp;
     cudaEvent_t ev_begin, ev_start[G16_NVEC], ev_ready[G16_NVEC];

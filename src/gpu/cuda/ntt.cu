@@ -140,10 +140,10 @@ struct cuzk_gpu_ntt_ctx {
     float pass_ms[CUZK_GPU_NTT_MAX_LOG + 1];
     int timed_passes;
     fr_mem *tw;      // 2^max_log: entry m + j = omega_(2m)^j (lent: the owner's room)
-    unsigned flags;  // CUZK_GPU_NTT_LENT_TWIDDLES
+    unsigned flags;  // CUZK_GPU_NTT_LENT_TWIDDLES, CUZK_GPU_NTT_LENT_SCRATCH
     int tw_valid;    // tw holds the table (a lent room may have been written over since)
-    fr_mem *buf;     // 2^max_log: the context's vector
-    fr_mem *scratch; // 2^max_log: the passes' other vector
+    fr_mem *buf;     // 2^max_log: the context's vector (none with a lent scratch)
+    fr_mem *scratch; // 2^max_log: the passes' other vector (lent: the owner's room)
     fr_mem *s_lo;    // SHIFT_LO_N entries
     fr_mem *s_hi;    // max(1, 2^max_log >> SHIFT_LO_LOG) entries
     size_t s_hi_len;
@@ -158,7 +158,8 @@ extern "C" size_t cuzk_gpu_ntt_ctx_vram2(int max_log_n, unsigned flags) {
     if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG) return 0;
     const size_t n = static_cast<size_t>(1) << max_log_n;
     const size_t s_hi = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
-    const size_t vecs = (flags & CUZK_GPU_NTT_LENT_TWIDDLES) ? 2 : 3;
+    const size_t vecs = ((flags & CUZK_GPU_NTT_LENT_TWIDDLES) ? 0 : 1) +
+                        ((flags & CUZK_GPU_NTT_LENT_SCRATCH) ? 0 : 2);
     return (vecs * n + SHIFT_LO_N + s_hi) * sizeof(fr_mem);
 }
 
@@ -172,7 +173,7 @@ extern "C" void cuzk_gpu_ntt_ctx_free(struct cuzk_gpu_ntt_ctx *ctx) {
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
     if (!(ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES)) (void)cudaFree(ctx->tw);
     (void)cudaFree(ctx->buf);
-    (void)cudaFree(ctx->scratch);
+    if (!(ctx->flags & CUZK_GPU_NTT_LENT_SCRATCH)) (void)cudaFree(ctx->scratch);
     (void)cudaFree(ctx->s_lo);
     (void)cudaFree(ctx->s_hi);
     if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
@@ -229,8 +230,10 @@ static int ctx_init(cuzk_gpu_ntt_ctx *ctx) {
     for (cudaEvent_t &e : ctx->ev_pass) CU_TRY(cudaEventCreate(&e));
     if (!(ctx->flags & CUZK_GPU_NTT_LENT_TWIDDLES))
         CU_TRY(cudaMalloc(&ctx->tw, n * sizeof(fr_mem)));
-    CU_TRY(cudaMalloc(&ctx->buf, n * sizeof(fr_mem)));
-    CU_TRY(cudaMalloc(&ctx->scratch, n * sizeof(fr_mem)));
+    if (!(ctx->flags & CUZK_GPU_NTT_LENT_SCRATCH)) {
+        CU_TRY(cudaMalloc(&ctx->buf, n * sizeof(fr_mem)));
+        CU_TRY(cudaMalloc(&ctx->scratch, n * sizeof(fr_mem)));
+    }
     CU_TRY(cudaMalloc(&ctx->s_lo, SHIFT_LO_N * sizeof(fr_mem)));
     ctx->s_hi_len = n >> SHIFT_LO_LOG ? n >> SHIFT_LO_LOG : 1;
     CU_TRY(cudaMalloc(&ctx->s_hi, ctx->s_hi_len * sizeof(fr_mem)));
@@ -247,7 +250,8 @@ extern "C" int cuzk_gpu_ntt_ctx_create2(int device, int max_log_n, unsigned flag
     if (err != CUZK_OK) return err;
     if (max_log_n < 1 || max_log_n > CUZK_GPU_NTT_MAX_LOG)
         return set_error(CUZK_EINVAL, "max_log_n out of range");
-    if (flags & ~CUZK_GPU_NTT_LENT_TWIDDLES) return set_error(CUZK_EINVAL, "unknown flags");
+    if (flags & ~(CUZK_GPU_NTT_LENT_TWIDDLES | CUZK_GPU_NTT_LENT_SCRATCH))
+        return set_error(CUZK_EINVAL, "unknown flags");
     auto *ctx = static_cast<cuzk_gpu_ntt_ctx *>(std::calloc(1, sizeof(cuzk_gpu_ntt_ctx)));
     if (!ctx) return CUZK_ENOMEM;
     ctx->device = device;
@@ -275,6 +279,14 @@ extern "C" int cuzk_gpu_ntt_ctx_lend_twiddles(struct cuzk_gpu_ntt_ctx *ctx, void
         return set_error(CUZK_EINVAL, "no lent twiddles, or a NULL or unaligned room");
     ctx->tw = static_cast<fr_mem *>(room);
     ctx->tw_valid = 0;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ntt_ctx_lend_scratch(struct cuzk_gpu_ntt_ctx *ctx, void *room) {
+    if (!ctx || !(ctx->flags & CUZK_GPU_NTT_LENT_SCRATCH) || !room ||
+        (reinterpret_cast<uintptr_t>(room) & 15))
+        return set_error(CUZK_EINVAL, "no lent scratch, or a NULL or unaligned room");
+    ctx->scratch = static_cast<fr_mem *>(room);
     return CUZK_OK;
 }
 
@@ -346,6 +358,9 @@ static int enqueue(cuzk_gpu_ntt_ctx *ctx, fr_mem *data, int log_n, int kind, con
         int err = prepare_shift(ctx, log_n, shift, kind);
         if (err != CUZK_OK) return err;
     }
+    if (!ctx->scratch) return set_error(CUZK_EINVAL, "no room lent for the scratch vector");
+    if (data == ctx->scratch || data == ctx->tw)
+        return set_error(CUZK_EINVAL, "the vector is the context's scratch or twiddle room");
     pass_launch l[CUZK_GPU_NTT_MAX_LOG + 1];
     const int np = plan_transform(data, ctx->scratch, ctx->tw, ctx->s_lo, ctx->s_hi, log_n, kind,
                                   ctx->log_block, ctx->log_cols, ctx->threads, l);
@@ -380,6 +395,7 @@ extern "C" int cuzk_gpu_ntt_sync(struct cuzk_gpu_ntt_ctx *ctx) {
 extern "C" int cuzk_gpu_ntt_load(struct cuzk_gpu_ntt_ctx *ctx, const cuzk_fr *host, size_t n) {
     if (!ctx || (!host && n) || n > (static_cast<size_t>(1) << ctx->max_log))
         return set_error(CUZK_EINVAL, "bad load arguments");
+    if (!ctx->buf) return set_error(CUZK_EINVAL, "the context has no buffer (lent scratch)");
     int err = use_device(ctx);
     if (err != CUZK_OK) return err;
     CU_TRY(
@@ -391,6 +407,7 @@ extern "C" int cuzk_gpu_ntt_load(struct cuzk_gpu_ntt_ctx *ctx, const cuzk_fr *ho
 extern "C" int cuzk_gpu_ntt_store(struct cuzk_gpu_ntt_ctx *ctx, cuzk_fr *host, size_t n) {
     if (!ctx || (!host && n) || n > (static_cast<size_t>(1) << ctx->max_log))
         return set_error(CUZK_EINVAL, "bad store arguments");
+    if (!ctx->buf) return set_error(CUZK_EINVAL, "the context has no buffer (lent scratch)");
     int err = use_device(ctx);
     if (err != CUZK_OK) return err;
     CU_TRY(
@@ -404,6 +421,7 @@ extern "C" int cuzk_gpu_ntt_run(struct cuzk_gpu_ntt_ctx *ctx, int log_n,
                                 float *kernel_ms) {
     int err = check_args(ctx, log_n, kind, shift);
     if (err != CUZK_OK) return err;
+    if (!ctx->buf) return set_error(CUZK_EINVAL, "the context has no buffer (lent scratch)");
     if ((err = use_device(ctx)) != CUZK_OK) return err;
     ctx->timed_passes = 0;
     int np = 0;
