@@ -153,30 +153,30 @@ static void test_field_inv(void) {
         CHECK(bad == 0);
         if (bad) fprintf(stderr, "test_gpu_msm: fp2 inv: %zu of %zu wrong\n", bad, n2);
     }
-    /* the FP64 product (its fma.rz splits exist on the device alone): each special input times
-     * another special and times a random element, then random pairs */
+    /* the product on the special inputs: each one times another special and times a random
+     * element, then random pairs */
     cuzk_fp *b = test_xmalloc(n1 * sizeof *b);
     for (size_t i = 0; i < n1; i++) {
         b[i] = i < ns1 ? a[(i * 7919 + 1) % ns1] : a[i - ns1];
         cuzk_fp_mul(&want[i], &a[i], &b[i]);
     }
     memset(got, 0xa5, n1 * sizeof *got);
-    if (gpu_ok(cuzk_gpu_fp_eval(0, CUZK_GPU_FP_MUL64, a, b, got, n1), "fp_eval (fp mul64)")) {
+    if (gpu_ok(cuzk_gpu_fp_eval(0, CUZK_GPU_FP_MUL, a, b, got, n1), "fp_eval (fp mul)")) {
         size_t bad = 0;
         for (size_t i = 0; i < n1; i++) {
             if (cuzk_fp_eq(&got[i], &want[i])) continue;
             if (!bad++)
                 fprintf(stderr,
-                        "test_gpu_msm: fp mul64 wrong at %zu: a 0x%016llx..%016llx b "
+                        "test_gpu_msm: fp mul wrong at %zu: a 0x%016llx..%016llx b "
                         "0x%016llx..%016llx\n",
                         i, (unsigned long long)a[i].l[5], (unsigned long long)a[i].l[0],
                         (unsigned long long)b[i].l[5], (unsigned long long)b[i].l[0]);
         }
         CHECK(bad == 0);
-        if (bad) fprintf(stderr, "test_gpu_msm: fp mul64: %zu of %zu wrong\n", bad, n1);
+        if (bad) fprintf(stderr, "test_gpu_msm: fp mul: %zu of %zu wrong\n", bad, n1);
     }
     free(b);
-    printf("test_gpu_msm: device inversion and FP64 product checked on %zu Fp (%zu special) and "
+    printf("test_gpu_msm: device inversion and product checked on %zu Fp (%zu special) and "
            "%zu Fp2 (%zu special) elements\n",
            n1, ns1, n2, ns2);
     free(a);

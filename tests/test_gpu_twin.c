@@ -91,10 +91,8 @@ static void test_fp(void) {
         cuzk_fp_random(&a[i], &test_rng);
         cuzk_fp_random(&b[i], &test_rng);
     }
-    /* MUL64 is the product on the FP64 pipe (ff_fp64.cuh): the values of cuzk_fp_mul */
-    static const int ops[] = {CUZK_GPU_FP_ADD, CUZK_GPU_FP_SUB, CUZK_GPU_FP_MUL, CUZK_GPU_FP_SQR,
-                              CUZK_GPU_FP_MUL64};
-    static const char *names[] = {"add", "sub", "mul", "sqr", "mul64"};
+    static const int ops[] = {CUZK_GPU_FP_ADD, CUZK_GPU_FP_SUB, CUZK_GPU_FP_MUL, CUZK_GPU_FP_SQR};
+    static const char *names[] = {"add", "sub", "mul", "sqr"};
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
         const int op = ops[o];
         const char *opname = names[o];
@@ -141,29 +139,29 @@ static void test_fp(void) {
         }
     }
     CHECK(bad == 0);
-    /* the FP64 product on the special inputs: each one times another and times a random element
-     * (its limbs split at 48 bits, so runs of ones and values near p meet every column) */
+    /* the product on the special inputs: each one times another and times a random element */
     cuzk_fp *y = malloc(ninv * sizeof *y);
     for (size_t i = 0; i < ninv; i++) {
         y[i] = i < nspec ? x[(i * 7919 + 1) % nspec] : x[i - nspec];
         cuzk_fp_mul(&xwant[i], &x[i], &y[i]);
     }
     memset(xgot, 0xa5, ninv * sizeof *xgot);
-    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP_MUL64, x, y, xgot, ninv) == CUZK_OK);
+    CHECK(cuzk_gpu_twin_fp(CUZK_GPU_FP_MUL, x, y, xgot, ninv) == CUZK_OK);
     bad = 0; /* the inversions' count: a failure there must not hide this one's first report */
     for (size_t i = 0; i < ninv; i++) {
         if (cuzk_fp_eq(&xgot[i], &xwant[i])) continue;
         if (!bad++) {
             char v[99], u[99], g[99], w[99];
             fp_hex(v, &x[i]), fp_hex(u, &y[i]), fp_hex(g, &xgot[i]), fp_hex(w, &xwant[i]);
-            fprintf(stderr,
-                    "test_gpu_twin: fp mul64 at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n", i, v,
-                    u, g, w);
+            fprintf(
+                stderr,
+                "test_gpu_twin: fp mul (specials) at %zu:\n  a %s\n  b %s\n  got  %s\n  want %s\n",
+                i, v, u, g, w);
         }
     }
     CHECK(bad == 0);
     free(y);
-    printf("test_gpu_twin: Fp: %zu pairs per operation, %zu inversions and FP64 products (%zu "
+    printf("test_gpu_twin: Fp: %zu pairs per operation, %zu inversions and products (%zu "
            "special inputs)\n",
            n, ninv, nspec);
     free(x);

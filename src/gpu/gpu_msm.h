@@ -224,7 +224,6 @@ enum cuzk_gpu_fp_op {
     CUZK_GPU_FP2_SQR = 7,
     CUZK_GPU_FP_INV = 8,
     CUZK_GPU_FP2_INV = 9,
-    CUZK_GPU_FP_MUL64 = 10, /* Fp product on the FP64 pipe (ff_fp64.cuh): the values of MUL */
 };
 int cuzk_gpu_fp_eval(int device, enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out,
                      size_t n);

@@ -317,68 +317,22 @@ CUZK_HD fp_t fp_mul_body(const fp_t &a, const fp_t &b) {
     return fp_reduce_once(t);
 }
 
-} // namespace cuzk_cuda
-
-#include "gpu/cuda/ff_fp64.cuh" // fp_mul64_body: the same product on the FP64 pipe
-
-namespace cuzk_cuda {
-
 // mul is one out-of-line function (operands and result in registers), not a copy at every call
 // site: a mixed point addition inlined with its ten multiplications was about 88 KB of machine
 // code, more than the instruction cache holds, and warps stalled on instruction fetches; with
 // the calls the G1 MSM accumulation ran about 15 % faster (docs/perf-log/2026-12.md), and
 // msm_exec.cu compiles several times faster. mul2 takes two independent products in one call, the
 // two carry chains interleaved by the compiler (one multiplication alone is a chain of dependent
-// instructions). CUZK_FP_MUL_INLINE (a build option) inlines both again, for comparisons.
+// instructions).
 struct fp_pair {
     fp_t a, b;
 };
-// CUZK_FP_MUL_F64 (a build option, for comparisons) puts products on the FP64 pipe
-// (ff_fp64.cuh): 1 every product of mul and mul2, 2 mul's and mul2's second (the first stays
-// on the integer pipe). 0, the default, keeps them all on the integer pipe, the fastest on the
-// H100/H200 (docs/perf-log/2026-12.md, 2026-12-06).
-#ifndef CUZK_FP_MUL_F64
-#define CUZK_FP_MUL_F64 0
-#endif
-CUZK_HD fp_t fp_mul_first(const fp_t &a, const fp_t &b) {
-    if constexpr (CUZK_FP_MUL_F64 == 1) return fp_mul64_body(a, b);
-    return fp_mul_body(a, b);
-}
-CUZK_HD fp_t fp_mul_second(const fp_t &a, const fp_t &b) {
-    if constexpr (CUZK_FP_MUL_F64 != 0) return fp_mul64_body(a, b);
-    return fp_mul_body(a, b);
-}
-#ifndef CUZK_FP_MUL_INLINE
 static __host__ __device__ __noinline__ fp_t mul(const fp_t a, const fp_t b) {
-    return fp_mul_second(a, b);
+    return fp_mul_body(a, b);
 }
 static __host__ __device__ __noinline__ fp_pair mul2(const fp_t a0, const fp_t b0, const fp_t a1,
                                                      const fp_t b1) {
-    return fp_pair{fp_mul_first(a0, b0), fp_mul_second(a1, b1)};
-}
-#else
-CUZK_HD fp_t mul(const fp_t &a, const fp_t &b) { return fp_mul_second(a, b); }
-CUZK_HD fp_pair mul2(const fp_t &a0, const fp_t &b0, const fp_t &a1, const fp_t &b1) {
-    return fp_pair{fp_mul_first(a0, b0), fp_mul_second(a1, b1)};
-}
-#endif
-
-// The FP64 product (ff_fp64.cuh), out of line in the same way; mul2_mix takes one product on
-// each pipe (the integer a0 b0, the FP64 a1 b1).
-[[maybe_unused]] static __host__ __device__ __noinline__ fp_t mul64(const fp_t a, const fp_t b) {
-    return fp_mul64_body(a, b);
-}
-[[maybe_unused]] static __host__ __device__ __noinline__ fp_pair mul2_64(const fp_t a0,
-                                                                         const fp_t b0,
-                                                                         const fp_t a1,
-                                                                         const fp_t b1) {
-    return fp_pair{fp_mul64_body(a0, b0), fp_mul64_body(a1, b1)};
-}
-[[maybe_unused]] static __host__ __device__ __noinline__ fp_pair mul2_mix(const fp_t a0,
-                                                                          const fp_t b0,
-                                                                          const fp_t a1,
-                                                                          const fp_t b1) {
-    return fp_pair{fp_mul_body(a0, b0), fp_mul64_body(a1, b1)};
+    return fp_pair{fp_mul_body(a0, b0), fp_mul_body(a1, b1)};
 }
 
 // r0 = a0 b0 and r1 = a1 b1 (the curve formulas' pairs of independent products).

@@ -571,7 +571,6 @@ struct fp_eval_body {
             case CUZK_GPU_FP_ADD: r = add(x, y); break;
             case CUZK_GPU_FP_SUB: r = sub(x, y); break;
             case CUZK_GPU_FP_MUL: r = mul(x, y); break;
-            case CUZK_GPU_FP_MUL64: r = mul64(x, y); break;
             case CUZK_GPU_FP_INV: r = inv_var(x); break;
             default: r = sqr(x); break;
             }

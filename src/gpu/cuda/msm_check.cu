@@ -10,7 +10,7 @@ static size_t fp_op_bytes(int op) { return fp_op_is_fp2(op) ? sizeof(fp2_mem) : 
 extern "C" int cuzk_gpu_fp_eval(int device, enum cuzk_gpu_fp_op op, const void *a, const void *b,
                                 void *out, size_t n) {
     TRY(check_device(device));
-    if (op < CUZK_GPU_FP_ADD || op > CUZK_GPU_FP_MUL64 || !a || !out)
+    if (op < CUZK_GPU_FP_ADD || op > CUZK_GPU_FP2_INV || !a || !out)
         return set_error(CUZK_EINVAL, "bad eval arguments");
     if (n == 0) return CUZK_OK;
     CU_TRY(cudaSetDevice(device));
@@ -66,7 +66,7 @@ extern "C" int cuzk_gpu_g2_add_eval(int device, const cuzk_g2_affine *a, const c
 
 extern "C" int cuzk_gpu_twin_fp(enum cuzk_gpu_fp_op op, const void *a, const void *b, void *out,
                                 size_t n) {
-    if (op < CUZK_GPU_FP_ADD || op > CUZK_GPU_FP_MUL64 || (n && (!a || !out))) return CUZK_EINVAL;
+    if (op < CUZK_GPU_FP_ADD || op > CUZK_GPU_FP2_INV || (n && (!a || !out))) return CUZK_EINVAL;
     host_exec x;
     return x.launch(fp_eval_body{static_cast<int>(op), a, b ? b : a, out}, n);
 }
