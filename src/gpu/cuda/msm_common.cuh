@@ -9,8 +9,9 @@
 //   msm_bodies.cuh  the per-thread work of every kernel, functors for device and host alike;
 //   msm_exec.cuh    the executors that run the bodies: on the GPU (msm_exec.cu, the module's
 //                   only device code: its kernels and the CUB calls) or in loops on the host;
-//   msm.cu          the MSM driver, resident bases, contexts and MSM entry points (its DESIGN
-//                   comment explains the algorithm); msm_batch.cu batch multiplication;
+//   msm_ctx.cuh     the MSM context's struct (msm_ctx.cu: its sizes, creation and release);
+//   msm.cu          the MSM driver, resident bases and MSM entry points (its DESIGN comment
+//                   explains the algorithm); msm_batch.cu batch multiplication;
 //                   msm_check.cu the device arithmetic checks.
 // A file includes the highest of the headers it needs, after defining CUZK_CUDA_MODULE as its
 // own name (cuda_errors.cuh: the file and line in error messages). Host and device code.
