@@ -130,5 +130,7 @@ int cuzk_snap_profile_for(uint64_t nodes, struct cuzk_fc_profile *p) {
     /* partition_count: up to 8 KiB 1, 32 KiB 2, 16 MiB 4, then 16 (in 32-byte nodes) */
     p->partition_bits = nodes <= 256 ? 0 : nodes <= 1024 ? 1 : nodes <= (1u << 19) ? 2 : 4;
     p->challenges = nodes <= (1u << 19) ? 10 : 86;
+    /* apex_leaf_count: up to 8 KiB 8, then 128 (the default) */
+    p->apex_leaves = nodes <= 256 ? 8 : 128;
     return CUZK_OK;
 }

@@ -64,8 +64,10 @@ uint64_t cuzk_post_sector_challenge(const uint8_t randomness[32], uint64_t n, ui
 
 /* The SnapDeals profile fields that fix the challenges of a sector of `nodes` nodes (a power
  * of two from 32 on): tree_d_levels = log2(nodes), partition_bits = log2 of upstream's
- * partition count (1, 2, 4 or 16), challenges = 10 up to 16 MiB, 86 above; the other fields
- * as cuzk_fc_profile_default gives them. Returns CUZK_OK or CUZK_EINVAL. */
+ * partition count (1, 2, 4 or 16), challenges = 10 up to 16 MiB, 86 above; apex_leaves =
+ * upstream's apex_leaf_count (8 up to 8 KiB, 128 above), which the challenges do not depend
+ * on; the other fields as cuzk_fc_profile_default gives them. Returns CUZK_OK or
+ * CUZK_EINVAL. */
 int cuzk_snap_profile_for(uint64_t nodes, struct cuzk_fc_profile *p);
 
 #endif
