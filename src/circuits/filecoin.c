@@ -70,8 +70,8 @@ int cuzk_fc_profile_check(struct cuzk_fc_profile *p, char *err, size_t errlen) {
     if (p->kind == CUZK_FC_SNAP) {
         if (!is_pow2(p->apex_leaves) || p->apex_leaves < 2)
             return bad(err, errlen, "apex leaves must be a power of two >= 2");
-        if (p->partition_bits < 1 || p->partition_bits > 8)
-            return bad(err, errlen, "partition bits must be 1..8");
+        if (p->partition_bits > 8) /* 0: one partition (sectors up to 8 KiB) */
+            return bad(err, errlen, "partition bits must be 0..8");
         if (3 * p->tree_r_levels != p->tree_d_levels)
             return bad(err, errlen, "SnapDeals needs 3 r = d (tree R and D index the same nodes)");
         if (p->tree_d_levels <= p->partition_bits + log2_of(p->apex_leaves))

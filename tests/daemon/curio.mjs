@@ -50,13 +50,6 @@ const REAL = path.join(ROOT, 'tests/data/realdata');
 const t0 = Date.now();
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-// Curio's requests that the daemon cannot answer yet, each with the sentence of its refusal: a
-// request refused with exactly that sentence is reported as a TODO (not counted), any other
-// answer is checked in full. The 2 KiB SnapDeals circuit has one partition (upstream's
-// partition_count), which the circuit's profile check refuses (src/circuits/filecoin.c:
-// "partition bits must be 1..8"). Remove the entry when the circuit takes it.
-const KNOWN_GAPS = { snap: /partition bits must be 1\.\.8/ };
-const todo = (what, why) => console.log(`not ok - ${what} # TODO ${why}`);
 
 // ---- Go's encodings --------------------------------------------------------------------------
 
@@ -239,10 +232,6 @@ function checkAnswer(r, { err, res, ms }, n) {
   const id = r.submit.request_id;
   const what = `${r.caller} ${id}`;
   const refusal = err ? `${codeName(err)}: ${err.details}` : null;
-  if (KNOWN_GAPS[r.kind] && refusal && KNOWN_GAPS[r.kind].test(refusal)) {
-    todo(`${what}: COMPLETED`, `refused: ${refusal}`);
-    return null;
-  }
   const out = res && res.result;
   const done = !err && out && out.status === 'COMPLETED' && out.job_id === id &&
     out.proof.length === 192 && out.error_message === '';
