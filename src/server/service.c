@@ -451,6 +451,21 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     s->max_blocking = cfg->max_blocking_calls > 0 ? cfg->max_blocking_calls : 1;
     s->max_input = cfg->max_input_bytes;
     s->cancel_on_disconnect = cfg->cancel_on_disconnect;
+    const char *pause = getenv(CUZK_SERVICE_TEST_PAUSE_ENV);
+    if (pause && *pause) {
+        char *end;
+        long long ms = strtoll(pause, &end, 10);
+        if (*end || ms < 1 || ms > 60000) {
+            cuzk_log_warn("rpc", "%s=%s: not a number of ms in 1..60000; the test hook is off",
+                          CUZK_SERVICE_TEST_PAUSE_ENV, pause);
+        } else {
+            s->test_pause_ms = ms;
+            cuzk_log_warn("rpc",
+                          "%s=%lld: test hook on: each blocking call's thread sleeps %lld ms "
+                          "after its answer (never set it in production)",
+                          CUZK_SERVICE_TEST_PAUSE_ENV, ms, ms);
+        }
+    }
     if (cfg->device_ordinals && cfg->n_device_ordinals) {
         s->devices = calloc(cfg->n_device_ordinals, sizeof *s->devices);
         if (!s->devices) {

@@ -33,7 +33,15 @@
  * cancels its job when it was the job's last waiting caller), then finishes the call.
  * cuzk_service_stop refuses new calls and waits until every such thread has answered its call:
  * after a cuzk_engine_shutdown every await returns, so this ends. Thread-safety: handlers are
- * called by the gRPC thread; the render functions from any thread. */
+ * called by the gRPC thread; the render functions from any thread.
+ *
+ * TEST HOOK, not a setting: the environment variable CUZK_TEST_PAUSE_AFTER_ANSWER_MS (1..60000,
+ * read once by cuzk_service_create, which logs a warning when it is set) makes each wait thread
+ * sleep that long after its call is answered, before the thread ends. It widens, to a length a
+ * test can rely on, the window in which a thread that gave its slot back only after answering
+ * would still hold it: tests/daemon/slot_race.mjs sends each call as soon as the previous
+ * answer comes, with max_blocking_calls = 1, and no call may be refused. Unset, it costs one
+ * test of a field per blocking call. */
 #ifndef CUZK_SERVER_SERVICE_H
 #define CUZK_SERVER_SERVICE_H
 
@@ -42,6 +50,9 @@
 
 #include "cuzk/engine.h"
 #include "server/grpc_server.h"
+
+/* The test hook's environment variable (see above). */
+#define CUZK_SERVICE_TEST_PAUSE_ENV "CUZK_TEST_PAUSE_AFTER_ANSWER_MS"
 
 struct cuzk_service;
 

@@ -31,7 +31,8 @@ struct cuzk_service {
     char (*kinds)[CUZK_NAME_MAX]; /* the engine's kinds when the service was created */
     size_t n_kinds;
     uint64_t max_input;
-    pthread_mutex_t mu; /* guards the fields below */
+    int64_t test_pause_ms; /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
+    pthread_mutex_t mu;    /* guards the fields below */
     pthread_cond_t idle;
     int64_t waiting;     /* blocking calls holding a slot (daemon.max_blocking_calls): given
                           * back before the call is answered, so that a client that has its
