@@ -224,16 +224,12 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
         else
             snprintf(d->names[i], sizeof d->names[i], "GPU %d", ord);
         d->ordinals[i] = ord;
-        if (cfg->vram_budget &&
-            cuzk_cuda_backend_set_vram_budget(&d->backends[i], cfg->vram_budget) != CUZK_OK) {
+        /* the table bounds every other setting: only a budget past the device is refused */
+        if (cuzk_cuda_backend_configure(&d->backends[i], &cfg->cuda) != CUZK_OK) {
             cuzk_log_error("daemon", "gpus.vram_budget: %llu bytes is more than GPU %d has",
-                           (unsigned long long)cfg->vram_budget, ord);
+                           (unsigned long long)cfg->cuda.vram_budget, ord);
             return -1;
         }
-        cuzk_cuda_backend_set_fold_min(&d->backends[i], (size_t)cfg->fold_h_min);
-        cuzk_cuda_backend_set_fold_dense_min(&d->backends[i], (size_t)cfg->fold_dense_min);
-        cuzk_cuda_backend_set_presum(&d->backends[i], cfg->presum);
-        cuzk_cuda_backend_set_overlap(&d->backends[i], cfg->overlap_ntt);
         struct cuzk_cuda_stats cs;
         cuzk_cuda_backend_stats(&d->backends[i], &cs);
         d->dev[i] = (struct cuzk_engine_device){.backend = &d->backends[i], .name = d->names[i]};

@@ -17,14 +17,14 @@
  *   gpu_prove,<log_n>,<rep>,<spmv_ms>,<upload_ms>,<ntt_ms>,<h_msm_ms>,<msm_ms>,<g2_msm_ms>,
  *   <gpu_ms>,<prove_ms>,<verify_ms>,<total_ms>,<fold_ms>
  * The backend folds the key's dense queries after its first proof, the warm-up (see
- * cuzk_cuda_backend_set_fold_dense_min; its fold column says what that took), so the timed reps
- * run over folded queries; --no-fold sets the threshold to 0 (every query plain, the H query
- * too: the threshold of folding at upload is also set to 0).
+ * fold_dense_min in struct cuzk_cuda_config; its fold column says what that took), so the timed
+ * reps run over folded queries; --no-fold sets the threshold to 0 (every query plain, the H
+ * query too: the threshold of folding at upload, fold_h_min, is also set to 0).
  * A proof that does not verify is a wrong result (exit 1). --quick proves a 2^12 circuit and
  * also checks that the CPU backend gives the same proof bytes for the same blinding.
  * --no-overlap runs the NTTs after the A, B1, B2 and C MSMs instead of beside them
- * (cuzk_cuda_backend_set_overlap): the NTT column is then their whole time. --no-presum makes
- * the MSM context without its presum space (cuzk_cuda_backend_set_presum 0).
+ * (overlap_ntt 0): the NTT column is then their whole time. --no-presum makes the MSM context
+ * without its presum space (presum 0).
  *
  *   bench_gpu_prove [--quick] [--log-n K] [--reps N] [--csv FILE] [--key-cache DIR] [--seed S]
  *                   [--no-overlap] [--no-fold] [--no-presum]
@@ -220,11 +220,13 @@ int main(int argc, char **argv) {
         goto out;
     }
     printf("# witness and prepared key in %.0f ms\n", bench_now_ms() - t0);
+    struct cuzk_cuda_config cc;
+    cuzk_cuda_config_default(&cc);
+    cc.overlap_ntt = overlap;
+    cc.presum = presum;
+    if (!fold) cc.fold_h_min = cc.fold_dense_min = 0;
     int rc = cuzk_cuda_backend_init(&gpu, 0, pool);
-    if (rc || (rc = cuzk_cuda_backend_set_overlap(&gpu, overlap)) ||
-        (rc = cuzk_cuda_backend_set_presum(&gpu, presum)) ||
-        (!fold && ((rc = cuzk_cuda_backend_set_fold_min(&gpu, 0)) ||
-                   (rc = cuzk_cuda_backend_set_fold_dense_min(&gpu, 0))))) {
+    if (rc || (rc = cuzk_cuda_backend_configure(&gpu, &cc))) {
         fprintf(stderr, "bench_gpu_prove: CUDA backend: %s\n", cuzk_strerror(rc));
         goto out;
     }

@@ -43,17 +43,24 @@ static void test_defaults(void) {
     CHECK(c.shutdown_timeout_ms == 600000);
     CHECK(c.max_blocking_calls == 1024);
     CHECK(!strcmp(c.kinds.cache_dir, "") && !strcmp(c.snarkjs_dir, ""));
-    /* the engine's and the kinds' fields hold their own defaults: one place, not two */
+    /* the engine's, the kinds' and the GPU backends' fields hold their own defaults: one
+     * place, not two */
     struct cuzk_engine_config ed;
     cuzk_engine_config_default(&ed);
     struct cuzk_kinds_config kd;
     cuzk_kinds_config_default(&kd);
+    struct cuzk_cuda_config gd;
+    cuzk_cuda_config_default(&gd);
     CHECK(c.engine.total_budget == ed.total_budget && ed.total_budget == 0); /* auto */
     CHECK(c.engine.safety_margin == ed.safety_margin && ed.safety_margin == 5ull << 30);
     CHECK(c.engine.eviction_min_idle_ms == 300000 && c.engine.srs_idle_evict_ms == 0);
     CHECK(c.engine.trim_threshold == 64u << 20 && c.engine.mem_overtake_ms == 2000);
     CHECK(c.n_devices == 0 && c.engine.gpu_workers_per_device == 2 && c.gpu_threads == 0);
-    CHECK(c.vram_budget == 0 && c.engine.key_loaders == 2);
+    CHECK(c.cuda.vram_budget == gd.vram_budget && gd.vram_budget == 0); /* auto */
+    CHECK(c.cuda.fold_h_min == gd.fold_h_min && gd.fold_h_min == (int64_t)1 << 26);
+    CHECK(c.cuda.fold_dense_min == gd.fold_dense_min && gd.fold_dense_min == (int64_t)1 << 22);
+    CHECK(c.cuda.presum == 1 && c.cuda.overlap_ntt == 1 && gd.presum == 1 && gd.overlap_ntt == 1);
+    CHECK(c.engine.key_loaders == 2);
     CHECK(c.engine.result_ttl_ms == 1800000);
     CHECK(c.engine.cpu_threads == 0 && c.engine.synth_workers == 0 && c.engine.self_verify == 1);
     CHECK(c.kinds.synthetic_partitions == kd.synthetic_partitions && kd.synthetic_partitions == 10);
@@ -141,11 +148,11 @@ static void check_all_keys(const struct cuzk_config *c) {
     CHECK(c->engine.prepin_witness == 0); /* the default is on */
     CHECK(c->n_devices == 3 && c->devices[0] == 1 && c->devices[1] == 0 && c->devices[2] == 3);
     CHECK(c->engine.gpu_workers_per_device == 3 && c->gpu_threads == 32);
-    CHECK(c->vram_budget == 100ull << 30);
-    CHECK(c->fold_h_min == 0);         /* the default is 2^26 */
-    CHECK(c->fold_dense_min == 65536); /* the default is 2^22 */
-    CHECK(c->presum == 0);             /* the default is on */
-    CHECK(c->overlap_ntt == 0);        /* the default is on */
+    CHECK(c->cuda.vram_budget == 100ull << 30);
+    CHECK(c->cuda.fold_h_min == 0);         /* the default is 2^26 */
+    CHECK(c->cuda.fold_dense_min == 65536); /* the default is 2^22 */
+    CHECK(c->cuda.presum == 0);             /* the default is on */
+    CHECK(c->cuda.overlap_ntt == 0);        /* the default is on */
     CHECK(c->engine.result_ttl_ms == 5400000);
     CHECK(c->engine.cpu_threads == 12 && c->engine.synth_workers == 18);
     CHECK(c->engine.key_loaders == 3 && c->engine.self_verify == 0);

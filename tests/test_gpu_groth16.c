@@ -55,6 +55,15 @@
 
 static struct cuzk_pool *pool;
 
+/* Sets one of be's settings (a field of struct cuzk_cuda_config) to v, the others as they are. */
+#define CUDA_SET(be, field, v)                                                                     \
+    do {                                                                                           \
+        struct cuzk_cuda_config cc_;                                                               \
+        CHECK(cuzk_cuda_backend_config(be, &cc_) == CUZK_OK);                                      \
+        cc_.field = v;                                                                             \
+        CHECK(cuzk_cuda_backend_configure(be, &cc_) == CUZK_OK);                                   \
+    } while (0)
+
 /* ---- circuits -------------------------------------------------------------------------------- */
 
 /* nc constraints over wires [1 | n_pub public inputs | 2 private inputs | one wire per
@@ -408,10 +417,10 @@ static void test_threads(const struct cuzk_backend *cpu, const struct cuzk_backe
  * rules then decide alone). */
 static void plan_backend(struct cuzk_backend *b, uint64_t budget) {
     CHECK(cuzk_cuda_backend_init(b, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(b, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(b, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_presum(b, 0) == CUZK_OK);
-    if (budget) CHECK(cuzk_cuda_backend_set_vram_budget(b, budget) == CUZK_OK);
+    CUDA_SET(b, fold_h_min, 0);
+    CUDA_SET(b, fold_dense_min, 0);
+    CUDA_SET(b, presum, 0);
+    if (budget) CUDA_SET(b, vram_budget, budget);
 }
 
 /* pk (host points, or the key file `file` names) under budgets that force each rule of the
@@ -563,8 +572,7 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
             b.key_drop(&b, pk);
         }
         /* the smallest layout: tight, the rows in host memory, every query streamed */
-        CHECK(cuzk_cuda_backend_set_vram_budget(&b, sz.fixed - sz.rows + least_tight - 1) ==
-              CUZK_OK);
+        CUDA_SET(&b, vram_budget, sz.fixed - sz.rows + least_tight - 1);
         CHECK(b.key_upload(&b, pk, &v, err, sizeof err) == CUZK_EUNSUPPORTED);
         CHECK(strstr(err, "even with no other key resident") && strstr(err, "cannot hold"));
         struct cuzk_snarkjs_proof pg;
@@ -583,7 +591,7 @@ static void test_plans(const struct cuzk_backend *cpu, const struct cuzk_groth16
     /* the H-streamed plan with the daemon's defaults (folds and the presum space wanted): they
      * are refused or fit beside it, the proof stays the CPU's */
     CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_vram_budget(&b, cases[2].budget) == CUZK_OK);
+    CUDA_SET(&b, vram_budget, cases[2].budget);
     struct cuzk_snarkjs_proof pg;
     CHECK(prove_pk(&b, pk, w, n_w, seed, &pg) == CUZK_OK && proofs_same(ref, &pg));
     cuzk_cuda_backend_free(&b);
@@ -840,14 +848,14 @@ static void test_tight(const struct cuzk_backend *cpu) {
 
 /* ---- folded H queries ------------------------------------------------------------------------ */
 
-/* A backend that folds every H query (cuzk_cuda_backend_set_fold_min 1): its proofs equal the
+/* A backend that folds every H query (fold_h_min 1): its proofs equal the
  * CPU's (and verify) for keys of 2^4 to 2^16 in the snarkjs basis, and the stats count the
  * folded keys; a budget that holds the plain key and work space (without the presum space) but
  * not the folded ones leaves the key plain, with the same proof. */
 static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
     struct cuzk_backend fb;
     CHECK(cuzk_cuda_backend_init(&fb, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&fb, 1) == CUZK_OK);
+    CUDA_SET(&fb, fold_h_min, 1);
     size_t resident = 0;
     for (size_t i = 1; i < nkits; i += 3) {
         check_same_proof(cpu, &fb, &kits[i], kits[i].w, cuzk_rng_u64(&test_rng), 1);
@@ -866,15 +874,15 @@ static void test_folded_h(const struct cuzk_backend *cpu, struct kit *kits, size
     struct cuzk_backend plain, tight;
     struct cuzk_cuda_stats ps, ts;
     CHECK(cuzk_cuda_backend_init(&plain, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&plain, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_presum(&plain, 0) == CUZK_OK); /* the plain work space */
+    CUDA_SET(&plain, fold_h_min, 0);
+    CUDA_SET(&plain, presum, 0); /* the plain work space */
     check_same_proof(cpu, &plain, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&plain, &ps);
     cuzk_cuda_backend_free(&plain);
     CHECK(ps.folded == 0);
     CHECK(cuzk_cuda_backend_init(&tight, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&tight, 1) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_vram_budget(&tight, ps.bases_vram + ps.work_vram) == CUZK_OK);
+    CUDA_SET(&tight, fold_h_min, 1);
+    CUDA_SET(&tight, vram_budget, ps.bases_vram + ps.work_vram);
     check_same_proof(cpu, &tight, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&tight, &ts);
     CHECK(ts.keys == 1 && ts.folded == 0 && ts.bases_vram == ps.bases_vram);
@@ -919,7 +927,7 @@ static cuzk_fr *bits_witness(uint32_t n_wires) {
 }
 
 /* After a key's first proof, a backend folding dense queries of at least one point
- * (cuzk_cuda_backend_set_fold_dense_min 1, no H fold at upload) folds every query whose MSM
+ * (fold_dense_min 1, no H fold at upload) folds every query whose MSM
  * took at least half of its scalars through the windows: all of them for a random witness,
  * only H for a witness of 0s and 1s (its A, B and C scalars are summed apart). The key's bytes
  * grow by exactly the multiples, the first proof's fold_ms says what they cost and later
@@ -938,7 +946,7 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     CHECK(nq == 5 && extra > 0);
 
     CHECK(cuzk_cuda_backend_init(&plain, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&plain, 0) == CUZK_OK);
+    CUDA_SET(&plain, fold_dense_min, 0);
     for (int rep = 0; rep < 2; rep++)
         check_same_proof(cpu, &plain, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&plain, &ps);
@@ -947,8 +955,8 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     cuzk_cuda_backend_free(&plain);
 
     CHECK(cuzk_cuda_backend_init(&db, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&db, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&db, 1) == CUZK_OK);
+    CUDA_SET(&db, fold_h_min, 0);
+    CUDA_SET(&db, fold_dense_min, 1);
     for (int residency = 0; residency < 2; residency++) {
         for (int rep = 0; rep < 3; rep++) {
             check_same_proof(cpu, &db, k, k->w, cuzk_rng_u64(&test_rng), 1);
@@ -999,8 +1007,8 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
 
     /* a witness of 0s and 1s: only H is dense */
     CHECK(cuzk_cuda_backend_init(&bb, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&bb, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&bb, 1) == CUZK_OK);
+    CUDA_SET(&bb, fold_h_min, 0);
+    CUDA_SET(&bb, fold_dense_min, 1);
     for (int rep = 0; rep < 2; rep++) {
         check_same_proof(cpu, &bb, k, bits, cuzk_rng_u64(&test_rng), 0);
         cuzk_cuda_backend_stats(&bb, &bs);
@@ -1019,9 +1027,9 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
      * would yield) and a second key of its size, but not the smallest query's multiples
      * besides: nothing folded, the same proofs */
     CHECK(cuzk_cuda_backend_init(&tb, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&tb, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&tb, 1) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_presum(&tb, 0) == CUZK_OK);
+    CUDA_SET(&tb, fold_h_min, 0);
+    CUDA_SET(&tb, fold_dense_min, 1);
+    CUDA_SET(&tb, presum, 0);
     check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&tb, &ts);
     const size_t work0 = ts.work_vram; /* the folding work space without a presum space */
@@ -1030,10 +1038,10 @@ static void test_dense_folds(const struct cuzk_backend *cpu, const struct kit *k
     const size_t tight = work0 + 2 * plain_bytes + smallest - 1;
     for (int presum = 0; presum < 2; presum++) {
         CHECK(cuzk_cuda_backend_init(&tb, 0, pool) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_fold_min(&tb, 0) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_fold_dense_min(&tb, 1) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_presum(&tb, presum) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_vram_budget(&tb, tight) == CUZK_OK);
+        CUDA_SET(&tb, fold_h_min, 0);
+        CUDA_SET(&tb, fold_dense_min, 1);
+        CUDA_SET(&tb, presum, presum);
+        CUDA_SET(&tb, vram_budget, tight);
         for (int rep = 0; rep < 2; rep++)
             check_same_proof(cpu, &tb, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&tb, &ts);
@@ -1065,8 +1073,8 @@ static void test_presum_g2_waits(const struct cuzk_backend *cpu, const struct ki
     struct cuzk_cuda_stats s;
     /* the sizes: k alone (its folds made, the space sized for G2), then k2 beside it */
     CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&b, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&b, k->pk.n_b) == CUZK_OK);
+    CUDA_SET(&b, fold_h_min, 0);
+    CUDA_SET(&b, fold_dense_min, k->pk.n_b);
     check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&b, &s);
     CHECK(s.presum_space == 2 && s.keys == 1);
@@ -1078,9 +1086,9 @@ static void test_presum_g2_waits(const struct cuzk_backend *cpu, const struct ki
     cuzk_cuda_backend_free(&b);
 
     CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_min(&b, 0) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_fold_dense_min(&b, k->pk.n_b) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_vram_budget(&b, budget) == CUZK_OK);
+    CUDA_SET(&b, fold_h_min, 0);
+    CUDA_SET(&b, fold_dense_min, k->pk.n_b);
+    CUDA_SET(&b, vram_budget, budget);
     check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&b, &s);
     CHECK(s.presum_space == 2 && s.keys == 1 && s.work_vram == w2 && s.bases_vram == k1);
@@ -1117,7 +1125,7 @@ static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, st
     size_t plain2 = 0, folded1 = 0, folded2 = 0, fwork = 0;
     for (int f = 0; f < 2; f++) {
         CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_fold_min(&b, f ? 1 : 0) == CUZK_OK);
+        CUDA_SET(&b, fold_h_min, f ? 1 : 0);
         check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&b, &s1);
         check_same_proof(cpu, &b, k2, k2->w, cuzk_rng_u64(&test_rng), 1);
@@ -1140,8 +1148,8 @@ static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, st
         const size_t budget =
             f ? folded1 + fwork + folded2 - 1 : son->bases_vram + son->work_vram + plain2 - 1;
         CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_fold_min(&b, f ? 1 : 0) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_vram_budget(&b, budget) == CUZK_OK);
+        CUDA_SET(&b, fold_h_min, f ? 1 : 0);
+        CUDA_SET(&b, vram_budget, budget);
         check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
         cuzk_cuda_backend_stats(&b, &s1);
         CHECK(s1.presum_space == 1 && s1.keys == 1);
@@ -1178,7 +1186,7 @@ static void test_presum_yields(const struct cuzk_backend *cpu, struct kit *k, st
     }
 }
 
-/* A default backend gives its MSM context a presum space (cuzk_cuda_backend_set_presum), one set
+/* A default backend gives its MSM context a presum space (the setting presum), one set
  * off does not, with the same proofs; a budget one byte short of the key and the work space with
  * the space refuses it (the work space of the one without), and one of exactly that keeps it.
  * Then test_presum_yields. */
@@ -1186,13 +1194,15 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
     struct kit *k = &kits[nkits - 1];
     struct cuzk_backend on, off, none = {0};
     struct cuzk_cuda_stats son, soff;
-    CHECK(cuzk_cuda_backend_set_presum(&none, 1) == CUZK_EINVAL);
+    struct cuzk_cuda_config cc;
+    CHECK(cuzk_cuda_backend_config(&none, &cc) == CUZK_EINVAL); /* cc: the defaults */
+    CHECK(cuzk_cuda_backend_configure(&none, &cc) == CUZK_EINVAL);
     CHECK(cuzk_cuda_backend_init(&on, 0, pool) == CUZK_OK);
     check_same_proof(cpu, &on, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&on, &son);
     cuzk_cuda_backend_free(&on);
     CHECK(cuzk_cuda_backend_init(&off, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_presum(&off, 0) == CUZK_OK);
+    CUDA_SET(&off, presum, 0);
     check_same_proof(cpu, &off, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&off, &soff);
     CHECK(son.presum_space == 1 && soff.presum_space == 0);
@@ -1200,7 +1210,7 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
     printf("test_gpu_groth16: presum space (%zu bytes of work space against %zu): cpu == cuda\n",
            son.work_vram, soff.work_vram);
     /* turned on again: the next proof rebuilds the work space with it */
-    CHECK(cuzk_cuda_backend_set_presum(&off, 1) == CUZK_OK);
+    CUDA_SET(&off, presum, 1);
     check_same_proof(cpu, &off, k, k->w, cuzk_rng_u64(&test_rng), 1);
     cuzk_cuda_backend_stats(&off, &soff);
     CHECK(soff.presum_space == 1 && soff.work_vram == son.work_vram);
@@ -1210,7 +1220,7 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
         struct cuzk_backend b;
         struct cuzk_cuda_stats sb;
         CHECK(cuzk_cuda_backend_init(&b, 0, pool) == CUZK_OK);
-        CHECK(cuzk_cuda_backend_set_vram_budget(&b, edge - (size_t)d) == CUZK_OK);
+        CUDA_SET(&b, vram_budget, edge - (size_t)d);
         for (int rep = 0; rep < 2; rep++) { /* refused: not taken at a later proof either */
             check_same_proof(cpu, &b, k, k->w, cuzk_rng_u64(&test_rng), 1);
             cuzk_cuda_backend_stats(&b, &sb);
@@ -1226,18 +1236,21 @@ static void test_presum(const struct cuzk_backend *cpu, struct kit *kits, size_t
 /* ---- the NTTs after the MSMs ----------------------------------------------------------------- */
 
 /* The default backend runs a proof's NTTs beside its witness MSMs; with the overlap off
- * (cuzk_cuda_backend_set_overlap 0) it runs them after, and its proofs are the same bytes. The
- * setter refuses a backend that was never set up. */
+ * (overlap_ntt 0) it runs them after, and its proofs are the same bytes. Configuring refuses a
+ * backend that was never set up. */
 static void test_no_overlap(const struct cuzk_backend *cpu, struct kit *kits, size_t nkits) {
     struct cuzk_backend seq, none = {0};
-    CHECK(cuzk_cuda_backend_set_overlap(&none, 0) == CUZK_EINVAL);
+    struct cuzk_cuda_config cc;
+    cuzk_cuda_config_default(&cc);
+    cc.overlap_ntt = 0;
+    CHECK(cuzk_cuda_backend_configure(&none, &cc) == CUZK_EINVAL);
     CHECK(cuzk_cuda_backend_init(&seq, 0, pool) == CUZK_OK);
-    CHECK(cuzk_cuda_backend_set_overlap(&seq, 0) == CUZK_OK);
+    CUDA_SET(&seq, overlap_ntt, 0);
     for (size_t i = 0; i < nkits; i += 4)
         check_same_proof(cpu, &seq, &kits[i], kits[i].w, cuzk_rng_u64(&test_rng), 1);
     check_same_proof(cpu, &seq, &kits[nkits - 1], kits[nkits - 1].w, cuzk_rng_u64(&test_rng), 1);
     /* and on again, on the same contexts */
-    CHECK(cuzk_cuda_backend_set_overlap(&seq, 1) == CUZK_OK);
+    CUDA_SET(&seq, overlap_ntt, 1);
     check_same_proof(cpu, &seq, &kits[nkits - 1], kits[nkits - 1].w, cuzk_rng_u64(&test_rng), 1);
     printf("test_gpu_groth16: NTTs after the MSMs, 2^%d to 2^%d: cpu == cuda\n", kits[0].log_n,
            kits[nkits - 1].log_n);

@@ -1,4 +1,4 @@
-/* The CUDA backend of the Groth16 prover (contract: cuda_backend.h): init and free, the setters,
+/* The CUDA backend of the Groth16 prover (contract: cuda_backend.h): init and free, the settings,
  * the stats and the last timing, batch multiplication, and the helpers the backend's files
  * share. The backend's DESIGN (threads, locks, memory) opens cuda_backend_impl.h. */
 #define _GNU_SOURCE
@@ -42,14 +42,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     if (!st) return CUZK_ENOMEM;
     st->device = device;
     st->pool = pool;
-    size_t free_b = 0, total_b = 0;
-    cuzk_gpu_mem_info(device, &free_b, &total_b);
-    cuzk_vram_init(&st->vram,
-                   total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0);
-    st->fold_min = CUZK_CUDA_FOLD_MIN;
-    st->fold_dense_min = CUZK_CUDA_FOLD_DENSE_MIN;
-    st->overlap = 1;
-    st->presum = 1;
+    cuzk_vram_init(&st->vram, 0);
     if (cuzk_slots_init(&st->slots, SLOTS)) {
         free(st);
         return CUZK_EINVAL;
@@ -70,7 +63,9 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->key_needs_rows = cuzk_cuda_key_needs_rows;
     be->places = cuzk_cuda_places;
     be->describe = cuzk_cuda_describe;
-    return CUZK_OK;
+    struct cuzk_cuda_config def;
+    cuzk_cuda_config_default(&def);
+    return cuzk_cuda_backend_configure(be, &def); /* the defaults are valid: CUZK_OK */
 }
 
 void cuzk_cuda_backend_free(struct cuzk_backend *be) {
@@ -86,17 +81,26 @@ void cuzk_cuda_backend_free(struct cuzk_backend *be) {
     memset(be, 0, sizeof *be);
 }
 
-int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
-    struct cuda_state *st = be->impl;
-    if (!st) return CUZK_EINVAL;
+/* The budget bytes would come to on st's device (0: the default), or 0 when it has fewer. */
+static uint64_t budget_bytes(const struct cuda_state *st, uint64_t bytes) {
     size_t free_b = 0, total_b = 0;
     cuzk_gpu_mem_info(st->device, &free_b, &total_b);
-    if (bytes > total_b) return CUZK_EINVAL;
+    if (bytes) return bytes <= total_b ? bytes : 0;
+    return total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
+}
+
+int cuzk_cuda_backend_configure(struct cuzk_backend *be, const struct cuzk_cuda_config *cfg) {
+    struct cuda_state *st = be->impl;
+    if (!st || !cfg || cfg->fold_h_min < 0 || cfg->fold_dense_min < 0) return CUZK_EINVAL;
+    const uint64_t limit = budget_bytes(st, cfg->vram_budget);
+    if (cfg->vram_budget && !limit) return CUZK_EINVAL;
     pthread_mutex_lock(&st->dev_mu);
-    cuzk_vram_set_limit(&st->vram, bytes ? bytes
-                                   : total_b > CUZK_CUDA_VRAM_RESERVE
-                                       ? total_b - CUZK_CUDA_VRAM_RESERVE
-                                       : 0);
+    cuzk_vram_set_limit(&st->vram, limit);
+    atomic_store(&st->fold_min, (size_t)cfg->fold_h_min);
+    atomic_store(&st->fold_dense_min, (size_t)cfg->fold_dense_min);
+    atomic_store(&st->presum, cfg->presum ? 1 : 0);
+    atomic_store(&st->overlap, cfg->overlap_ntt ? 1 : 0);
+    /* a new budget or threshold may hold what the old ones refused: ask again */
     st->fold_refused = 0;
     st->presum_refused = 0;
     st->presum_g2_refused = 0;
@@ -104,41 +108,15 @@ int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
     return CUZK_OK;
 }
 
-int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
+int cuzk_cuda_backend_config(const struct cuzk_backend *be, struct cuzk_cuda_config *out) {
     struct cuda_state *st = be->impl;
+    cuzk_cuda_config_default(out);
     if (!st) return CUZK_EINVAL;
-    pthread_mutex_lock(&st->dev_mu);
-    st->fold_min = points;
-    st->fold_refused = 0;
-    pthread_mutex_unlock(&st->dev_mu);
-    return CUZK_OK;
-}
-
-int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points) {
-    struct cuda_state *st = be->impl;
-    if (!st) return CUZK_EINVAL;
-    pthread_mutex_lock(&st->dev_mu);
-    st->fold_dense_min = points;
-    st->fold_refused = 0;
-    pthread_mutex_unlock(&st->dev_mu);
-    return CUZK_OK;
-}
-
-int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on) {
-    struct cuda_state *st = be->impl;
-    if (!st) return CUZK_EINVAL;
-    pthread_mutex_lock(&st->dev_mu);
-    atomic_store(&st->presum, on ? 1 : 0);
-    st->presum_refused = 0;
-    st->presum_g2_refused = 0;
-    pthread_mutex_unlock(&st->dev_mu);
-    return CUZK_OK;
-}
-
-int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on) {
-    struct cuda_state *st = be->impl;
-    if (!st) return CUZK_EINVAL;
-    atomic_store(&st->overlap, on ? 1 : 0);
+    out->vram_budget = cuzk_vram_limit(&st->vram);
+    out->fold_h_min = (int64_t)atomic_load(&st->fold_min);
+    out->fold_dense_min = (int64_t)atomic_load(&st->fold_dense_min);
+    out->presum = atomic_load(&st->presum);
+    out->overlap_ntt = atomic_load(&st->overlap);
     return CUZK_OK;
 }
 

@@ -16,7 +16,8 @@
  * Memory. Device: the resident keys (points, rows, wire lists) and one work area (an NTT
  * context, an MSM context, the prover's vectors with two witness slots), sized for the largest
  * key and grown only at a key upload, all counted against the device's memory budget
- * (cuzk_cuda_backend_set_vram_budget; default: the device's memory less CUZK_CUDA_VRAM_RESERVE).
+ * (struct cuzk_cuda_config's vram_budget; default: the device's memory less
+ * CUZK_CUDA_VRAM_RESERVE).
  * A key that does not fit the budget is refused with CUZK_EGPUOOM and a sentence naming the
  * sizes (the SRS manager then evicts idle keys and tries again); one that would not fit even
  * with no other key resident and the smallest work space (no folding, no presum space) is
@@ -63,12 +64,12 @@ struct cuzk_cuda_timing {
     double ntt_ms;        /* c = a o b, the six NTTs and h (cuzk_groth16_pk_h's order: in the
                              coefficient basis a b and (the last NTT) its inverse coset
                              transform, then h = (that - c) / t); with the overlap on
-                             (set_overlap) only what they add to the section: c, the
+                             (overlap_ntt) only what they add to the section: c, the
                              queueing, and the wait for the transforms after the MSMs, with
                              h */
     double h_msm_ms;      /* H' from the device-resident h */
     double fold_ms;       /* the dense queries folded after the MSMs (only in a key's first
-                             proof, see set_fold_dense_min; 0 otherwise) */
+                             proof, see fold_dense_min; 0 otherwise) */
     double gpu_total_ms;  /* the compute section, device lock held */
     double total_ms;      /* prove's entry to the end of the device's work */
     double link_mb;       /* MB (10^6 bytes) of streamed queries copied host -> device (0 when
@@ -80,51 +81,62 @@ struct cuzk_cuda_timing {
                              copies overlap the MSMs, so this is not time added to the section */
 };
 
-/* Sets up be as a CUDA backend on `device`, its CPU part (none on the proof path) on pool
- * (NULL: the calling thread; the pool must outlive the backend). Nothing is allocated on the
- * device until the first key. Returns CUZK_OK, CUZK_ENODEV (no GPU, or a build without CUDA),
- * CUZK_EINVAL (no such device) or CUZK_ENOMEM. */
+/* The backend's settings (the daemon's [gpus] keys bind straight to these fields). Each can be
+ * changed while the backend runs (cuzk_cuda_backend_configure). */
+struct cuzk_cuda_config {
+    /* The device memory budget in bytes: the resident keys and the work space are counted
+     * against it (see Memory above); 0: the device's memory less CUZK_CUDA_VRAM_RESERVE. */
+    uint64_t vram_budget;
+    /* H queries of at least this many points are folded at key upload (see DESIGN in
+     * cuda_backend_impl.h): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
+     * additions for a second copy of its points in device memory (12 GiB there, and 6 GiB more
+     * of MSM context). Default 2^26; 0: never. Applies to keys uploaded from then on. */
+    int64_t fold_h_min;
+    /* Dense queries are folded after a key's first proof (see DESIGN in cuda_backend_impl.h):
+     * each of the key's queries (A, B1, B2, C, H) of at least this many points whose MSM in that
+     * proof took at least half of its scalars through the windows (a random witness, a circom
+     * circuit's; not the mostly 0/1 witness of a Filecoin circuit, whose ones are summed apart),
+     * when the budget holds its multiples and still leaves room for a second key of the same
+     * plain size. The MSM context is sized for folding for keys with a query this large.
+     * Default 2^22; 0: never. Applies to keys whose first proof comes from then on. */
+    int64_t fold_dense_min;
+    /* Whether the MSM context is to have a presum space (default on; see DESIGN in
+     * cuda_backend_impl.h): its MSMs then sum adjacent sorted entries of one bucket in affine
+     * pairs before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken
+     * only when the budget holds it with the key (and its folded H query) and the rest of the
+     * work space, and it is freed again when a key or a fold needs its room. After a key's first
+     * proof whose B2 MSM (of at least fold_dense_min points) was dense, it grows to a space
+     * sized for G2 points when the budget holds that. Turned on, the next proof rebuilds the
+     * work objects with it when the budget allows; turned off, the space goes when they are
+     * next rebuilt (a larger key). The proof's bytes are the same either way. */
+    int presum;
+    /* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's
+     * basis, the first five in bellperson's coefficient basis, whose last needs a b first) run
+     * on the device beside its A, B1, B2 and C MSMs (default on) or after them, for proofs that
+     * start from then on. The proof's bytes are the same either way. */
+    int overlap_ntt;
+};
+
+/* Every setting at its default: the one place the defaults are written. */
+void cuzk_cuda_config_default(struct cuzk_cuda_config *cfg);
+
+/* Sets up be as a CUDA backend on `device` with the default settings, its CPU part (none on the
+ * proof path) on pool (NULL: the calling thread; the pool must outlive the backend). Nothing is
+ * allocated on the device until the first key. Returns CUZK_OK, CUZK_ENODEV (no GPU, or a build
+ * without CUDA), CUZK_EINVAL (no such device) or CUZK_ENOMEM. */
 int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool *pool);
 /* Frees everything the backend holds on the device and the host. No proof may be running. */
 void cuzk_cuda_backend_free(struct cuzk_backend *be);
-/* The device memory budget in bytes (0: the default). Returns CUZK_OK or CUZK_EINVAL (more than
- * the device has). */
-int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes);
-
-/* H queries of at least this many points are folded at key upload (see DESIGN in
- * cuda_backend_impl.h): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket
- * additions for a second copy of its points in device memory (12 GiB there, and 6 GiB more of
- * MSM context). */
-#define CUZK_CUDA_FOLD_MIN ((size_t)1 << 26)
-/* Sets that threshold (0: never fold) for keys uploaded from now on. Returns CUZK_OK or
- * CUZK_EINVAL. */
-int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points);
-/* Dense queries are folded after a key's first proof (see DESIGN in cuda_backend_impl.h): each of
- * the key's queries (A, B1, B2, C, H) of at least this many points whose MSM in that proof
- * took at least half of its scalars through the windows (a random witness, a circom circuit's;
- * not the mostly 0/1 witness of a Filecoin circuit, whose ones are summed apart), when the
- * budget holds its multiples and still leaves room for a second key of the same plain size.
- * The MSM context is sized for folding for keys with a query this large. */
-#define CUZK_CUDA_FOLD_DENSE_MIN ((size_t)1 << 22)
-/* Sets that threshold (0: never) for keys whose first proof comes from now on. Returns
- * CUZK_OK or CUZK_EINVAL. */
-int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points);
-/* Whether the MSM context is to have a presum space (on: the default; see DESIGN in
- * cuda_backend_impl.h): its MSMs then sum adjacent sorted entries of one bucket in affine pairs
- * before the accumulation where that pays (CUZK_GPU_MSM_PRESUM). The space is taken only when
- * the budget holds it with the key (and its folded H query) and the rest of the work space, and
- * it is freed again when a key or a fold needs its room. After a key's first proof whose B2
- * MSM (of at least the dense-fold threshold's points) was dense, it grows to a space sized for
- * G2 points when the budget holds that. Turned on, the next proof rebuilds the
- * work objects with it when the budget allows; turned off, the space goes when they are next
- * rebuilt (a larger key). The proof's bytes are the same either way. Returns CUZK_OK or
- * CUZK_EINVAL. */
-int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on);
-/* Whether a proof's NTTs (the h polynomial's transforms: all six for a key in snarkjs's basis,
- * the first five in bellperson's coefficient basis, whose last needs a b first) run on the
- * device beside its A, B1, B2 and C MSMs (on: the default) or after them (off), for proofs that
- * start from now on. The proof's bytes are the same either way. Returns CUZK_OK or CUZK_EINVAL. */
-int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on);
+/* Applies every setting of cfg, at start or while the backend runs. Each call forgets what the
+ * budget refused before (a folding context, a presum space), so the next key or proof asks for
+ * it again under the settings now in force. Returns CUZK_OK, or CUZK_EINVAL (a budget larger
+ * than the device's memory, a negative threshold) with nothing changed; CUZK_ENODEV without
+ * CUDA. */
+int cuzk_cuda_backend_configure(struct cuzk_backend *be, const struct cuzk_cuda_config *cfg);
+/* The settings in force (vram_budget as the bytes it came to), for a caller that changes one of
+ * them with cuzk_cuda_backend_configure. Returns CUZK_OK, or CUZK_EINVAL (CUZK_ENODEV without
+ * CUDA) with *out at the defaults. */
+int cuzk_cuda_backend_config(const struct cuzk_backend *be, struct cuzk_cuda_config *out);
 /* be->key_upload / key_drop, callable directly (tests, benchmarks). */
 int cuzk_cuda_backend_preload(struct cuzk_backend *be, const struct cuzk_groth16_pk *pk, char *err,
                               size_t errlen);
@@ -146,7 +158,7 @@ struct cuzk_cuda_stats {
     size_t folded;        /* resident keys whose H query is folded (at upload) */
     size_t dense_folded;  /* queries of resident keys folded after a first proof */
     int presum_space;     /* the MSM context's presum space: 0 none, 1 sized for G1 points, 2 for
-                           * G2 points (see set_presum) */
+                           * G2 points (see cuzk_cuda_config) */
     size_t msm_points;    /* the MSM context's points: smaller than a key's MSM when its plan
                            * runs MSMs in slices (residency plans, DESIGN) */
     size_t streamed_keys; /* resident keys whose plan streams queries from host memory */

@@ -1,6 +1,6 @@
 /* The CUDA backend's private structures and the functions its files share (cuda_backend.h is
  * the contract). The backend is split by responsibility:
- *   cuda_backend.c  init and free, the setters, the stats and the last timing, batch
+ *   cuda_backend.c  init and free, the settings, the stats and the last timing, batch
  *                   multiplication, and the helpers every file uses (the clock, error text)
  *   cuda_vram.c     device memory and its policy: the work objects (the contexts and the work
  *                   area), the budget's checks, the presum space, the witness slots
@@ -30,7 +30,7 @@
  *      done, h in place of a: a' b' - c', or (the inverse coset NTT of a' b' - c) / t (see
  *      h_queue); and the MSM H' from device memory. The two sets of work share no
  *      buffer (the transforms touch A, B, C and the NTT context's scratch; the MSMs read W
- *      or W1 and S); cuzk_cuda_backend_set_overlap(0) runs them one after the other;
+ *      or W1 and S); overlap_ntt off (struct cuzk_cuda_config) runs them one after the other;
  *   3. gives the device and the slot back and assembles the proof on the host.
  * So while one proof computes, the next one's witness moves into the other slot (the copy
  * engine is independent of the compute units), and a proof that finds the GPU idle starts at
@@ -111,7 +111,7 @@
  * three host vectors at its first proof there (cuzk_cuda_key_vectors), and key_host charges
  * them for keys uploaded while the space is tight (cuzk_cuda_host_vectors).
  *
- * Folded H. A key whose H query has at least fold_min points (default CUZK_CUDA_FOLD_MIN) has
+ * Folded H. A key whose H query has at least fold_min points (fold_h_min of struct cuzk_cuda_config) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
  * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
  * H MSM takes the folded layout: the same point, fewer bucket additions. Both are counted against
@@ -146,7 +146,7 @@
  * want of budget (presum_refused PRESUM_BUDGET), it is taken back, sized for G1, after a proof
  * that finds the budget holding it with the keys and the work space again (a key evicted or
  * dropped since: cuzk_cuda_presum_regain, logged); a failed allocation of it (PRESUM_FAILED) is not
- * tried again until the budget or the setting changes (set_presum). Refusals and releases are
+ * tried again until the budget or the setting changes (cuzk_cuda_backend_configure). Refusals and releases are
  * logged. It is sized for G1 points, which leaves a G2 batch's later sets without the level;
  * after a key's first proof (after its dense folds) whose B2 query has at least fold_dense_min
  * points and took at least half its scalars through the windows, it grows to one sized for G2
@@ -246,10 +246,10 @@ struct cuda_state {
      * cuzk_cuda_room_for and cuzk_cuda_presum_g2 change it under dev_mu while
      * cuzk_cuda_work_fits_pk may read it */
     atomic_int cap_presum;
-    /* read without dev_mu by cuzk_cuda_work_fits_pk (under a witness slot), set by the setters:
+    /* read without dev_mu by cuzk_cuda_work_fits_pk (under a witness slot), set by cuzk_cuda_backend_configure:
      * atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
-    atomic_int presum;         /* the MSM context is to have a presum space (set_presum) */
+    atomic_int presum;         /* the MSM context is to have a presum space (cfg.presum) */
     atomic_int presum_refused; /* 0, or why the context has none: PRESUM_BUDGET, PRESUM_FAILED */
     int presum_g2_refused;     /* nor one sized for G2 (the same values; dev_mu) */
     atomic_size_t fold_min;    /* H queries of at least this many points are folded (0: never) */

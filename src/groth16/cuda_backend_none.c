@@ -15,33 +15,15 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
 
 void cuzk_cuda_backend_free(struct cuzk_backend *be) { (void)be; }
 
-int cuzk_cuda_backend_set_vram_budget(struct cuzk_backend *be, uint64_t bytes) {
+int cuzk_cuda_backend_configure(struct cuzk_backend *be, const struct cuzk_cuda_config *cfg) {
     (void)be;
-    (void)bytes;
+    (void)cfg;
     return CUZK_ENODEV;
 }
 
-int cuzk_cuda_backend_set_fold_min(struct cuzk_backend *be, size_t points) {
+int cuzk_cuda_backend_config(const struct cuzk_backend *be, struct cuzk_cuda_config *out) {
     (void)be;
-    (void)points;
-    return CUZK_ENODEV;
-}
-
-int cuzk_cuda_backend_set_fold_dense_min(struct cuzk_backend *be, size_t points) {
-    (void)be;
-    (void)points;
-    return CUZK_ENODEV;
-}
-
-int cuzk_cuda_backend_set_presum(struct cuzk_backend *be, int on) {
-    (void)be;
-    (void)on;
-    return CUZK_ENODEV;
-}
-
-int cuzk_cuda_backend_set_overlap(struct cuzk_backend *be, int on) {
-    (void)be;
-    (void)on;
+    cuzk_cuda_config_default(out);
     return CUZK_ENODEV;
 }
 

@@ -35,7 +35,8 @@ enum cfg_type {
 struct cfg_row {
     const char *key;
     enum cfg_type type;
-    const char *def; /* TOML value text; NULL = the default of the bound engine / kinds field */
+    const char *def; /* TOML value text; NULL = the default of the bound engine / kinds / cuda
+                        field */
     int64_t min, max;
     const char *choices;
     size_t off;
@@ -50,6 +51,7 @@ struct cfg_row {
 #define F(field) offsetof(struct cuzk_config, field)
 #define E(field) offsetof(struct cuzk_config, engine.field)
 #define K(field) offsetof(struct cuzk_config, kinds.field)
+#define G(field) offsetof(struct cuzk_config, cuda.field)
 #define NOFIELD 0
 
 static const struct cfg_row rows[] = {
@@ -151,31 +153,31 @@ static const struct cfg_row rows[] = {
      "Workers per device: with 2, one proof's witness uploads while another one computes."},
     {"gpus.gpu_threads", CFG_INT, "0", 0, 4096, NULL, F(gpu_threads),
      "Threads of the pool the GPU backends use for their CPU part; 0 = all CPUs."},
-    {"gpus.vram_budget", CFG_SIZE_AUTO, "\"auto\"", 1 * GiB, INT64_MAX, NULL, F(vram_budget),
+    {"gpus.vram_budget", CFG_SIZE_AUTO, NULL, 1 * GiB, INT64_MAX, NULL, G(vram_budget),
      "Device memory each GPU may use for resident keys and the prover's work space:\n"
      "\"auto\" = the device's memory less 3 GiB for the CUDA context. A key larger than it\n"
      "gets a residency plan (logged at load): its MSMs in slices, and its largest queries kept\n"
      "in pinned host memory (charged to memory.total_budget) and streamed to the GPU while the\n"
      "MSMs run. A key that does not fit beside others evicts idle keys; one that no plan fits\n"
      "fails its jobs with the sizes. A smaller value stands in for a smaller card."},
-    {"gpus.fold_h_min", CFG_INT, "67108864", 0, 1073741823, NULL, F(fold_h_min),
+    {"gpus.fold_h_min", CFG_INT, NULL, 0, 1073741823, NULL, G(fold_h_min),
      "Keys whose H query has at least this many points keep a second copy of it on the GPU\n"
      "(its multiples 2^T P, made once at load), which makes the H MSM about 6 % faster; a\n"
      "porep-c18 key takes 18 GiB more device memory (the copy, a larger MSM context). Only\n"
      "when vram_budget holds it, else the key loads without. 0 = never."},
-    {"gpus.fold_dense_min", CFG_INT, "4194304", 0, 1073741823, NULL, F(fold_dense_min),
+    {"gpus.fold_dense_min", CFG_INT, NULL, 0, 1073741823, NULL, G(fold_dense_min),
      "After a key's first proof, each of its queries (A, B1, B2, C, H) of at least this many\n"
      "points whose MSM took at least half of its scalars through the windows (a random or\n"
      "circom witness; not a Filecoin one, mostly 0 and 1) gets the same second copy, when\n"
      "vram_budget holds it and still leaves room for another key as large. 0 = never."},
-    {"gpus.presum", CFG_BOOL, "true", 0, 0, NULL, F(presum),
+    {"gpus.presum", CFG_BOOL, NULL, 0, 0, NULL, G(presum),
      "Give each GPU's MSM context a presum space (1.5 GiB for a 2^24 circuit, 12 GiB for a\n"
      "porep-c18 key) when vram_budget holds it with the key: large dense MSMs then sum pairs\n"
      "of points of one bucket before the accumulation, a few per cent faster. It doubles (room\n"
      "for G2 points) after a proof of a key whose B2 MSM was dense, when the budget holds that.\n"
      "The space is freed whenever a key or a fold needs its room, and taken back by a proof\n"
      "once an eviction made the room again. Proofs are the same bytes."},
-    {"gpus.overlap_ntt", CFG_BOOL, "true", 0, 0, NULL, F(overlap_ntt),
+    {"gpus.overlap_ntt", CFG_BOOL, NULL, 0, 0, NULL, G(overlap_ntt),
      "Run a proof's NTTs on the GPU beside its A, B and C MSMs (they share no data) instead of\n"
      "after them: the NTTs fill what the MSMs leave of the device. Proofs are the same bytes."},
 
@@ -548,6 +550,7 @@ int cuzk_config_init(struct cuzk_config *c) {
     memset(c, 0, sizeof *c);
     cuzk_engine_config_default(&c->engine);
     cuzk_kinds_config_default(&c->kinds);
+    cuzk_cuda_config_default(&c->cuda);
     for (size_t i = 0; i < NROWS; i++) {
         char why[256];
         if (rows[i].type == CFG_DEPRECATED || !rows[i].def) continue;

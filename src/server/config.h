@@ -12,10 +12,11 @@
  * "1h") or "0".
  *
  * One path from a key to its use: a row binds straight to the field that uses the value, in
- * the engine's configuration (struct cuzk_engine_config), the kinds' (struct cuzk_kinds_config)
- * or the daemon's own fields below; the defaults of the engine's and kinds' fields are theirs
- * (cuzk_engine_config_default, cuzk_kinds_config_default: the only place they are written),
- * the daemon's are in the table. Sizes and durations stay numbers all the way.
+ * the engine's configuration (struct cuzk_engine_config), the kinds' (struct cuzk_kinds_config),
+ * the GPU backends' (struct cuzk_cuda_config) or the daemon's own fields below; the defaults of
+ * the engine's, kinds' and GPU backends' fields are theirs (cuzk_engine_config_default,
+ * cuzk_kinds_config_default, cuzk_cuda_config_default: the only place they are written), the
+ * daemon's are in the table. Sizes and durations stay numbers all the way.
  * Thread-safety: none; a loaded configuration is read-only afterwards. */
 #ifndef CUZK_SERVER_CONFIG_H
 #define CUZK_SERVER_CONFIG_H
@@ -25,6 +26,7 @@
 #include <stdio.h>
 
 #include "cuzk/engine.h"
+#include "groth16/cuda_backend.h"
 #include "kinds/kinds.h"
 
 #define CUZK_CONFIG_DEFAULT_PATH "/etc/cuzk/cuzk.toml"
@@ -50,11 +52,7 @@ struct cuzk_config {
     int64_t devices[CUZK_CONFIG_MAX_DEVICES];
     size_t n_devices;       /* 0 = every GPU found */
     int64_t gpu_threads;    /* threads of the GPU backends' CPU pool; 0 = all CPUs */
-    uint64_t vram_budget;   /* bytes per device; 0 = "auto" (the device's memory less a reserve) */
-    int64_t fold_h_min;     /* H queries of at least this many points are folded; 0 = never */
-    int64_t fold_dense_min; /* dense queries this large are folded after a proof; 0 = never */
-    int presum;             /* the MSM contexts may take a presum space */
-    int overlap_ntt;        /* a proof's NTTs run beside its witness MSMs */
+    struct cuzk_cuda_config cuda; /* every GPU backend's settings (vram_budget, folds, ...) */
     /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
      * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
      * devices, fallback and trace output are the daemon's to fill */
