@@ -69,6 +69,9 @@ int bench_cmd_plan(const struct bench_args *a) {
         const char *key = strstr(line, "key ");
         printf("%s%.*s (MSMs of up to %zu points)\n", keys++ ? "\n" : "",
                key ? (int)strcspn(key, ":") : 3, key ? key : "key", s.msm_n);
+        if (!strstr(line, " tight="))
+            printf("(logged before the tight work space existed: its rule 6 is not considered; "
+                   "the key's load by this daemon logs the line with it)\n");
         if (s.budget) print_plan("as logged", &s, s.budget);
         if (vram) print_plan("--vram", &s, vram);
         for (size_t c = 0; c < sizeof cards / sizeof cards[0]; c++)
