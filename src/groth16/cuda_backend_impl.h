@@ -109,7 +109,10 @@
  * than under rule 5 (five vectors up, two back: vec_mb). Such work objects serve no other
  * layout, so every key proved in them takes this path: a key whose plan is not tight gets its
  * three host vectors at its first proof there (cuzk_cuda_key_vectors), and key_host charges
- * them for keys uploaded while the space is tight (cuzk_cuda_host_vectors).
+ * them for keys uploaded while the space is tight (cuzk_cuda_host_vectors). The vectors of a
+ * key uploaded before the space turned tight are made at that first proof, counted in
+ * host_bases but not charged to the engine's host budget (a gap: such a key is small beside
+ * the one whose plan made the space tight, a WinningPoSt key beside porep-c18, say).
  *
  * Folded H. A key whose H query has at least fold_min points (fold_h_min of struct cuzk_cuda_config) has
  * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
