@@ -114,13 +114,13 @@
  * host_bases but not charged to the engine's host budget (a gap: such a key is small beside
  * the one whose plan made the space tight, a WinningPoSt key beside porep-c18, say).
  *
- * Folded H. A key whose H query has at least fold_min points (fold_h_min of struct cuzk_cuda_config) has
- * its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the multiples 2^T P,
- * made on the device), and the MSM context is sized for folded MSMs (CUZK_GPU_MSM_FOLD), so the
- * H MSM takes the folded layout: the same point, fewer bucket additions. Both are counted against
- * the budget; when the budget cannot hold them (with the key) the key stays plain (the context
- * too, and the backend stops asking for a folding context until the budget or the threshold is
- * set again), which is logged.
+ * Folded H. A key whose H query has at least fold_min points (fold_h_min of struct
+ * cuzk_cuda_config) has its H bases folded once at upload (cuzk_gpu_bases_fold: a second copy, the
+ * multiples 2^T P, made on the device), and the MSM context is sized for folded MSMs
+ * (CUZK_GPU_MSM_FOLD), so the H MSM takes the folded layout: the same point, fewer bucket
+ * additions. Both are counted against the budget; when the budget cannot hold them (with the key)
+ * the key stays plain (the context too, and the backend stops asking for a folding context until
+ * the budget or the threshold is set again), which is logged.
  *
  * Dense queries folded after a first proof. Whether folding a witness query pays depends on
  * its scalars, which only a proof shows: a random or circom witness sends every scalar through
@@ -149,11 +149,11 @@
  * want of budget (presum_refused PRESUM_BUDGET), it is taken back, sized for G1, after a proof
  * that finds the budget holding it with the keys and the work space again (a key evicted or
  * dropped since: cuzk_cuda_presum_regain, logged); a failed allocation of it (PRESUM_FAILED) is not
- * tried again until the budget or the setting changes (cuzk_cuda_backend_configure). Refusals and releases are
- * logged. It is sized for G1 points, which leaves a G2 batch's later sets without the level;
- * after a key's first proof (after its dense folds) whose B2 query has at least fold_dense_min
- * points and took at least half its scalars through the windows, it grows to one sized for G2
- * (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the difference
+ * tried again until the budget or the setting changes (cuzk_cuda_backend_configure). Refusals and
+ * releases are logged. It is sized for G1 points, which leaves a G2 batch's later sets without the
+ * level; after a key's first proof (after its dense folds) whose B2 query has at least
+ * fold_dense_min points and took at least half its scalars through the windows, it grows to one
+ * sized for G2 (cuzk_gpu_msm_ctx_set_presum: twice the bytes) when the budget holds the difference
  * (cuzk_cuda_presum_g2, logged). A rebuild of the work objects makes it sized for G1 again;
  * the key remembers its first proof's B2 (key_entry.dense_b2), so the next proof of such a key
  * grows it again. Refused for want of budget, the growth is tried again at each later proof
@@ -249,8 +249,8 @@ struct cuda_state {
      * cuzk_cuda_room_for and cuzk_cuda_presum_g2 change it under dev_mu while
      * cuzk_cuda_work_fits_pk may read it */
     atomic_int cap_presum;
-    /* read without dev_mu by cuzk_cuda_work_fits_pk (under a witness slot), set by cuzk_cuda_backend_configure:
-     * atomics */
+    /* read without dev_mu by cuzk_cuda_work_fits_pk (under a witness slot), set by
+     * cuzk_cuda_backend_configure: atomics */
     atomic_int fold_refused;   /* the budget could not hold a folding context: do not ask again */
     atomic_int presum;         /* the MSM context is to have a presum space (cfg.presum) */
     atomic_int presum_refused; /* 0, or why the context has none: PRESUM_BUDGET, PRESUM_FAILED */
