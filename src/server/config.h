@@ -50,8 +50,8 @@ struct cuzk_config {
     char *snarkjs_dir;
     /* [gpus] */
     int64_t devices[CUZK_CONFIG_MAX_DEVICES];
-    size_t n_devices;       /* 0 = every GPU found */
-    int64_t gpu_threads;    /* threads of the GPU backends' CPU pool; 0 = all CPUs */
+    size_t n_devices;             /* 0 = every GPU found */
+    int64_t gpu_threads;          /* threads of the GPU backends' CPU pool; 0 = all CPUs */
     struct cuzk_cuda_config cuda; /* every GPU backend's settings (vram_budget, folds, ...) */
     /* the engine's and the kinds' settings ([memory], [scheduler], [pipeline], [synthesis],
      * gpus.gpu_workers_per_device, srs.param_cache, [synthetic], [filecoin]); the engine's
