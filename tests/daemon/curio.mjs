@@ -35,7 +35,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import grpc from '@grpc/grpc-js';
-import { ROOT, Status, check, cuzk, startDaemon, summary, sleep } from './lib.mjs';
+import { ROOT, Status, check, cuzk, startDaemon, summary } from './lib.mjs';
 
 const [daemonBin, bench, curioVanilla] = process.argv.slice(2, 5).map((p) => p && path.resolve(p));
 if (![daemonBin, bench, curioVanilla].every((p) => p && fs.existsSync(p))) {
@@ -369,10 +369,8 @@ main()
   .finally(async () => {
     if (daemon) {
       daemon.curio.close();
-      daemon.proc.kill('SIGTERM');
-      await Promise.race([daemon.exited, sleep(20000)]);
-      if (!daemon.exit) daemon.proc.kill('SIGKILL');
-      check(daemon.exit && daemon.exit.code === 0, 'the daemon exits 0 after SIGTERM', daemon.exit);
+      const exit = await daemon.stop();
+      check(exit && exit.code === 0, 'the daemon exits 0 after SIGTERM', exit);
     }
     fs.rmSync(dir, { recursive: true, force: true });
     console.log(`# whole test: ${secs(Date.now() - t0)}`);

@@ -64,6 +64,15 @@ export async function startDaemon(bin, configText, dir, { readyTimeoutMs = 60000
     'grpc.max_send_message_length': 512 << 20,
     'grpc.max_receive_message_length': 512 << 20,
   });
+  // closes the client, sends SIGTERM, waits up to ms for the exit (then SIGKILL); resolves
+  // d.exit, null when the daemon had to be killed
+  d.stop = async (ms = 20000) => {
+    d.client.close();
+    d.proc.kill('SIGTERM');
+    await Promise.race([d.exited, sleep(ms)]);
+    if (!d.exit) d.proc.kill('SIGKILL');
+    return d.exit;
+  };
   return d;
 }
 

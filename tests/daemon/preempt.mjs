@@ -165,12 +165,7 @@ async function main() {
 main()
   .catch((e) => check(false, 'the test ran to its end', e.stack || String(e)))
   .finally(async () => {
-    for (const d of daemons) {
-      d.client.close();
-      d.proc.kill('SIGTERM');
-      await Promise.race([d.exited, sleep(20000)]);
-      if (!d.exit) d.proc.kill('SIGKILL');
-    }
+    for (const d of daemons) await d.stop();
     fs.rmSync(dir, { recursive: true, force: true });
     process.exit(summary('preempt'));
   });

@@ -100,12 +100,7 @@ const t0 = Date.now();
 main()
   .catch((e) => check(false, 'the test ran to its end', e.stack || String(e)))
   .finally(async () => {
-    if (d) {
-      d.client.close();
-      d.proc.kill('SIGTERM');
-      await Promise.race([d.exited, sleep(20000)]);
-      if (!d.exit) d.proc.kill('SIGKILL');
-    }
+    if (d) await d.stop();
     fs.rmSync(dir, { recursive: true, force: true });
     console.log(`slot_race: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     process.exit(summary('slot_race'));
