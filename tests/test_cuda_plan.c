@@ -273,6 +273,68 @@ static void test_tight(void) {
     CHECK(cuzk_cuda_plan_sizes_parse(l2, &r) == CUZK_EFORMAT);
 }
 
+/* Rule 6 among the slices after the main four, on the same logged sizes with the 2^22, 2^21 and
+ * 2^20 entries appended (the 2^23 work space less the MSM context's difference, which
+ * cuzk_cuda_work_bytes_for gives on a CUDA build: 593494016, 740294656 and 1092616192 bytes;
+ * the staging halves with each slice): a 16 GB card's default budget (16,376 MiB less its 2 GiB
+ * reserve: 14.0 GiB) gets 2^21 slices, 16 GiB still 2^23; no other rule takes the small slices;
+ * below the 2^20 layout the refusal names that one. */
+static void test_tight_slices(void) {
+    char err[512], line[256];
+    struct cuzk_cuda_plan p;
+    struct cuzk_cuda_plan_sizes s;
+    CHECK(cuzk_cuda_plan_sizes_parse(
+              "A=12456347520 B1=3178779072 B2=6357558144 C=12496309728 H=12884901792 "
+              "fixed=6264797724 msm_n=134217728 work_full=46842454383 lean=12496341216 "
+              "tight=8589934592 rows=5613334116 slices=67108864:42673924463+12884901888,"
+              "33554432:37594926447+6442450944,16777216:36687011183+3221225472,"
+              "8388608:35427747183+1610612736,4194304:34834253167+805306368,"
+              "2097152:34687452527+402653184,1048576:34335130991+201326592",
+              &s) == CUZK_OK);
+    CHECK(s.n_slices == 7);
+    const uint64_t card = (uint64_t)16376 << 20, save = s.lean_save + s.tight_save;
+    CHECK(cuzk_cuda_vram_reserve(card) == 2 * GiB);
+    s.budget = card - cuzk_cuda_vram_reserve(card);
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.tight && p.host_rows && p.msm_max == (size_t)1 << 21);
+    CHECK(p.work == s.work_slice[5] - save + s.stage[5] && p.device_key + p.work <= s.budget);
+    cuzk_cuda_plan_describe(&p, s.budget, line, sizeof line);
+    CHECK(strstr(line, "slices of 2^21 points") != NULL);
+    printf("16 GB card, default budget: %s\n", line);
+    s.budget = 16 * GiB;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.tight && p.msm_max == (size_t)1 << 23);
+    s.budget = 24 * GiB; /* rule 5 keeps the main slices */
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.lean && p.msm_max == (size_t)1 << 23);
+    const uint64_t least = s.work_slice[6] - save + s.stage[6];
+    s.budget = s.fixed - s.rows + least;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_OK);
+    CHECK(p.tight && p.msm_max == (size_t)1 << 20);
+    s.budget--;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    char want[64];
+    snprintf(want, sizeof want, "smallest work space %llu ", (unsigned long long)least);
+    CHECK(strstr(err, want) != NULL);
+    /* without rule 6 the small slices are no one's: the refusal names the main ones' least */
+    s.tight_save = 0;
+    s.budget = 20 * GiB;
+    CHECK(cuzk_cuda_plan_make(&s, &p, err, sizeof err) == CUZK_EUNSUPPORTED);
+    snprintf(want, sizeof want, "smallest work space %llu ",
+             (unsigned long long)(s.work_slice[3] - s.lean_save + s.stage[3]));
+    CHECK(strstr(err, want) != NULL);
+}
+
+/* The default budget's reserve: an eighth of the card, between 2 and 3 GiB. */
+static void test_reserve(void) {
+    CHECK(cuzk_cuda_vram_reserve(0) == 2 * GiB);
+    CHECK(cuzk_cuda_vram_reserve(8 * GiB) == 2 * GiB);
+    CHECK(cuzk_cuda_vram_reserve(20 * GiB) == 20 * GiB / 8);
+    CHECK(cuzk_cuda_vram_reserve(24 * GiB) == 3 * GiB);
+    CHECK(cuzk_cuda_vram_reserve((uint64_t)81559 << 20) == 3 * GiB);
+    CHECK(cuzk_cuda_vram_reserve(UINT64_MAX) == 3 * GiB);
+}
+
 /* The sizes' log line reads back as the sizes it was written from; broken lines are refused. */
 static void test_sizes_line(void) {
     struct cuzk_cuda_plan_sizes s = c18(76 * GiB), r;
@@ -320,7 +382,9 @@ static void test_sizes_line(void) {
         CHECK(cuzk_cuda_plan_sizes_parse(bad, &r) == CUZK_EFORMAT);
     }
     char many[1024];
-    snprintf(many, sizeof many, "%s,1:2+3,4:5+6", line); /* a fifth slice */
+    int at = snprintf(many, sizeof many, "%s", line); /* one slice more than a line may hold */
+    for (unsigned i = s.n_slices; i <= CUZK_CUDA_PLAN_SLICES; i++)
+        at += snprintf(many + at, sizeof many - (size_t)at, ",%u:2+3", i + 1);
     CHECK(cuzk_cuda_plan_sizes_parse(many, &r) == CUZK_EFORMAT);
     CHECK(cuzk_cuda_plan_sizes_parse("no sizes here", &r) == CUZK_EFORMAT);
     CHECK(cuzk_cuda_plan_sizes_parse(NULL, &r) == CUZK_EINVAL);
@@ -332,6 +396,8 @@ int main(void) {
     test_small();
     test_lean();
     test_tight();
+    test_tight_slices();
+    test_reserve();
     test_sizes_line();
     return test_finish();
 }

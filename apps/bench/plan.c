@@ -14,7 +14,6 @@
 #include "groth16/cuda_plan.h"
 
 #define GiB ((uint64_t)1 << 30)
-#define RESERVE (3 * GiB) /* gpus.vram_budget = "auto": the card's memory less 3 GiB */
 
 /* Cards storage providers run, by the memory the driver reports (GiB, rounded down to MiB). */
 static const struct {
@@ -74,8 +73,10 @@ int bench_cmd_plan(const struct bench_args *a) {
                    "the key's load by this daemon logs the line with it)\n");
         if (s.budget) print_plan("as logged", &s, s.budget);
         if (vram) print_plan("--vram", &s, vram);
-        for (size_t c = 0; c < sizeof cards / sizeof cards[0]; c++)
-            print_plan(cards[c].name, &s, (cards[c].mib << 20) - RESERVE);
+        for (size_t c = 0; c < sizeof cards / sizeof cards[0]; c++) { /* budget "auto" */
+            const uint64_t mem = cards[c].mib << 20;
+            print_plan(cards[c].name, &s, mem - cuzk_cuda_vram_reserve(mem));
+        }
     }
     free(line);
     if (in != stdin) fclose(in);

@@ -86,7 +86,8 @@ static uint64_t budget_bytes(const struct cuda_state *st, uint64_t bytes) {
     size_t free_b = 0, total_b = 0;
     cuzk_gpu_mem_info(st->device, &free_b, &total_b);
     if (bytes) return bytes <= total_b ? bytes : 0;
-    return total_b > CUZK_CUDA_VRAM_RESERVE ? total_b - CUZK_CUDA_VRAM_RESERVE : 0;
+    const uint64_t reserve = cuzk_cuda_vram_reserve(total_b);
+    return total_b > reserve ? total_b - reserve : 0;
 }
 
 int cuzk_cuda_backend_configure(struct cuzk_backend *be, const struct cuzk_cuda_config *cfg) {

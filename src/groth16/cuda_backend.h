@@ -17,7 +17,7 @@
  * context, an MSM context, the prover's vectors with two witness slots), sized for the largest
  * key and grown only at a key upload, all counted against the device's memory budget
  * (struct cuzk_cuda_config's vram_budget; default: the device's memory less
- * CUZK_CUDA_VRAM_RESERVE).
+ * cuzk_cuda_vram_reserve, cuda_plan.h).
  * A key that does not fit the budget is refused with CUZK_EGPUOOM and a sentence naming the
  * sizes (the SRS manager then evicts idle keys and tries again); one that would not fit even
  * with no other key resident and the smallest work space (no folding, no presum space) is
@@ -47,10 +47,6 @@
 #include <stdint.h>
 
 #include "groth16/groth16.h"
-
-/* Device memory left out of the default budget (the CUDA context, CUB's and the driver's own
- * allocations). */
-#define CUZK_CUDA_VRAM_RESERVE ((uint64_t)3 << 30)
 
 /* The stages of one proof, in milliseconds of wall-clock time (also the prove's stage line). */
 struct cuzk_cuda_timing {
@@ -85,7 +81,7 @@ struct cuzk_cuda_timing {
  * changed while the backend runs (cuzk_cuda_backend_configure). */
 struct cuzk_cuda_config {
     /* The device memory budget in bytes: the resident keys and the work space are counted
-     * against it (see Memory above); 0: the device's memory less CUZK_CUDA_VRAM_RESERVE. */
+     * against it (see Memory above); 0: the device's memory less cuzk_cuda_vram_reserve's. */
     uint64_t vram_budget;
     /* H queries of at least this many points are folded at key upload (see DESIGN in
      * cuda_backend_impl.h): the H MSM of a porep-c18 partition (2^27 points) takes fewer bucket

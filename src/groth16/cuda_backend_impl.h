@@ -64,7 +64,8 @@
  * Residency plans (cuda_plan.h, cuda_query.c). Each key gets a plan from the device's budget
  * alone (other keys make room by eviction, as before): everything resident with the context
  * for its largest MSM (today's layout, then the optional folds and presum space as below); else
- * everything resident with a context for a slice (the four powers of two below the largest MSM;
+ * everything resident with a context for a slice (the four powers of two below the largest MSM,
+ * and for rule 6 the smaller ones down to CUZK_CUDA_SLICE_MIN_TIGHT;
  * MSMs run slice by slice over the resident bases and their results are added on the host);
  * else a sliced context, a streamer (two staging buffers of a slice of G1 points) and the fewest
  * bytes of queries kept in pinned host memory, H first. A streamed query's MSM copies slice j + 1
@@ -179,9 +180,12 @@
 #define SLOTS 2      /* witness slots: W and W1 */
 #define PLAN_CACHE 8 /* plans remembered by key id (cuda_vram.c's plan_of) */
 /* The smallest MSM slice a residency plan considers (cuzk_cuda_plan_sizes; the candidates are the
- * four powers of two below a key's largest MSM, so this bounds small keys only, as in tests):
- * below it an MSM's fixed costs outweigh what a slice holds. */
+ * powers of two below a key's largest MSM, CUZK_CUDA_PLAN_SLICES_MAIN of them for every rule, so
+ * this bounds small keys only, as in tests): below it an MSM's fixed costs outweigh what a slice
+ * holds. Rule 6 also has the smaller ones after those, down to CUZK_CUDA_SLICE_MIN_TIGHT: for a
+ * 2^27 key, 2^22 to 2^20 (each halving saves about 0.5 GiB of context and staging). */
 #define CUZK_CUDA_SLICE_MIN ((size_t)1 << 8)
+#define CUZK_CUDA_SLICE_MIN_TIGHT ((size_t)1 << 20)
 
 /* The work space's kinds (cuzk_cuda_work_bytes_for, cuda_state.cap_space): today's, the lean
  * one (rule 4 of cuda_plan.h) and the tight one (rule 6), each smaller than the one before. */

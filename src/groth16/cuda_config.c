@@ -6,7 +6,7 @@
 
 void cuzk_cuda_config_default(struct cuzk_cuda_config *cfg) {
     *cfg = (struct cuzk_cuda_config){
-        .vram_budget = 0,               /* the device's memory less CUZK_CUDA_VRAM_RESERVE */
+        .vram_budget = 0,               /* the device's memory less cuzk_cuda_vram_reserve's */
         .fold_h_min = (int64_t)1 << 26, /* a porep-c18 partition's H query (2^27) folds */
         .fold_dense_min = (int64_t)1 << 22,
         .presum = 1,

@@ -13,6 +13,13 @@ const char *cuzk_cuda_query_name(enum cuzk_cuda_query q) {
     return (unsigned)q < CUZK_CUDA_Q_N ? names[q] : "?";
 }
 
+uint64_t cuzk_cuda_vram_reserve(uint64_t total) {
+    const uint64_t r = total / 8;
+    return r < CUZK_CUDA_VRAM_RESERVE_MIN   ? CUZK_CUDA_VRAM_RESERVE_MIN
+           : r > CUZK_CUDA_VRAM_RESERVE_MAX ? CUZK_CUDA_VRAM_RESERVE_MAX
+                                            : r;
+}
+
 static uint64_t key_total(const struct cuzk_cuda_plan_sizes *in) {
     uint64_t b = in->fixed;
     for (int q = 0; q < CUZK_CUDA_Q_N; q++) b += in->query[q];
@@ -53,16 +60,22 @@ static int choose_streamed(const struct cuzk_cuda_plan_sizes *in, uint64_t room,
     return 0;
 }
 
+/* The candidate slices rules 2 to 5 choose among: the largest CUZK_CUDA_PLAN_SLICES_MAIN. */
+static unsigned main_slices(const struct cuzk_cuda_plan_sizes *in) {
+    return in->n_slices < CUZK_CUDA_PLAN_SLICES_MAIN ? in->n_slices : CUZK_CUDA_PLAN_SLICES_MAIN;
+}
+
 /* Rule 4 on in (rules 5 and 6 pass the sizes without the rows; save: the lean or the tight
- * work space's saving): that work space with the largest slice that holds everything resident,
- * else the fewest bytes streamed, then the largest slice. 1 and *out set, or 0. */
-static int lean_rule(const struct cuzk_cuda_plan_sizes *in, uint64_t save,
+ * work space's saving) among its first n slices: that work space with the largest slice that
+ * holds everything resident, else the fewest bytes streamed, then the largest slice. 1 and *out
+ * set, or 0. */
+static int lean_rule(const struct cuzk_cuda_plan_sizes *in, uint64_t save, unsigned n,
                      struct cuzk_cuda_plan *out) {
     const uint64_t total = key_total(in);
     int best = -1;
     unsigned best_mask = 0;
     uint64_t best_bytes = 0;
-    for (unsigned i = 0; save && i < in->n_slices; i++) {
+    for (unsigned i = 0; save && i < n; i++) {
         if (in->work_slice[i] < save) continue;
         const uint64_t lean = in->work_slice[i] - save, work = lean + in->stage[i];
         unsigned mask = 0;
@@ -101,6 +114,7 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
     }
     memset(out, 0, sizeof *out);
     const uint64_t total = key_total(in);
+    const unsigned n_main = main_slices(in);
     /* 1. everything resident, the context for the largest MSM */
     if (in->work_full <= in->budget && total <= in->budget - in->work_full) {
         out->msm_max = in->msm_n;
@@ -109,7 +123,7 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
         return CUZK_OK;
     }
     /* 2. everything resident, MSMs in slices: the largest slice that fits */
-    for (unsigned i = 0; i < in->n_slices; i++) {
+    for (unsigned i = 0; i < n_main; i++) {
         if (in->work_slice[i] > in->budget || total > in->budget - in->work_slice[i]) continue;
         out->msm_max = in->slice_n[i];
         out->sliced = 1;
@@ -121,7 +135,7 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
     int best = -1;
     unsigned best_mask = 0;
     uint64_t best_bytes = 0;
-    for (unsigned i = 0; i < in->n_slices; i++) {
+    for (unsigned i = 0; i < n_main; i++) {
         const uint64_t work = in->work_slice[i] + in->stage[i];
         unsigned mask;
         uint64_t bytes;
@@ -143,16 +157,18 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
         return CUZK_OK;
     }
     /* 4. the lean work space; 5. the same with the rows in host memory; 6. the tight one */
-    if (lean_rule(in, in->lean_save, out)) return CUZK_OK;
+    if (lean_rule(in, in->lean_save, n_main, out)) return CUZK_OK;
     const int host_ok = in->lean_save && in->rows && in->rows <= in->fixed;
     if (host_ok) {
         struct cuzk_cuda_plan_sizes h = *in;
         h.fixed -= in->rows;
-        if (lean_rule(&h, in->lean_save, out)) {
+        if (lean_rule(&h, in->lean_save, n_main, out)) {
             out->host_rows = 1;
             return CUZK_OK;
         }
-        if (in->tight_save && lean_rule(&h, in->lean_save + in->tight_save, out)) {
+        const uint64_t tight = in->lean_save + in->tight_save;
+        if (in->tight_save &&
+            (lean_rule(&h, tight, n_main, out) || lean_rule(&h, tight, in->n_slices, out))) {
             out->host_rows = 1;
             out->lean = 0;
             out->tight = 1;
@@ -160,10 +176,11 @@ int cuzk_cuda_plan_make(const struct cuzk_cuda_plan_sizes *in, struct cuzk_cuda_
         }
     }
     /* the smallest layout there is: every query streamed, the smallest slice (the smallest
-     * work space offered) */
+     * work space offered; the slices after the main ones only to rule 6) */
     const uint64_t save = in->lean_save + (host_ok ? in->tight_save : 0);
+    const unsigned n_least = host_ok && in->tight_save ? in->n_slices : n_main;
     uint64_t least = in->work_full;
-    for (unsigned i = 0; i < in->n_slices; i++) {
+    for (unsigned i = 0; i < n_least; i++) {
         uint64_t w = in->work_slice[i] + in->stage[i];
         if (save && in->work_slice[i] >= save) w -= save;
         if (w < least) least = w;

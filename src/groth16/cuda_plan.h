@@ -23,7 +23,10 @@
  *   6. as 5 with the tight work space (tight_save bytes smaller again: three rooms A, B, W;
  *      the NTT's scratch lent by B, C and the gathered scalars in B's room; the CPU also makes
  *      c = a o b, and c, a and b cross the link one after the other, c's and a's transforms
- *      read back into host memory), for 16 GiB cards (tight).
+ *      read back into host memory), for 16 GiB cards (tight). Rules 2 to 5 choose among the
+ *      CUZK_CUDA_PLAN_SLICES_MAIN largest slices; rule 6 also among the smaller ones after them
+ *      (a 2^27 MSM in 32 to 128 slices), so that a 16 GB card's budget (about 14 GiB once the
+ *      CUDA context is left out) holds porep-c18.
  * A key that fits none of these (its rows, wire lists and work space alone exceed the budget)
  * is refused: CUZK_EUNSUPPORTED with the sizes in a sentence.
  *
@@ -44,7 +47,16 @@ enum cuzk_cuda_query {
     CUZK_CUDA_Q_N = 5
 };
 
-#define CUZK_CUDA_PLAN_SLICES 4 /* candidate slice sizes at most */
+/* The device memory a default budget (gpus.vram_budget = "auto") leaves out for the CUDA
+ * context, the kernels' local memory (reserved per multiprocessor: about 0.9 GB on an H100) and
+ * the driver's own allocations: an eighth of the card, at least 2 GiB and at most 3 GiB (2 GiB
+ * on a 16 GB card, whose default budget then holds porep-c18's tight plan). */
+#define CUZK_CUDA_VRAM_RESERVE_MIN ((uint64_t)2 << 30)
+#define CUZK_CUDA_VRAM_RESERVE_MAX ((uint64_t)3 << 30)
+uint64_t cuzk_cuda_vram_reserve(uint64_t total);
+
+#define CUZK_CUDA_PLAN_SLICES 7      /* candidate slice sizes at most */
+#define CUZK_CUDA_PLAN_SLICES_MAIN 4 /* the largest ones, which rules 2 to 5 choose among */
 
 /* What a plan is made from: the device's budget and the byte counts of every candidate layout,
  * as the backend's sizing functions give them. */

@@ -36,10 +36,13 @@ void cuzk_cuda_plan_sizes(const struct cuda_state *st, const struct cuzk_groth16
     if (pk->b_wires) s->fixed += 4 * (uint64_t)pk->n_b;
     s->msm_n = pk->n_vars > n ? pk->n_vars : n;
     s->work_full = cuzk_cuda_work_bytes_for(pk->log_n, pk->n_vars, s->msm_n, 0, 0, 0, 0);
-    /* slices: the powers of two below the largest MSM, down to CUZK_CUDA_SLICE_MIN */
+    /* slices: the powers of two below the largest MSM, down to CUZK_CUDA_SLICE_MIN; those after
+     * the main ones (rule 6's) only down to CUZK_CUDA_SLICE_MIN_TIGHT, below which a slice saves
+     * too little to matter */
     size_t slice = 1;
     while (slice * 2 < s->msm_n) slice *= 2;
     for (; s->n_slices < CUZK_CUDA_PLAN_SLICES && slice >= CUZK_CUDA_SLICE_MIN; slice /= 2) {
+        if (s->n_slices >= CUZK_CUDA_PLAN_SLICES_MAIN && slice < CUZK_CUDA_SLICE_MIN_TIGHT) break;
         const unsigned i = s->n_slices++;
         s->slice_n[i] = slice;
         s->stage[i] = cuzk_gpu_streamer_vram_for(stage_bytes_for(slice));

@@ -155,8 +155,9 @@ static const struct cfg_row rows[] = {
      "Threads of the pool the GPU backends use for their CPU part; 0 = all CPUs."},
     {"gpus.vram_budget", CFG_SIZE_AUTO, NULL, 1 * GiB, INT64_MAX, NULL, G(vram_budget),
      "Device memory each GPU may use for resident keys and the prover's work space:\n"
-     "\"auto\" = the device's memory less 3 GiB for the CUDA context. A key larger than it\n"
-     "gets a residency plan (logged at load): its MSMs in slices, and its largest queries kept\n"
+     "\"auto\" = the device's memory less an eighth of it (2 to 3 GiB) for the CUDA context\n"
+     "and the driver. A key larger than it gets a residency plan (logged at load): its MSMs in "
+     "slices, and its largest queries kept\n"
      "in pinned host memory (charged to memory.total_budget) and streamed to the GPU while the\n"
      "MSMs run. A key that does not fit beside others evicts idle keys; one that no plan fits\n"
      "fails its jobs with the sizes. A smaller value stands in for a smaller card."},
