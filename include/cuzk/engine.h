@@ -197,7 +197,8 @@ typedef void (*cuzk_engine_trace_fn)(void *ctx, const char *line);
 
 /* The engine's settings; cuzk_engine_config_default gives every default (the one place the
  * defaults are written: the daemon's configuration table binds its keys to these fields).
- * Sizes are bytes, durations milliseconds. */
+ * Sizes are bytes, durations milliseconds. A zero in gpu_workers_per_device, key_loaders or
+ * util_window_ms takes the default; the engine keeps a copy (the setup_allow patterns too). */
 struct cuzk_engine_config {
     /* memory */
     uint64_t total_budget;         /* host bytes; 0 = auto: MemTotal - safety_margin (default) */

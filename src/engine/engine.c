@@ -86,7 +86,8 @@ static void cond_init_mono(pthread_cond_t *cv) {
 int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config *cfg, char *err,
                        size_t errlen) {
     struct cuzk_engine_config def;
-    if (!cfg) cuzk_engine_config_default(&def), cfg = &def;
+    cuzk_engine_config_default(&def);
+    if (!cfg) cfg = &def;
     if (err && errlen) err[0] = 0;
     *out = NULL;
     uint64_t total;
@@ -122,35 +123,36 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     cond_init_mono(&e->house_cv);
     e->fallback = -1;
     e->accepting = 1;
-    e->srs_idle_ms = cfg->srs_idle_evict_ms;
-    e->trim_threshold = cfg->trim_threshold;
-    e->prepin = cfg->prepin_witness;
-    e->ttl_ms = cfg->result_ttl_ms;
-    e->overtake_ms = cfg->mem_overtake_ms;
-    e->util_window_ms = cfg->util_window_ms ? cfg->util_window_ms : 60000;
-    e->self_verify = cfg->self_verify;
-    e->setup_policy = cfg->setup_policy;
-    if (cfg->setup_policy && cfg->n_setup_allow) {
-        e->setup_allow = calloc(cfg->n_setup_allow, sizeof *e->setup_allow);
-        for (size_t i = 0; e->setup_allow && i < cfg->n_setup_allow; i++)
-            if (!(e->setup_allow[e->n_setup_allow++] = strdup(cfg->setup_allow[i]))) break;
-        if (!e->setup_allow || !e->setup_allow[e->n_setup_allow - 1])
-            return fail_create(e, CUZK_ENOMEM);
+    /* The settings: the caller's, except what the engine owns or resolves. A zero where zero
+     * has no meaning of its own takes the default (cuzk_engine_config_default, the one place
+     * the defaults are written); synth_workers 0 is "auto". */
+    e->cfg = *cfg;
+    e->cfg.setup_allow = NULL;
+    e->cfg.n_setup_allow = 0;
+    e->cfg.devices = NULL; /* e->devs holds them, below */
+    e->cfg.n_devices = 0;
+    e->cfg.fallback = NULL;
+    if (!e->cfg.util_window_ms) e->cfg.util_window_ms = def.util_window_ms;
+    if (!e->cfg.gpu_workers_per_device) e->cfg.gpu_workers_per_device = def.gpu_workers_per_device;
+    if (!e->cfg.key_loaders) e->cfg.key_loaders = def.key_loaders;
+    if (!e->cfg.synth_workers) {
+        unsigned cpus = cuzk_cpu_count();
+        e->cfg.synth_workers = cpus / 2 > 2 ? cpus / 2 : 2;
     }
-    e->trace_file = cfg->trace_file;
-    e->trace_fn = cfg->trace_fn;
-    e->trace_ctx = cfg->trace_ctx;
-    e->workers_per_dev = cfg->gpu_workers_per_device ? cfg->gpu_workers_per_device : 2;
-    e->key_loaders = cfg->key_loaders ? cfg->key_loaders : 2;
-    unsigned cpus = cuzk_cpu_count();
-    e->synth_workers = cfg->synth_workers ? cfg->synth_workers : (cpus / 2 > 2 ? cpus / 2 : 2);
+    if (cfg->setup_policy && cfg->n_setup_allow) {
+        char **allow = calloc(cfg->n_setup_allow, sizeof *allow);
+        if (!allow) return fail_create(e, CUZK_ENOMEM);
+        e->cfg.setup_allow = (const char *const *)allow;
+        for (size_t i = 0; i < cfg->n_setup_allow; i++, e->cfg.n_setup_allow++)
+            if (!(allow[i] = strdup(cfg->setup_allow[i]))) return fail_create(e, CUZK_ENOMEM);
+    }
     e->table_cap = 1024;
     if (!(e->table = calloc(e->table_cap, sizeof *e->table))) return fail_create(e, CUZK_ENOMEM);
 
     if ((rc = cuzk_pool_create(&e->pool, cfg->cpu_threads, "cuzk-cpu")) ||
         (rc = cuzk_budget_create(&e->budget, total)))
         return fail_create(e, rc);
-    cuzk_budget_set_overtake(e->budget, e->overtake_ms);
+    cuzk_budget_set_overtake(e->budget, e->cfg.mem_overtake_ms);
 
     /* devices: the configured ones (or the CPU backend), then the fallback */
     size_t n = cfg->n_devices ? cfg->n_devices : 1;
@@ -175,14 +177,16 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
                  : d->d.backend->name ? d->d.backend->name
                                       : "device");
         d->d.name = d->name;
-        d->workers = d->is_fallback ? 0 : d->d.workers ? d->d.workers : e->workers_per_dev;
+        d->workers = d->is_fallback ? 0
+                     : d->d.workers ? d->d.workers
+                                    : e->cfg.gpu_workers_per_device;
         pthread_cond_init(&d->fin_cv, NULL);
         e->backends[i] = d->d.backend;
     }
     e->n_devs = n;
     e->wbackend = e->devs[0].d.backend;
     /* one kept witness buffer per worker that may hold one */
-    e->wfree_max = e->synth_workers + n * e->workers_per_dev;
+    e->wfree_max = e->cfg.synth_workers + n * e->cfg.gpu_workers_per_device;
     e->wfree_prepin_max = 2 * e->wfree_max; /* cuzk_eng_witness_prepin */
     size_t n_all = n + (cfg->fallback != NULL);
     if ((rc = cuzk_srs_create(&e->srs, e->budget, e->pool, e->backends, n_all,
@@ -193,8 +197,9 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     cuzk_log_info("engine",
                   "engine created: budget %llu bytes, %u synthesis workers, %zu device(s) x %u "
                   "workers%s, %u key loaders, %u CPU threads; keys %s",
-                  (unsigned long long)total, e->synth_workers, e->n_devs, e->workers_per_dev,
-                  e->fallback >= 0 ? " + fallback" : "", e->key_loaders, cuzk_pool_size(e->pool),
+                  (unsigned long long)total, e->cfg.synth_workers, e->n_devs,
+                  e->cfg.gpu_workers_per_device, e->fallback >= 0 ? " + fallback" : "",
+                  e->cfg.key_loaders, cuzk_pool_size(e->pool),
                   cuzk_srs_hot_only(e->srs) ? "on the devices only" : "in host memory");
     if (!cfg->self_verify)
         cuzk_log_warn("engine", "pipeline.self_verify is off: proofs are delivered unchecked; a "
@@ -212,7 +217,7 @@ static int spawn(pthread_t *th, void *(*fn)(void *), void *arg, const char *name
 }
 
 int cuzk_engine_start(struct cuzk_engine *e) {
-    size_t nw = e->synth_workers + e->key_loaders;
+    size_t nw = e->cfg.synth_workers + e->cfg.key_loaders;
     for (size_t d = 0; d < e->n_devs; d++) nw += e->devs[d].workers;
     struct worker *workers = calloc(nw, sizeof *workers);
     if (!workers) return CUZK_ENOMEM;
@@ -230,7 +235,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
     char name[48];
     int rc = CUZK_OK;
     size_t k = 0;
-    for (unsigned i = 0; i < e->synth_workers && !rc; i++, k++) {
+    for (unsigned i = 0; i < e->cfg.synth_workers && !rc; i++, k++) {
         struct worker *w = &e->workers[k];
         *w = (struct worker){.e = e, .id = i, .device = -1, .part = -1};
         snprintf(name, sizeof name, "cuzk-synth-%u", i);
@@ -248,7 +253,7 @@ int cuzk_engine_start(struct cuzk_engine *e) {
             w->running = !rc;
             e->n_workers = k + 1;
         }
-    for (unsigned i = 0; i < e->key_loaders && !rc; i++, k++) {
+    for (unsigned i = 0; i < e->cfg.key_loaders && !rc; i++, k++) {
         struct worker *w = &e->workers[k];
         *w = (struct worker){.e = e, .id = i, .device = -2, .part = -1};
         snprintf(name, sizeof name, "cuzk-keyload-%u", i);
@@ -378,8 +383,8 @@ void cuzk_engine_destroy(struct cuzk_engine *e) {
     pthread_cond_destroy(&e->drain_cv);
     pthread_cond_destroy(&e->house_cv);
     pthread_cond_destroy(&e->load_cv);
-    for (size_t i = 0; i < e->n_setup_allow; i++) free(e->setup_allow[i]);
-    free(e->setup_allow);
+    for (size_t i = 0; i < e->cfg.n_setup_allow; i++) free((char *)e->cfg.setup_allow[i]);
+    free((void *)e->cfg.setup_allow);
     free(e);
 }
 
@@ -436,19 +441,19 @@ static int key_of(struct cuzk_engine *e, const char *kind, const char *circuit_i
 
 int cuzk_engine_setup_check(struct cuzk_engine *e, const struct cuzk_kind *k, const char *key_id,
                             char *err, size_t errlen) {
-    if (!e->setup_policy || !k->key_cached) return CUZK_OK;
+    if (!e->cfg.setup_policy || !k->key_cached) return CUZK_OK;
     char name[2 * CUZK_NAME_MAX + 2];
     snprintf(name, sizeof name, "%s:%s", k->name, key_id);
-    for (size_t i = 0; i < e->n_setup_allow; i++)
-        if (!fnmatch(e->setup_allow[i], name, 0)) return CUZK_OK;
+    for (size_t i = 0; i < e->cfg.n_setup_allow; i++)
+        if (!fnmatch(e->cfg.setup_allow[i], name, 0)) return CUZK_OK;
     if (cuzk_srs_present(e->srs, k->name, key_id) || k->key_cached(k, key_id)) return CUZK_OK;
     return cuzk_errf(err, errlen, CUZK_EDENIED,
                      "%s has no stored key, and setting one up on demand is not allowed for it "
                      "(srs.setup_allow%s)",
                      name,
-                     e->n_setup_allow ? " does not match it"
-                                      : " is empty, or srs.on_demand_setup "
-                                        "is false");
+                     e->cfg.n_setup_allow ? " does not match it"
+                                          : " is empty, or srs.on_demand_setup "
+                                            "is false");
 }
 
 int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *circuit_id,
@@ -475,7 +480,8 @@ int cuzk_engine_preload(struct cuzk_engine *e, const char *kind, const char *cir
      * (cuzk_engine_config.prepin_witness) */
     struct cuzk_kind_sizes sz;
     char serr[128];
-    if (e->prepin && kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
+    if (e->cfg.prepin_witness &&
+        kr->k->key_sizes(kr->k, key_id, &sz, serr, sizeof serr) == CUZK_OK) {
         uint64_t proof;
         cuzk_engine_proof_mem(e, &sz, &proof);
         const uint64_t other = sz.synth_scratch > proof ? sz.synth_scratch : proof;

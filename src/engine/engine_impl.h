@@ -207,16 +207,10 @@ struct wbuf {
 };
 
 struct cuzk_engine {
-    /* settings (immutable after create) */
-    uint64_t srs_idle_ms, trim_threshold, ttl_ms, util_window_ms, overtake_ms;
-    unsigned synth_workers, workers_per_dev, key_loaders;
-    int self_verify;
-    int setup_policy; /* cuzk_engine_config's, with copies of the patterns */
-    char **setup_allow;
-    size_t n_setup_allow;
-    FILE *trace_file;
-    cuzk_engine_trace_fn trace_fn;
-    void *trace_ctx;
+    /* The settings, immutable after create: the caller's, with every zero that means "the
+     * default" or "auto" resolved (engine.c). The engine owns the setup_allow patterns (a deep
+     * copy, NULL unless setup_policy); devices and fallback are NULL: e->devs holds them. */
+    struct cuzk_engine_config cfg;
     pthread_mutex_t trace_mu;
     double t0; /* CLOCK_MONOTONIC ms at create */
 
@@ -233,7 +227,6 @@ struct cuzk_engine {
     pthread_mutex_t wmu;
     struct wbuf *wfree;
     size_t wfree_n, wfree_max, wfree_prepin_max;
-    int prepin; /* cuzk_engine_config.prepin_witness */
 
     pthread_mutex_t mu;
     pthread_cond_t dispatch_cv, ready_cv, gpu_cv, drain_cv, house_cv, load_cv;

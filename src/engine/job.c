@@ -170,7 +170,7 @@ int cuzk_eng_part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cu
 
 void cuzk_eng_part_discard(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st) {
     uint64_t freed = cuzk_eng_part_release(e, p);
-    cuzk_budget_trim(freed, e->trim_threshold);
+    cuzk_budget_trim(freed, e->cfg.trim_threshold);
     pthread_mutex_lock(&e->mu);
     struct job *j = p->job;
     int drained = cuzk_eng_part_terminal_locked(e, p, st);

@@ -626,7 +626,7 @@ void *cuzk_eng_fin_main(void *arg) {
         cuzk_eng_timeline(e, t0, CUZK_TRACE_FIN_START, j->id, "worker=%d,partition=%u", wid,
                           p->idx);
         double verify_ms = 0;
-        if (!dead && e->self_verify) {
+        if (!dead && e->cfg.self_verify) {
             int ok = part_verify(e, p, &p->proof, &verify_ms);
             pthread_mutex_lock(&e->mu);
             j->tm.verify_ms += verify_ms;
@@ -650,7 +650,7 @@ void *cuzk_eng_fin_main(void *arg) {
         p->key = NULL; /* released after the last use of the job below */
         uint64_t freed = cuzk_eng_part_release(e, p);
         double t3 = eng_now(e);
-        double trim_ms = cuzk_budget_trim(freed, e->trim_threshold);
+        double trim_ms = cuzk_budget_trim(freed, e->cfg.trim_threshold);
         double t4 = eng_now(e);
         /* traces first: once p is terminal the job may be freed by another thread */
         cuzk_eng_trace(e,
@@ -693,7 +693,8 @@ void *cuzk_eng_fin_main(void *arg) {
 void *cuzk_eng_house_main(void *arg) {
     struct cuzk_engine *e = arg;
     double period = HOUSE_PERIOD_MS;
-    if (e->ttl_ms / 4.0 < period) period = e->ttl_ms / 4.0 > 5 ? e->ttl_ms / 4.0 : 5;
+    if (e->cfg.result_ttl_ms / 4.0 < period)
+        period = e->cfg.result_ttl_ms / 4.0 > 5 ? e->cfg.result_ttl_ms / 4.0 : 5;
     pthread_mutex_lock(&e->mu);
     while (!e->stopping) {
         timed_wait(&e->house_cv, &e->mu, period);
@@ -701,14 +702,14 @@ void *cuzk_eng_house_main(void *arg) {
         double t = eng_now(e);
         for (struct job *j = e->jobs_head, *nx; j; j = nx) {
             nx = j->next;
-            if (j->final && j->in_table && t - j->t_final >= (double)e->ttl_ms) {
+            if (j->final && j->in_table && t - j->t_final >= (double)e->cfg.result_ttl_ms) {
                 cuzk_eng_table_remove(e, j);
                 cuzk_eng_job_maybe_free(e, j);
             }
         }
-        if (e->srs_idle_ms) {
+        if (e->cfg.srs_idle_evict_ms) {
             pthread_mutex_unlock(&e->mu);
-            cuzk_srs_evict_idle(e->srs, UINT64_MAX, e->srs_idle_ms, 0);
+            cuzk_srs_evict_idle(e->srs, UINT64_MAX, e->cfg.srs_idle_evict_ms, 0);
             pthread_mutex_lock(&e->mu);
         }
     }

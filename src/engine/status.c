@@ -34,7 +34,7 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
             q->cancelled = kr->cancelled;
             q->total_ms_sum = kr->total_ms_sum;
         }
-        double win = (double)e->util_window_ms, w = t < win ? t : win, busy_all = 0;
+        double win = (double)e->cfg.util_window_ms, w = t < win ? t : win, busy_all = 0;
         s->n_devices = n_dev;
         for (size_t d = 0; d < n_dev; d++) {
             const struct dev *dv = &e->devs[d];

@@ -6,16 +6,16 @@
 
 #include "engine/engine_impl.h"
 
-int cuzk_eng_tracing(const struct cuzk_engine *e) { return e->trace_fn || e->trace_file; }
+int cuzk_eng_tracing(const struct cuzk_engine *e) { return e->cfg.trace_fn || e->cfg.trace_file; }
 
 static void emit(struct cuzk_engine *e, const char *line) {
     pthread_mutex_lock(&e->trace_mu);
-    if (e->trace_fn) {
-        e->trace_fn(e->trace_ctx, line);
+    if (e->cfg.trace_fn) {
+        e->cfg.trace_fn(e->cfg.trace_ctx, line);
     } else {
-        fputs(line, e->trace_file);
-        fputc('\n', e->trace_file);
-        fflush(e->trace_file);
+        fputs(line, e->cfg.trace_file);
+        fputc('\n', e->cfg.trace_file);
+        fflush(e->cfg.trace_file);
     }
     pthread_mutex_unlock(&e->trace_mu);
 }
