@@ -1,6 +1,7 @@
 /* Shared pieces of the engine tests: a trace capture, a wrapper backend that can hold proofs at
- * a gate and fail chosen partitions on demand, and a test configuration (small circuits, the
- * CPU backend, a private key cache). Header-only: each test is one program. */
+ * a gate and fail chosen partitions on demand, a test configuration (small circuits, the CPU
+ * backend, a private key cache) and the engine made from it. Header-only: each test is one
+ * program. */
 #ifndef CUZK_TESTS_ENGINE_HARNESS_H
 #define CUZK_TESTS_ENGINE_HARNESS_H
 
@@ -238,6 +239,30 @@ static inline void harness_config(struct cuzk_engine_config *c, struct trace_cap
         c->trace_fn = trace_cap_fn;
         c->trace_ctx = t;
     }
+}
+
+enum harness_start { HARNESS_STARTED, HARNESS_UNSTARTED };
+
+/* What every engine test does before its own checks: an engine made from c (harness_config and
+ * the test's own settings, set at the call site), the harness kinds registered (*ks, destroyed
+ * by the caller after the engine) and, unless the test queues work before the threads run
+ * (HARNESS_UNSTARTED: cuzk_engine_start is the test's), started. Exits the test when any of it
+ * fails: nothing the test checks afterwards could run. */
+static inline struct cuzk_engine *harness_engine(const struct cuzk_engine_config *c,
+                                                 struct cuzk_kinds **ks, enum harness_start s) {
+    struct cuzk_engine *e = NULL;
+    char err[256];
+    int rc = cuzk_engine_create(&e, c, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "harness: engine: %s\n", err);
+        exit(1);
+    }
+    *ks = harness_kinds(e);
+    if (s == HARNESS_STARTED && (rc = cuzk_engine_start(e))) {
+        fprintf(stderr, "harness: engine start: %s\n", cuzk_strerror(rc));
+        exit(1);
+    }
+    return e;
 }
 
 static inline double harness_ms(void) {

@@ -85,11 +85,9 @@ static void test_proofs(void) {
     struct trace_cap t;
     trace_cap_init(&t);
     harness_config(&c, &t);
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     CHECK(cuzk_engine_start(e) == CUZK_EINVAL);
 
     struct cuzk_job_request r = synth_req(SMALL "x3", 42, CUZK_PRIORITY_DEFAULT, NULL);
@@ -260,10 +258,9 @@ static void test_idempotency_ttl(void) {
     struct cuzk_engine_config c;
     harness_config(&c, NULL);
     c.result_ttl_ms = 1500; /* long enough for the checks below even in sanitizer builds */
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_UNSTARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
     /* not started yet: both submissions find the job queued */
     struct cuzk_job_request r = synth_req(SMALL "x2", 5, CUZK_PRIORITY_DEFAULT, "porep-1000-17");
     struct cuzk_submit_info a, b;
@@ -334,10 +331,9 @@ static void test_cancel_timeout(void) {
     harness_config(&c, NULL);
     c.devices = &dev;
     c.n_devices = 1;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_UNSTARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
 
     /* cancel a queued job (engine not started) */
     struct cuzk_job_request r = synth_req(SMALL "x4", 1, CUZK_PRIORITY_DEFAULT, "q1");
@@ -429,10 +425,9 @@ static void test_priority(void) {
     struct cuzk_engine_config c;
     harness_config(&c, &t);
     c.synth_workers = 1;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_UNSTARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
     CHECK(cuzk_engine_preload(e, "synthetic", SMALL, NULL, NULL, err, sizeof err) == CUZK_OK);
     struct cuzk_submit_info info;
     struct cuzk_job_request r = synth_req(SMALL "x10", 1, CUZK_PRIORITY_NORMAL, "n1");
@@ -491,9 +486,7 @@ static void test_priority(void) {
     harness_config(&c, &t);
     c.devices = &dev;
     c.n_devices = 1;
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    e = harness_engine(&c, &ks, HARNESS_STARTED);
     r = synth_req(SMALL "x6", 4, CUZK_PRIORITY_NORMAL, "norm");
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
     CHECK(wrap_wait_in_gate(&wr, 1));
@@ -534,11 +527,9 @@ static void test_priority(void) {
 static void test_keys_status(void) {
     struct cuzk_engine_config c;
     harness_config(&c, NULL);
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     int already = -1;
     uint64_t ms = 99, freed = 0;
     CHECK(cuzk_engine_evict(e, "synthetic", "300", &freed) == CUZK_ENOTFOUND && freed == 0);
@@ -648,9 +639,7 @@ static void test_keys_status(void) {
     harness_config(&c, NULL);
     c.devices = &dev;
     c.n_devices = 1;
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    e = harness_engine(&c, &ks, HARNESS_STARTED);
     r.request_id = "busy";
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
     CHECK(wrap_wait_in_gate(&wr, 1));

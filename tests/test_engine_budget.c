@@ -318,11 +318,9 @@ static void test_peak_rss(void) {
     harness_config(&c, NULL);
     c.total_budget = budget;
     c.trim_threshold = 0;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     struct poller p = {.e = e};
     pthread_create(&p.th, NULL, poll_main, &p);
     /* three jobs of 10 partitions of 2^12-point proofs: 30 partitions of about 5 MiB each
@@ -427,11 +425,9 @@ static void test_witness_reuse(void) {
     /* a budget the key and about three partitions fill: every later partition waits for the
      * memory an earlier one gives back */
     c.total_budget = (SANITIZED ? 10 : 16) * MiB;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     struct poller p = {.e = e};
     pthread_create(&p.th, NULL, poll_main, &p);
     struct cuzk_job_request r = {.kind = "synthetic",
@@ -475,20 +471,16 @@ static void test_witness_prepin(void) {
     struct cuzk_engine_config c;
     counting_setup(&x, &cpu, &dev, &c);
     c.total_budget = 256 * MiB;
-    struct cuzk_engine *e;
     char err[256];
     /* off (the default): a preload makes none */
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     CHECK(cuzk_engine_preload(e, "synthetic", "2048x4", NULL, NULL, err, sizeof err) == CUZK_OK);
     CHECK(atomic_load(&x.allocs) == 0);
     cuzk_engine_destroy(e);
     cuzk_kinds_destroy(ks);
     c.prepin_witness = 1;
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    e = harness_engine(&c, &ks, HARNESS_STARTED);
     struct cuzk_engine_status st;
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     const uint64_t other0 = st.memory.by_owner[CUZK_MEM_OTHER];

@@ -54,11 +54,9 @@ static void test_failure(int at_start) {
     harness_config(&c, &t);
     c.devices = &dev;
     c.n_devices = 1;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
 
     /* partition 3 of 5 fails twice: the job fails, naming it; the rest is dropped */
     wrap_fail(&wr, at_start, cuzk_synth_partition_seed(11, 3), -1);
@@ -117,11 +115,9 @@ static void test_retry_elsewhere(void) {
     harness_config(&c, NULL);
     c.devices = devs;
     c.n_devices = 2;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     /* both devices always fail partition 0: its two attempts ran on different devices (the
      * retry avoids the device that failed), then the job fails */
     uint64_t s0 = cuzk_synth_partition_seed(21, 0);
@@ -153,9 +149,7 @@ static void test_retry_elsewhere(void) {
     c.devices = devs;
     c.n_devices = 1;
     c.fallback = &fdev;
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    e = harness_engine(&c, &ks, HARNESS_STARTED);
     atomic_store(&a.failures, 0);
     wrap_fail(&a, 0, cuzk_synth_partition_seed(22, 1), -1);
     r = req("256x3", 22, NULL);
@@ -211,11 +205,9 @@ static void test_shutdown(enum cuzk_shutdown_mode mode) {
     harness_config(&c, NULL);
     c.devices = &dev;
     c.n_devices = 1;
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
     enum { NJ = 4, NW = 8 };
     for (int i = 0; i < NJ; i++) {
         char id[32];
@@ -268,10 +260,9 @@ static void test_shutdown(enum cuzk_shutdown_mode mode) {
 static void test_shutdown_unstarted(void) {
     struct cuzk_engine_config c;
     harness_config(&c, NULL);
-    struct cuzk_engine *e;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_UNSTARTED);
     char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
     struct cuzk_job_request r = req("256x2", 1, "never");
     struct cuzk_submit_info info;
     CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);

@@ -277,14 +277,7 @@ static void gkind_destroy(struct gkind *g) {
 /* An engine on the CPU backend (or c's devices) with the harness kinds and a gated kind. */
 static struct cuzk_engine *engine_new(struct cuzk_engine_config *c, struct cuzk_kinds **ks,
                                       struct gkind *g) {
-    struct cuzk_engine *e = NULL;
-    char err[256];
-    CHECK(cuzk_engine_create(&e, c, err, sizeof err) == CUZK_OK);
-    if (!e) {
-        fprintf(stderr, "engine: %s\n", err);
-        exit(1);
-    }
-    *ks = harness_kinds(e);
+    struct cuzk_engine *e = harness_engine(c, ks, HARNESS_UNSTARTED);
     if (g) {
         gkind_init(g, cuzk_engine_kind(e, "synthetic"));
         CHECK(cuzk_engine_register_kind(e, &g->k) == CUZK_OK);

@@ -110,11 +110,8 @@ int main(void) {
     struct cuzk_engine_device dev = {.backend = &fake};
     c.devices = &dev;
     c.n_devices = 1;
-    struct cuzk_engine *e;
-    char err[256];
-    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
-    struct cuzk_kinds *ks = harness_kinds(e);
-    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_STARTED);
     static struct sub subs[THREADS];
     pthread_t th[THREADS];
     pthread_barrier_init(&start, NULL, THREADS);
