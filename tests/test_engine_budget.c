@@ -115,6 +115,18 @@ static void *churn_main(void *arg) {
     return NULL;
 }
 
+/* Waits (10 s at most) until n reservations wait in b: a thread's start is not bounded in
+ * time on a loaded machine or in a sanitizer build. Returns whether they do. */
+static int waiters_reach(struct cuzk_budget *b, uint32_t n) {
+    struct cuzk_budget_stats st;
+    for (int i = 0; i < 5000; i++) {
+        cuzk_budget_get_stats(b, &st);
+        if (st.waiters == n) return 1;
+        harness_sleep_ms(2);
+    }
+    return 0;
+}
+
 static void test_budget(void) {
     struct cuzk_budget *b;
     CHECK(cuzk_budget_create(&b, 1000) == CUZK_OK);
@@ -130,11 +142,9 @@ static void test_budget(void) {
     /* a reservation waits until enough is released */
     struct res_thread t = {.b = b, .bytes = 500};
     pthread_create(&t.th, NULL, reserve_main, &t);
-    harness_sleep_ms(60);
-    cuzk_budget_get_stats(b, &st);
-    CHECK(st.waiters == 1);
+    CHECK(waiters_reach(b, 1));
     cuzk_reservation_release(&r1, 50); /* 550 used: not yet */
-    harness_sleep_ms(20);
+    harness_sleep_ms(50);
     cuzk_budget_get_stats(b, &st);
     CHECK(st.waiters == 1 && st.used == 550);
     cuzk_reservation_release(&r1, 100);
@@ -153,7 +163,7 @@ static void test_budget(void) {
     CHECK(cuzk_budget_reserve(b, 900, CUZK_MEM_KEY, 0, NULL, NULL, NULL, &r1, NULL) == CUZK_OK);
     struct res_thread ta = {.b = b, .bytes = 200, .abort_flag = &flag};
     pthread_create(&ta.th, NULL, reserve_main, &ta);
-    harness_sleep_ms(30);
+    CHECK(waiters_reach(b, 1));
     atomic_store(&flag, 1);
     cuzk_budget_wake(b);
     pthread_join(ta.th, NULL);
@@ -176,9 +186,7 @@ static void test_budget(void) {
     /* a blocking reserve behind the aged claim waits until the claim is gone */
     struct res_thread tr = {.b = b, .bytes = 200, .rank = 30};
     pthread_create(&tr.th, NULL, reserve_main, &tr);
-    harness_sleep_ms(50);
-    cuzk_budget_get_stats(b, &st);
-    CHECK(st.waiters == 1);
+    CHECK(waiters_reach(b, 1));
     cuzk_budget_claim_clear(b, &claim);
     pthread_join(tr.th, NULL);
     CHECK(tr.rc == CUZK_OK && tr.r.bytes == 200);
@@ -286,7 +294,7 @@ struct poller {
     struct cuzk_engine *e;
     atomic_int stop;
     uint64_t max_used, total, max_partition;
-    uint32_t max_waiters;
+    uint32_t max_waiters, max_gpu_pending;
     pthread_t th;
 };
 
@@ -299,6 +307,9 @@ static void *poll_main(void *arg) {
             if (st.memory.by_owner[CUZK_MEM_PARTITION] > p->max_partition)
                 p->max_partition = st.memory.by_owner[CUZK_MEM_PARTITION];
             if (st.memory.waiters > p->max_waiters) p->max_waiters = st.memory.waiters;
+            uint32_t gpu_pending = 0;
+            for (size_t i = 0; i < st.n_kinds; i++) gpu_pending += st.kinds[i].gpu_pending;
+            if (gpu_pending > p->max_gpu_pending) p->max_gpu_pending = gpu_pending;
             p->total = st.memory.total;
             cuzk_engine_status_free(&st);
         }
@@ -442,13 +453,15 @@ static void test_witness_reuse(void) {
     atomic_store(&p.stop, 1);
     pthread_join(p.th, NULL);
     CHECK(p.max_waiters >= 1); /* the budget did hold partitions back */
-    /* at most one buffer per synthesis and device worker was ever made (2 + 2), whatever the
-     * budget: 24 partitions reused them */
+    /* a buffer is made only when none is kept, so no more were ever made than partitions held
+     * at once: one per synthesis and device worker (2 + 2), and one per partition waiting in
+     * the device queue (none when proofs keep up with synthesis, as in a release build; some
+     * when they are slow, as under TSan), whatever the budget: 24 partitions reused them */
     int allocs = atomic_load(&x.allocs);
-    printf(
-        "test_engine_budget: 24 partitions in a full budget: %d witness buffers made, %d freed\n",
-        allocs, atomic_load(&x.frees));
-    CHECK(allocs >= 1 && allocs <= 4);
+    printf("test_engine_budget: 24 partitions in a full budget: %d witness buffers made, %d freed "
+           "(device queue up to %u)\n",
+           allocs, atomic_load(&x.frees), p.max_gpu_pending);
+    CHECK(allocs >= 1 && allocs <= 4 + (int)p.max_gpu_pending);
     CHECK(atomic_load(&x.frees) <= allocs);
     cuzk_engine_destroy(e);
     CHECK(atomic_load(&x.frees) == allocs); /* every kept buffer is freed with the engine */
