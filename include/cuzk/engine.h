@@ -285,6 +285,9 @@ int cuzk_engine_register_kind(struct cuzk_engine *e, const struct cuzk_kind *kin
 
 /* The registered kind of that name (NULL if none): for kind-specific set-up calls. */
 const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name);
+/* The i-th registered kind in registration order, NULL when i >= their count: a caller walks
+ * the kinds from 0 until NULL. Kinds are never unregistered, so an index keeps its kind. */
+const struct cuzk_kind *cuzk_engine_kind_at(struct cuzk_engine *e, size_t i);
 
 /* ---- jobs ------------------------------------------------------------------------------- */
 

@@ -419,6 +419,13 @@ const struct cuzk_kind *cuzk_engine_kind(struct cuzk_engine *e, const char *name
     return kr ? kr->k : NULL;
 }
 
+const struct cuzk_kind *cuzk_engine_kind_at(struct cuzk_engine *e, size_t i) {
+    pthread_mutex_lock(&e->mu);
+    const struct cuzk_kind *k = i < e->n_kinds ? e->kinds[i].k : NULL;
+    pthread_mutex_unlock(&e->mu);
+    return k;
+}
+
 /* ---- keys -------------------------------------------------------------------------------------
  */
 

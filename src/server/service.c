@@ -328,9 +328,8 @@ static int parse_circuit(struct cuzk_service *s, struct cuzk_rpc_call *call, con
     if (!colon) {
         char known[256] = "";
         size_t used = 0;
-        for (size_t i = 0; i < s->n_kinds; i++) {
-            const struct cuzk_kind *k = cuzk_engine_kind(s->engine, s->kinds[i]);
-            if (!k) continue;
+        const struct cuzk_kind *k;
+        for (size_t i = 0; (k = cuzk_engine_kind_at(s->engine, i)); i++) {
             const struct cuzk_kind_alias *a = cuzk_kind_alias_find(k, id);
             if (a && !a->circuit) {
                 cuzk_svc_fail(call, CUZK_RPC_NOT_FOUND,
@@ -481,23 +480,6 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
                 s->devices[i].vram_total = gi.total_mem;
         }
     }
-    struct cuzk_engine_status st;
-    if (cuzk_engine_status(s->engine, &st) != CUZK_OK) {
-        free(s->devices);
-        free(s);
-        return CUZK_ENOMEM;
-    }
-    s->kinds = calloc(st.n_kinds + 1, sizeof *s->kinds);
-    if (!s->kinds) {
-        cuzk_engine_status_free(&st);
-        free(s->devices);
-        free(s);
-        return CUZK_ENOMEM;
-    }
-    for (size_t i = 0; i < st.n_kinds; i++)
-        snprintf(s->kinds[i], sizeof s->kinds[i], "%s", st.kinds[i].name);
-    s->n_kinds = st.n_kinds;
-    cuzk_engine_status_free(&st);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
     *out = s;
@@ -522,6 +504,5 @@ void cuzk_service_destroy(struct cuzk_service *s) {
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
     free(s->devices);
-    free(s->kinds);
     free(s);
 }

@@ -17,7 +17,7 @@
  * proof_kind PROOF_KIND_UNSPECIFIED with vanilla_proofs = ["<kind>:<circuit_id>"] names an
  * engine kind directly: snarkjs (vanilla_proof = the .wtns bytes) and synthetic
  * (sector_number = the seed); any other PROOF_KIND_UNSPECIFIED request is INVALID_ARGUMENT.
- * The kinds are those registered when the service is created.
+ * The kinds are the engine's at the time of the call (cuzk_engine_kind_at).
  * Errors: INVALID_ARGUMENT for a bad kind, priority or field and a malformed message,
  * NOT_FOUND for unknown jobs, UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED when
  * max_blocking_calls calls already wait.

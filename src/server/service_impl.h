@@ -28,8 +28,6 @@ struct cuzk_service {
     int64_t max_blocking;
     struct device_info *devices;
     size_t n_devices;
-    char (*kinds)[CUZK_NAME_MAX]; /* the engine's kinds when the service was created */
-    size_t n_kinds;
     uint64_t max_input;
     int64_t test_pause_ms; /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
     pthread_mutex_t mu;    /* guards the fields below */

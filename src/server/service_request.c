@@ -41,10 +41,9 @@ struct built_request {
 
 /* The engine kind that proof_kind selects (0: none). */
 static const struct cuzk_kind *kind_for(const struct cuzk_service *s, int proof_kind) {
-    for (size_t i = 0; i < s->n_kinds; i++) {
-        const struct cuzk_kind *k = cuzk_engine_kind(s->engine, s->kinds[i]);
-        if (k && k->proof_kind == proof_kind) return k;
-    }
+    const struct cuzk_kind *k;
+    for (size_t i = 0; (k = cuzk_engine_kind_at(s->engine, i)); i++)
+        if (k->proof_kind == proof_kind) return k;
     return NULL;
 }
 
