@@ -138,8 +138,10 @@ struct job {
     int drained;     /* every partition terminal and the kind's job state freed */
     int in_table;
     uint32_t waiters;
-    int answered; /* final and its report written: waiters may take the result */
-    uint8_t *proof, *pub;
+    int answered;    /* final and its report written: waiters may take the result */
+    uint8_t *proof;  /* partition proofs, encoded by the finalizers */
+    cuzk_fr *pub_fr; /* public inputs, n_public per partition, recorded by synthesis */
+    uint8_t *pub;    /* the same encoded (32 bytes LE each) by the finalizer, once verified */
     struct cuzk_job_timings tm;
     double t_submit, t_final; /* engine ms */
     struct cuzk_reservation input_res;

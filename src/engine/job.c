@@ -19,6 +19,7 @@ void cuzk_eng_job_free_mem(struct job *j) {
     free(j->parts);
     free(j->proof);
     free(j->pub);
+    free(j->pub_fr);
     free(j);
 }
 
@@ -447,8 +448,10 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
     if (!rc) {
         j->parts = calloc(j->n_parts, sizeof *j->parts);
         j->proof = calloc(j->n_parts, CUZK_PROOF_BYTES);
-        j->pub = calloc((size_t)j->n_parts * (j->sizes.n_public ? j->sizes.n_public : 1), 32);
-        if (!j->parts || !j->proof || !j->pub) rc = CUZK_ENOMEM;
+        const size_t n_pub = (size_t)j->n_parts * (j->sizes.n_public ? j->sizes.n_public : 1);
+        j->pub = calloc(n_pub, 32);
+        j->pub_fr = calloc(n_pub, sizeof *j->pub_fr);
+        if (!j->parts || !j->proof || !j->pub || !j->pub_fr) rc = CUZK_ENOMEM;
     }
     if (!rc) {
         if (rid) {

@@ -369,9 +369,8 @@ void *cuzk_eng_synth_main(void *arg) {
         if (!rc) {
             /* the synthesis scratch is gone; the public inputs are recorded */
             cuzk_reservation_release(&p->res, j->full - j->after_syn);
-            uint8_t *pub = j->pub + (size_t)p->idx * j->sizes.n_public * 32;
-            for (uint32_t i = 0; i < j->sizes.n_public; i++)
-                cuzk_fr_to_bytes_le(pub + 32 * i, &p->w[1 + i]);
+            memcpy(j->pub_fr + (size_t)p->idx * j->sizes.n_public, &p->w[1],
+                   j->sizes.n_public * sizeof(cuzk_fr));
         }
         pthread_mutex_lock(&e->mu);
         p->synth_ms = synth_ms;
@@ -588,19 +587,12 @@ static int part_verify(struct cuzk_engine *e, struct part *p, const struct cuzk_
                        double *ms) {
     struct job *j = p->job;
     double t0 = eng_now(e);
-    uint32_t np = j->sizes.n_public;
-    cuzk_fr pubs_small[16], *pubs = np <= 16 ? pubs_small : malloc(np * sizeof *pubs);
-    if (!pubs) return CUZK_ENOMEM;
-    const uint8_t *src = j->pub + (size_t)p->idx * np * 32;
-    int ok = 1;
-    for (uint32_t i = 0; i < np && ok == 1; i++)
-        if (cuzk_fr_from_bytes_le(&pubs[i], src + 32 * i)) ok = 0;
+    const uint32_t np = j->sizes.n_public;
+    const cuzk_fr *pubs = j->pub_fr + (size_t)p->idx * np;
     const struct cuzk_kind *k = j->kr->k;
     const struct cuzk_kind_key *key = cuzk_srs_key(p->key);
-    if (ok == 1)
-        ok = k->verify ? k->verify(k, j->kstate, key, p->idx, pubs, np, pr)
+    int ok = k->verify ? k->verify(k, j->kstate, key, p->idx, pubs, np, pr)
                        : cuzk_groth16_verify(&key->vk, pubs, np, pr);
-    if (pubs != pubs_small) free(pubs);
     *ms = eng_now(e) - t0;
     return ok;
 }
@@ -644,6 +636,11 @@ void *cuzk_eng_fin_main(void *arg) {
             cuzk_g1_to_compressed(out, &p->proof.a);
             cuzk_g2_to_compressed(out + CUZK_G1_COMPRESSED, &p->proof.b);
             cuzk_g1_to_compressed(out + CUZK_G1_COMPRESSED + CUZK_G2_COMPRESSED, &p->proof.c);
+            /* the public inputs' one encoding: field elements from synthesis to here */
+            const uint32_t np = j->sizes.n_public;
+            for (uint32_t i = 0; i < np; i++)
+                cuzk_fr_to_bytes_le(j->pub + ((size_t)p->idx * np + i) * 32,
+                                    &j->pub_fr[(size_t)p->idx * np + i]);
         }
         double t2 = eng_now(e);
         struct cuzk_srs_entry *key = p->key;
