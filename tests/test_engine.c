@@ -1,7 +1,7 @@
 /* The proving engine on the CPU backend: proofs that verify (synthetic and snarkjs kinds, the
  * result's encodings), idempotent request ids, result expiry, await timeouts, cancellation of
- * queued and running jobs, priorities at the synthesis queue and at the device queue (read
- * from the TIMELINE lines), preload / evict, and the status snapshot and its JSON. */
+ * queued and running jobs, completion watches, priorities at the synthesis queue and at the device
+ * queue (read from the TIMELINE lines), preload / evict, and the status snapshot and its JSON. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +402,163 @@ static void test_cancel_timeout(void) {
     cuzk_pool_destroy(pool);
 }
 
+/* ---- completion watches ---- */
+
+struct watch_probe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct cuzk_engine *e;
+    int calls;     /* fn calls */
+    int end_in_fn; /* 1: fn ends its own watch and keeps what it returned */
+    int rc;        /* cuzk_engine_watch_end's code, when fn ended it */
+    enum cuzk_job_state state;
+    pthread_t thread; /* fn's thread */
+    unsigned hold_ms; /* fn returns this long after saying it runs */
+    int in_fn, fn_done;
+};
+
+static void probe_init(struct watch_probe *p, struct cuzk_engine *e) {
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->e = e;
+}
+
+static void probe_fn(void *ctx, struct cuzk_job_watch *w) {
+    struct watch_probe *p = ctx;
+    pthread_mutex_lock(&p->mu);
+    p->calls++;
+    p->in_fn = 1;
+    p->thread = pthread_self();
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    if (p->hold_ms) harness_sleep_ms(p->hold_ms);
+    if (p->end_in_fn) {
+        struct cuzk_job_result r;
+        p->rc = cuzk_engine_watch_end(p->e, w, &r);
+        p->state = r.state;
+        cuzk_job_result_free(&r);
+    }
+    pthread_mutex_lock(&p->mu);
+    p->fn_done = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void probe_wait_in_fn(struct watch_probe *p) {
+    pthread_mutex_lock(&p->mu);
+    while (!p->in_fn) pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void probe_free(struct watch_probe *p) {
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+}
+
+struct cancel_arg {
+    struct cuzk_engine *e;
+    const char *id;
+};
+
+static void *cancel_main(void *arg) {
+    struct cancel_arg *a = arg;
+    CHECK(cuzk_engine_cancel(a->e, a->id, NULL) == CUZK_OK);
+    return NULL;
+}
+
+/* cuzk_engine_watch: called once when the job becomes final (by a cancel, a proof, a shutdown),
+ * never after its end, at once (no watch) for a final job; an end from fn itself, and one from
+ * another thread while fn runs (it waits for fn). */
+static void test_watch(void) {
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    struct cuzk_engine *e;
+    char err[256];
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    struct cuzk_kinds *ks = harness_kinds(e);
+    struct cuzk_submit_info info;
+    struct cuzk_job_result res;
+    struct cuzk_job_watch *w = NULL, *w2 = NULL;
+    struct watch_probe p, p2;
+
+    /* the engine is not started: jobs stay queued until cancelled */
+    struct cuzk_job_request r = synth_req(SMALL, 1, CUZK_PRIORITY_DEFAULT, "w1");
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_engine_watch(e, "nope", probe_fn, &p, &w, &res) == CUZK_ENOTFOUND && !w);
+    probe_init(&p, e);
+    probe_init(&p2, e);
+    p.end_in_fn = 1;
+    CHECK(cuzk_engine_watch(e, "w1", probe_fn, &p, &w, &res) == CUZK_ETIMEOUT && w);
+    CHECK(res.state == CUZK_JOB_NONE);
+    CHECK(cuzk_engine_watch(e, "w1", probe_fn, &p2, &w2, &res) == CUZK_ETIMEOUT && w2);
+    CHECK(cuzk_engine_watch_end(e, w2, &res) == CUZK_ETIMEOUT && res.state == CUZK_JOB_NONE);
+    CHECK(cuzk_engine_cancel(e, "w1", NULL) == CUZK_OK);
+    /* fn ran on the cancelling thread, before the cancel returned, and ended its watch */
+    CHECK(p.calls == 1 && p.fn_done && pthread_equal(p.thread, pthread_self()));
+    CHECK(p.rc == CUZK_ECANCELLED && p.state == CUZK_JOB_CANCELLED);
+    CHECK(p2.calls == 0); /* ended first: never called */
+    /* a final job: no watch, the result at once */
+    w = (struct cuzk_job_watch *)&p;
+    CHECK(cuzk_engine_watch(e, "w1", probe_fn, &p, &w, &res) == CUZK_ECANCELLED && !w);
+    CHECK(res.state == CUZK_JOB_CANCELLED);
+    cuzk_job_result_free(&res);
+    CHECK(p.calls == 1);
+    probe_free(&p);
+    probe_free(&p2);
+
+    /* an end from another thread while fn runs waits for fn's return */
+    r.request_id = "w2";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    probe_init(&p, e);
+    p.hold_ms = 100;
+    CHECK(cuzk_engine_watch(e, "w2", probe_fn, &p, &w, &res) == CUZK_ETIMEOUT && w);
+    pthread_t th;
+    struct cancel_arg ca = {e, "w2"};
+    CHECK(pthread_create(&th, NULL, cancel_main, &ca) == 0);
+    probe_wait_in_fn(&p);
+    CHECK(cuzk_engine_watch_end(e, w, &res) == CUZK_ECANCELLED);
+    pthread_mutex_lock(&p.mu);
+    CHECK(p.fn_done == 1 && p.calls == 1);
+    pthread_mutex_unlock(&p.mu);
+    CHECK(res.state == CUZK_JOB_CANCELLED);
+    cuzk_job_result_free(&res);
+    pthread_join(th, NULL);
+    probe_free(&p);
+
+    /* a proof: fn on an engine thread; the result taken after it, with the job's proof */
+    r.request_id = "w3";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    probe_init(&p, e);
+    CHECK(cuzk_engine_watch(e, "w3", probe_fn, &p, &w, &res) == CUZK_ETIMEOUT && w);
+    CHECK(cuzk_engine_start(e) == CUZK_OK);
+    pthread_mutex_lock(&p.mu);
+    while (!p.fn_done) pthread_cond_wait(&p.cv, &p.mu);
+    CHECK(p.calls == 1 && !pthread_equal(p.thread, pthread_self()));
+    pthread_mutex_unlock(&p.mu);
+    CHECK(cuzk_engine_watch_end(e, w, &res) == CUZK_OK);
+    check_synthetic(&res, 256, 1);
+    cuzk_job_result_free(&res);
+    probe_free(&p);
+
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+
+    /* a shutdown answers the watches of the jobs it cancels (an engine never started) */
+    CHECK(cuzk_engine_create(&e, &c, err, sizeof err) == CUZK_OK);
+    ks = harness_kinds(e);
+    r.request_id = "w4";
+    CHECK(cuzk_engine_submit(e, &r, &info, err, sizeof err) == CUZK_OK);
+    probe_init(&p, e);
+    p.end_in_fn = 1;
+    CHECK(cuzk_engine_watch(e, "w4", probe_fn, &p, &w, &res) == CUZK_ETIMEOUT && w);
+    cuzk_engine_shutdown(e, CUZK_SHUTDOWN_FINISH);
+    CHECK(p.calls == 1 && p.rc == CUZK_ESHUTDOWN && p.state == CUZK_JOB_CANCELLED);
+    probe_free(&p);
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+}
+
 /* ---- priorities ---- */
 
 /* Position of the first / last TIMELINE line of an event for a job, or -1. */
@@ -766,6 +923,7 @@ int main(void) {
     test_proofs();
     test_idempotency_ttl();
     test_cancel_timeout();
+    test_watch();
     test_priority();
     test_keys_status();
     test_setup_policy();

@@ -309,6 +309,35 @@ int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req
 int cuzk_engine_await(struct cuzk_engine *e, const char *job_id, int64_t timeout_ms,
                       struct cuzk_job_result *out);
 
+/* A completion notification: a watch on one job, for callers that must not hold a thread per
+ * waiting caller (the daemon's blocking calls). */
+struct cuzk_job_watch;
+/* Called once per watch, when the job is final and its result can be taken; see
+ * cuzk_engine_watch for the thread it runs on and what it may do. */
+typedef void (*cuzk_job_watch_fn)(void *ctx, struct cuzk_job_watch *w);
+
+/* Watches a job. When its result can be taken at once, nothing is watched: returns as
+ * cuzk_engine_await with timeout 0 (the final code with *out filled, or CUZK_ENOTFOUND) and
+ * *w = NULL. Else returns CUZK_ETIMEOUT (out->state NONE) with *w a new watch: fn(ctx, *w) will
+ * be called once, when the job becomes final, or never if the watch is ended first. Returns
+ * CUZK_ENOMEM (*w = NULL) when the watch cannot be made. While a watch lives its job and result
+ * are kept (result_ttl_ms does not drop them); every watch must be ended, before
+ * cuzk_engine_destroy at the latest.
+ * fn runs once the job's final trace line is written, on the thread that made the job final (a
+ * finalizer, a canceller, a shutdown), with no engine lock held; the watches of one job are
+ * called one after another. fn may call any engine function, cuzk_engine_watch_end of its own
+ * watch included (the usual way to take the result), but must not end another watch, and
+ * should return soon: a finalizer waits for it. */
+int cuzk_engine_watch(struct cuzk_engine *e, const char *job_id, cuzk_job_watch_fn fn, void *ctx,
+                      struct cuzk_job_watch **w, struct cuzk_job_result *out);
+/* Ends and frees a watch. Returns as cuzk_engine_await with timeout 0 on the watched job: its
+ * final code with *out filled once the job is final, else CUZK_ETIMEOUT (out->state NONE; the
+ * job goes on). When it returns, fn is not running and will not be called: called from another
+ * thread while fn runs, it waits for fn's return (so its caller must hold no lock fn takes);
+ * called from fn itself, it does not. */
+int cuzk_engine_watch_end(struct cuzk_engine *e, struct cuzk_job_watch *w,
+                          struct cuzk_job_result *out);
+
 /* submit + await (timeout_ms as for await; on CUZK_ETIMEOUT the job goes on and info->job_id
  * names it). info may be NULL. */
 int cuzk_engine_prove(struct cuzk_engine *e, const struct cuzk_job_request *req, int64_t timeout_ms,

@@ -120,6 +120,7 @@ int cuzk_engine_create(struct cuzk_engine **out, const struct cuzk_engine_config
     pthread_cond_init(&e->gpu_cv, NULL);
     pthread_cond_init(&e->drain_cv, NULL);
     pthread_cond_init(&e->load_cv, NULL);
+    pthread_cond_init(&e->watch_cv, NULL);
     cond_init_mono(&e->house_cv);
     e->fallback = -1;
     e->accepting = 1;
@@ -300,6 +301,7 @@ void cuzk_engine_shutdown(struct cuzk_engine *e, enum cuzk_shutdown_mode mode) {
     e->accepting = 0;
     if (!e->started || !e->dispatch_started) mode = CUZK_SHUTDOWN_CANCEL; /* nothing would run */
     struct part *grave = NULL;
+    struct cuzk_job_watch *watches = NULL;
     size_t n_cancelled = 0;
     if (mode == CUZK_SHUTDOWN_CANCEL)
         for (struct job *j = e->jobs_head; j; j = j->next)
@@ -308,12 +310,14 @@ void cuzk_engine_shutdown(struct cuzk_engine *e, enum cuzk_shutdown_mode mode) {
                                           "the engine is shutting down", &grave);
                 j->answered = 1; /* one log line for all of them, below; not freed here */
                 pthread_cond_broadcast(&j->cv);
+                cuzk_eng_watches_take_locked(j, &watches);
                 n_cancelled++;
             }
     pthread_mutex_unlock(&e->mu);
     cuzk_log_info("engine", "shutting down (%s): %zu live jobs cancelled",
                   mode == CUZK_SHUTDOWN_CANCEL ? "cancel in-flight jobs" : "finish in-flight jobs",
                   n_cancelled);
+    cuzk_eng_watches_fire(e, watches);
     cuzk_eng_grave_release(e, grave);
     cuzk_budget_wake(e->budget);
 
@@ -383,6 +387,7 @@ void cuzk_engine_destroy(struct cuzk_engine *e) {
     pthread_cond_destroy(&e->drain_cv);
     pthread_cond_destroy(&e->house_cv);
     pthread_cond_destroy(&e->load_cv);
+    pthread_cond_destroy(&e->watch_cv);
     for (size_t i = 0; i < e->cfg.n_setup_allow; i++) free((char *)e->cfg.setup_allow[i]);
     free((void *)e->cfg.setup_allow);
     free(e);

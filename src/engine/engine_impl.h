@@ -49,7 +49,10 @@
  * a partition held by a thread is discarded at the thread's next boundary (after dispatch, after
  * synthesis, after the proof, after verification). Its waiters are answered by cuzk_eng_job_answer
  * once its final log and CUZK_TIMING lines are written (outside the lock), so a caller that got a
- * result finds its trace line; a final job that is not answered yet is never freed.
+ * result finds its trace line; a final job that is not answered yet is never freed. The same call
+ * then runs the job's watches (cuzk_engine_watch: completion callbacks), on its own thread with no
+ * lock held, so a callback may call back into the engine; a watch counts as a waiter, so its job
+ * stays until the watch is ended.
  *
  * Locks: e->mu (queues, jobs, partitions' states, workers, devices' counters, the load queue),
  * e->trace_mu (trace output), the witness cache's mutex, and the budget's, SRS manager's,
@@ -147,7 +150,23 @@ struct job {
     struct cuzk_reservation input_res;
     void *input;       /* the request's bytes while the kind reads them (cuzk_kind.keeps_input) */
     pthread_cond_t cv; /* waiters: signalled when the job becomes final */
+    struct cuzk_job_watch *watches; /* armed watches (each counted in waiters) */
     struct job *hnext, *prev, *next;
+};
+
+/* A watch (cuzk_engine_watch). Its state, under e->mu: ARMED on its job's list; FIRING taken
+ * off it by the thread that made the job final (firer), which calls fn and then marks it FIRED.
+ * An end from another thread waits for FIRED; an end from fn itself sets ended and leaves the
+ * free to the firer. */
+enum watch_state { WATCH_ARMED, WATCH_FIRING, WATCH_FIRED };
+struct cuzk_job_watch {
+    struct job *job;
+    cuzk_job_watch_fn fn;
+    void *ctx;
+    enum watch_state state;
+    int ended;
+    pthread_t firer;
+    struct cuzk_job_watch *next; /* the job's list, then the firer's */
 };
 
 struct interval {
@@ -232,6 +251,7 @@ struct cuzk_engine {
 
     pthread_mutex_t mu;
     pthread_cond_t dispatch_cv, ready_cv, gpu_cv, drain_cv, house_cv, load_cv;
+    pthread_cond_t watch_cv; /* a watch became FIRED */
     struct kindreg kinds[MAX_KINDS];
     size_t n_kinds;
     struct heap synthq, gpuq;
@@ -296,8 +316,13 @@ struct final_report {
 };
 void cuzk_eng_final_report_take(const struct job *j, struct final_report *r); /* e->mu */
 void cuzk_eng_final_report_emit(struct cuzk_engine *e, const struct final_report *r);
-/* After cuzk_eng_final_report_emit: answers the job's waiters (takes e->mu). */
+/* After cuzk_eng_final_report_emit: answers the job's waiters and calls its watches' functions
+ * (takes e->mu, then calls them with no lock held). */
 void cuzk_eng_job_answer(struct cuzk_engine *e, struct job *j);
+/* Takes the job's armed watches onto *list (FIRING, this thread their firer) (e->mu). */
+void cuzk_eng_watches_take_locked(struct job *j, struct cuzk_job_watch **list);
+/* Calls the functions of the watches taken onto list, one after another (no lock held). */
+void cuzk_eng_watches_fire(struct cuzk_engine *e, struct cuzk_job_watch *list);
 uint64_t cuzk_eng_part_release(struct cuzk_engine *e, struct part *p);
 void cuzk_eng_job_drain(struct cuzk_engine *e, struct job *j);
 int cuzk_eng_part_terminal_locked(struct cuzk_engine *e, struct part *p, enum cuzk_part_state st);

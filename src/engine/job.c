@@ -99,11 +99,39 @@ void cuzk_eng_job_final_locked(struct cuzk_engine *e, struct job *j, enum cuzk_j
 }
 
 void cuzk_eng_job_answer(struct cuzk_engine *e, struct job *j) {
+    struct cuzk_job_watch *watches = NULL;
     pthread_mutex_lock(&e->mu);
     j->answered = 1;
     pthread_cond_broadcast(&j->cv);
+    cuzk_eng_watches_take_locked(j, &watches);
     cuzk_eng_job_maybe_free(e, j);
     pthread_mutex_unlock(&e->mu);
+    cuzk_eng_watches_fire(e, watches);
+}
+
+void cuzk_eng_watches_take_locked(struct job *j, struct cuzk_job_watch **list) {
+    while (j->watches) {
+        struct cuzk_job_watch *w = j->watches;
+        j->watches = w->next;
+        w->state = WATCH_FIRING;
+        w->firer = pthread_self();
+        w->next = *list;
+        *list = w;
+    }
+}
+
+void cuzk_eng_watches_fire(struct cuzk_engine *e, struct cuzk_job_watch *list) {
+    while (list) {
+        struct cuzk_job_watch *w = list;
+        list = w->next; /* read first: w is the ender's to free once it is FIRED */
+        w->fn(w->ctx, w);
+        pthread_mutex_lock(&e->mu);
+        const int ended = w->ended; /* ended by fn itself: freed here */
+        w->state = WATCH_FIRED;
+        pthread_cond_broadcast(&e->watch_cv);
+        pthread_mutex_unlock(&e->mu);
+        if (ended) free(w);
+    }
 }
 
 void cuzk_eng_final_report_take(const struct job *j, struct final_report *r) {
@@ -601,6 +629,53 @@ int cuzk_engine_await(struct cuzk_engine *e, const char *job_id, int64_t timeout
     j->waiters--;
     cuzk_eng_job_maybe_free(e, j);
     pthread_mutex_unlock(&e->mu);
+    return rc;
+}
+
+int cuzk_engine_watch(struct cuzk_engine *e, const char *job_id, cuzk_job_watch_fn fn, void *ctx,
+                      struct cuzk_job_watch **w, struct cuzk_job_result *out) {
+    memset(out, 0, sizeof *out);
+    *w = NULL;
+    if (!job_id || !fn) return CUZK_EINVAL;
+    struct cuzk_job_watch *nw = calloc(1, sizeof *nw);
+    pthread_mutex_lock(&e->mu);
+    struct job *j = cuzk_eng_table_find(e, job_id);
+    int rc = !j            ? CUZK_ENOTFOUND
+             : j->answered ? copy_result(j, out)
+             : !nw         ? CUZK_ENOMEM
+                           : CUZK_ETIMEOUT;
+    if (rc == CUZK_ETIMEOUT) {
+        *nw = (struct cuzk_job_watch){.job = j, .fn = fn, .ctx = ctx, .next = j->watches};
+        j->watches = nw;
+        j->waiters++;
+        *w = nw;
+        nw = NULL;
+    }
+    pthread_mutex_unlock(&e->mu);
+    free(nw);
+    return rc;
+}
+
+int cuzk_engine_watch_end(struct cuzk_engine *e, struct cuzk_job_watch *w,
+                          struct cuzk_job_result *out) {
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    struct job *j = w->job;
+    if (w->state == WATCH_ARMED) {
+        struct cuzk_job_watch **l = &j->watches;
+        while (*l != w) l = &(*l)->next;
+        *l = w->next;
+    } else if (w->state == WATCH_FIRING && pthread_equal(w->firer, pthread_self())) {
+        w->ended = 1; /* from fn: the firer frees w after fn returns */
+    } else {
+        while (w->state == WATCH_FIRING) pthread_cond_wait(&e->watch_cv, &e->mu);
+    }
+    const int rc = j->answered ? copy_result(j, out) : CUZK_ETIMEOUT;
+    const int firer_frees = w->ended;
+    j->waiters--;
+    cuzk_eng_job_maybe_free(e, j);
+    pthread_mutex_unlock(&e->mu);
+    if (!firer_frees) free(w);
     return rc;
 }
 
