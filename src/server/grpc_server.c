@@ -62,9 +62,11 @@ struct cuzk_rpc_call {
     grpc_call *call;
     size_t method;
     pthread_mutex_t mu;
-    int refs;               /* the close batch, and the handler until its final batch ends */
-    int close_cancelled;    /* written by the core when the close batch completes */
-    atomic_int cancelled;   /* published copy, read by waiting threads */
+    int refs;                     /* the close batch, and the handler until its final batch ends */
+    int close_cancelled;          /* written by the core when the close batch completes */
+    atomic_int cancelled;         /* published copy, read by waiting threads (set under mu) */
+    cuzk_rpc_cancel_fn on_cancel; /* under mu: called once when cancelled turns 1 */
+    void *on_cancel_ctx;
     grpc_byte_buffer *resp; /* alive until the final batch completes */
     grpc_slice details;     /* idem */
     int has_details;
@@ -165,6 +167,15 @@ void cuzk_rpc_call_finish(struct cuzk_rpc_call *c, int status, const char *detai
 
 int cuzk_rpc_call_cancelled(const struct cuzk_rpc_call *c) {
     return atomic_load_explicit(&c->cancelled, memory_order_acquire);
+}
+
+void cuzk_rpc_call_on_cancel(struct cuzk_rpc_call *c, cuzk_rpc_cancel_fn fn, void *ctx) {
+    pthread_mutex_lock(&c->mu);
+    if (!atomic_load_explicit(&c->cancelled, memory_order_relaxed)) {
+        c->on_cancel = fn;
+        c->on_cancel_ctx = ctx;
+    }
+    pthread_mutex_unlock(&c->mu);
 }
 
 const char *cuzk_rpc_call_method(const struct cuzk_rpc_call *c) {
@@ -293,7 +304,17 @@ static void dispatch(struct cuzk_rpc_server *s, grpc_event ev) {
     case TAG_CLOSE: {
         struct cuzk_rpc_call *c =
             (struct cuzk_rpc_call *)((char *)t - offsetof(struct cuzk_rpc_call, close_tag));
-        if (c->close_cancelled || !ev.success) atomic_store(&c->cancelled, 1);
+        cuzk_rpc_cancel_fn fn = NULL;
+        void *ctx = NULL;
+        if (c->close_cancelled || !ev.success) {
+            pthread_mutex_lock(&c->mu); /* against a registration now */
+            atomic_store(&c->cancelled, 1);
+            fn = c->on_cancel;
+            ctx = c->on_cancel_ctx;
+            c->on_cancel = NULL;
+            pthread_mutex_unlock(&c->mu);
+        }
+        if (fn) fn(ctx, c); /* the close batch's reference keeps c */
         call_unref(c);
         break;
     }

@@ -12,7 +12,8 @@
  *     releases each one once read (an uncompressed message; a compressed one is decompressed
  *     into one block first).
  *   - cuzk_rpc_call_cancelled turns 1 when the client has gone away (cancelled, deadline passed,
- *     connection lost); finishing such a call is still required and harmless.
+ *     connection lost), and cuzk_rpc_call_on_cancel's function is called then; finishing such
+ *     a call is still required and harmless.
  *   - Listening: "unix:///absolute/path" (the parent directory is created if missing; a stale
  *     socket file, one nobody accepts on, is replaced; a live one or a non-socket file is an
  *     error; the socket is created with mode 0600 and removed by cuzk_rpc_server_destroy) or
@@ -23,12 +24,12 @@
  *
  * DESIGN: one completion queue and one thread ("cuzk-grpc") that drives it: it accepts calls
  * (several requests armed per method), starts a RECV_CLOSE_ON_SERVER batch on each call to
- * learn of cancellation, and runs the handler. cuzk_rpc_call_finish starts the final batch
- * (initial metadata, message, status) on the calling thread; the gRPC core allows batches of
- * one call from any thread. A call is released when both its close batch and its final batch
- * have completed (a reference count under the call's mutex). Shutdown: stop accepting
- * (grpc_server_shutdown_and_notify), wait for the calls in progress up to a timeout, cancel the
- * rest, then stop the thread.
+ * learn of cancellation (its completion, cancelled, runs the call's cancel function), and runs
+ * the handler. cuzk_rpc_call_finish starts the final batch (initial metadata, message, status)
+ * on the calling thread; the gRPC core allows batches of one call from any thread. A call is
+ * released when both its close batch and its final batch have completed (a reference count
+ * under the call's mutex). Shutdown: stop accepting (grpc_server_shutdown_and_notify), wait for
+ * the calls in progress up to a timeout, cancel the rest, then stop the thread.
  * Thread-safety: cuzk_rpc_call_* from any thread; start/shutdown/destroy from one thread. */
 #ifndef CUZK_SERVER_GRPC_SERVER_H
 #define CUZK_SERVER_GRPC_SERVER_H
@@ -136,6 +137,18 @@ void cuzk_rpc_call_finish(struct cuzk_rpc_call *call, int status, const char *de
                           const uint8_t *resp, size_t len);
 /* 1 when the client has gone away. */
 int cuzk_rpc_call_cancelled(const struct cuzk_rpc_call *call);
+/* Called when a call's client goes away: see cuzk_rpc_call_on_cancel. */
+typedef void (*cuzk_rpc_cancel_fn)(void *ctx, struct cuzk_rpc_call *call);
+/* Asks for fn(ctx, call) when the client goes away (cancelled, deadline passed, connection
+ * lost), so that a call waiting for something else learns of it without polling. fn is called
+ * at most once, on the server's thread, with no lock of the server held, after
+ * cuzk_rpc_call_cancelled has turned 1; a later registration replaces an earlier one. A client
+ * gone before the registration calls nothing: check cuzk_rpc_call_cancelled after registering.
+ * The handle is valid while fn runs, but the call may have been finished by then (a client that
+ * left as its answer was sent): fn must learn from its own records whether the call is still
+ * its to finish. fn must return soon (it holds up every call of the server), and ctx must stay
+ * valid until the server is destroyed. Call it before the call is finished. */
+void cuzk_rpc_call_on_cancel(struct cuzk_rpc_call *call, cuzk_rpc_cancel_fn fn, void *ctx);
 /* The path of the call's method (for logs). */
 const char *cuzk_rpc_call_method(const struct cuzk_rpc_call *call);
 
