@@ -74,8 +74,8 @@ static const struct cfg_row rows[] = {
      "limit."},
     {"daemon.max_blocking_calls", CFG_INT, "1024", 1, 100000, NULL, F(max_blocking_calls),
      "SubmitProof, Prove, AwaitProof, PreloadSRS and EvictSRS calls in progress at the same\n"
-     "time (each holds a thread, so that none delays the gRPC thread); more fail with\n"
-     "RESOURCE_EXHAUSTED."},
+     "time; more fail with RESOURCE_EXHAUSTED. A call waiting for its job holds no thread (a\n"
+     "submit, a preload or an evict holds one while it works)."},
     {"daemon.max_input_bytes", CFG_SIZE, "\"1GiB\"", 0, INT64_MAX, NULL, F(max_input_bytes),
      "Bytes of SubmitProof / Prove requests the daemon holds while their inputs are parsed,\n"
      "before their jobs are queued (and charged to memory.total_budget); a request that would\n"

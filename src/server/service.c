@@ -101,8 +101,8 @@ int64_t cuzk_service_waiting(const struct cuzk_service *s) {
         }                                                                                          \
     }
 
-/* Hands the decoded request m to a thread of its own (see DESIGN): the gRPC thread only
- * decodes and checks the message. */
+/* Hands the decoded request m to a work thread (see DESIGN): the gRPC thread only decodes and
+ * checks the message. */
 static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
                          struct cuzk_wire_msg *m, enum wait_op op, size_t len) {
     pthread_mutex_lock(&s->mu);
@@ -129,7 +129,7 @@ static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
     }
     w->msg = *m;
     w->held = len;
-    cuzk_svc_start_wait(w);
+    cuzk_svc_start_work(w);
 }
 
 /* Decodes a request that may be large (SubmitProof, Prove) straight from the transport's
@@ -175,7 +175,7 @@ static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
         if (w) {
             snprintf(w->job_id, sizeof w->job_id, "%s", m->job_id);
             w->timeout_ms = m->timeout_ms > (uint64_t)INT64_MAX / 2 ? 0 : (int64_t)m->timeout_ms;
-            cuzk_svc_start_wait(w);
+            cuzk_svc_park(w); /* no thread: answered by the job's end, its client or the timer */
         }
     }
     cuzk__v1__await_proof_request__free_unpacked(m, NULL);
@@ -382,7 +382,7 @@ static void key_call(struct cuzk_service *s, struct cuzk_rpc_call *call, const c
     memcpy(w->kind, probe.kind, sizeof w->kind);
     memcpy(w->circuit, probe.circuit, sizeof w->circuit);
     memcpy(w->alias, probe.alias, sizeof w->alias);
-    cuzk_svc_start_wait(w);
+    cuzk_svc_start_work(w);
 }
 
 static void h_preload(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
@@ -460,7 +460,7 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
         } else {
             s->test_pause_ms = ms;
             cuzk_log_warn("rpc",
-                          "%s=%lld: test hook on: each blocking call's thread sleeps %lld ms "
+                          "%s=%lld: test hook on: each blocking call's record is kept %lld ms "
                           "after its answer (never set it in production)",
                           CUZK_SERVICE_TEST_PAUSE_ENV, ms, ms);
         }
@@ -482,6 +482,15 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     }
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the timer's due times: cuzk_clock_ms */
+    pthread_cond_init(&s->timer_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (cuzk_svc_timer_start(s) != CUZK_OK) {
+        cuzk_service_destroy(s);
+        return CUZK_ENOMEM;
+    }
     *out = s;
     return CUZK_OK;
 }
@@ -489,20 +498,17 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
 void cuzk_service_stop(struct cuzk_service *s) {
     pthread_mutex_lock(&s->mu);
     s->stopping = 1;
-    while (s->threads > 0) pthread_cond_wait(&s->idle, &s->mu);
+    while (s->records > 0) pthread_cond_wait(&s->idle, &s->mu);
     pthread_mutex_unlock(&s->mu);
+    cuzk_svc_timer_stop(s);
 }
 
 void cuzk_service_destroy(struct cuzk_service *s) {
     if (!s) return;
     cuzk_service_stop(s);
-    while (s->job_waiters) { /* (none: every wait thread has ended) */
-        struct job_waiters *x = s->job_waiters;
-        s->job_waiters = x->next;
-        free(x);
-    }
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->timer_cv);
     free(s->devices);
     free(s);
 }

@@ -1,7 +1,8 @@
 /* The cuzk.v1 service's private parts, shared by its files (service.h is the contract):
  *   service.c          the helpers that answer calls, the handlers, the pages, the lifecycle
  *   service_request.c  SubmitProofRequest -> engine request and submit; results -> responses
- *   service_wait.c     the blocking calls' threads and their slots (daemon.max_blocking_calls)
+ *   service_wait.c     the blocking calls: their slots (daemon.max_blocking_calls), work
+ *                      threads, parked waits and the timer (its DESIGN comment)
  * The service's mutex guards the fields named below it; it is a leaf (nothing else is taken
  * while it is held). */
 #ifndef CUZK_SERVER_SERVICE_IMPL_H
@@ -15,8 +16,7 @@
 #include "server/service.h"
 #include "server/wire.h"
 
-#define SERVICE_WAIT_SLICE_MS 200 /* how often a waiting call checks for its client leaving */
-#define SERVICE_WAIT_STACK (256 << 10)
+#define SERVICE_WORK_STACK (256 << 10) /* a work thread's stack (service_wait.c) */
 
 struct device_info {
     int ordinal; /* CUDA ordinal, -1 when not a GPU */
@@ -31,26 +31,26 @@ struct cuzk_service {
     uint64_t max_input;
     int64_t test_pause_ms; /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
     pthread_mutex_t mu;    /* guards the fields below */
-    pthread_cond_t idle;
-    int64_t waiting;     /* blocking calls holding a slot (daemon.max_blocking_calls): given
-                          * back before the call is answered, so that a client that has its
-                          * answer finds the slot free for its next call */
-    int64_t threads;     /* wait threads alive (the shutdown waits until there are none) */
-    uint64_t input_held; /* request bytes of submits not handed to the engine yet */
+    pthread_cond_t idle;   /* records reached 0 */
+    int64_t waiting;       /* blocking calls holding a slot (daemon.max_blocking_calls): given
+                            * back before the call is answered, so that a client that has its
+                            * answer finds the slot free for its next call */
+    int64_t records;       /* blocking calls not done (struct wait_job alive): the shutdown
+                            * waits until there are none */
+    uint64_t input_held;   /* request bytes of submits not handed to the engine yet */
     int stopping;
     int cancel_on_disconnect;
-    struct job_waiters *job_waiters; /* Prove and AwaitProof calls waiting, by job */
-};
-
-/* How many Prove and AwaitProof calls wait for one job (for daemon.cancel_on_disconnect). */
-struct job_waiters {
-    char job_id[CUZK_JOB_ID_MAX];
-    unsigned n;
-    struct job_waiters *next;
+    struct wait_job *parked;                  /* waits for a job (Prove, AwaitProof) */
+    struct wait_job *timer_head, *timer_tail; /* by due time: deadlines and (test hook) ends */
+    pthread_cond_t timer_cv;                  /* the timer's (CLOCK_MONOTONIC) */
+    pthread_t timer;
+    int timer_started, timer_quit;
 };
 
 enum wait_op { WAIT_SUBMIT, WAIT_AWAIT, WAIT_PROVE, WAIT_PRELOAD, WAIT_EVICT };
 
+/* A blocking call's record, from its slot's reservation to its answer (service_wait.c says who
+ * owns it when). */
 struct wait_job {
     struct cuzk_service *svc;
     struct cuzk_rpc_call *call;
@@ -64,6 +64,17 @@ struct wait_job {
     char circuit[CUZK_NAME_MAX];
     char alias[CUZK_NAME_MAX]; /* PRELOAD, EVICT: the reference cuzk's id asked for, or "" */
     int slot;                  /* it holds a blocking-call slot (answer_first gives it back) */
+    /* a parked wait (AWAIT, PROVE): watch is set before the record is parked; the flags and
+     * links below are under svc->mu */
+    struct cuzk_job_watch *watch;
+    int parked;    /* on svc->parked: whoever claims it first answers it */
+    int claimed;   /* taken off by its answerer */
+    int fired;     /* the watch's function ran (perhaps before the record was parked) */
+    int timed;     /* on the timer's list, due at `due` (cuzk_clock_ms) */
+    int lingering; /* answered; on the timer only until the test hook's pause ends */
+    double due;
+    struct wait_job *pprev, *pnext; /* svc->parked */
+    struct wait_job *tprev, *tnext; /* the timer's list */
 };
 
 /* service.c: the answers (every call is answered once, by one of these or by the wire) */
@@ -81,14 +92,21 @@ int cuzk_svc_submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *
 void cuzk_svc_fill_result(Cuzk__V1__AwaitProofResponse *out, const char *job_id, int rc,
                           const struct cuzk_job_result *r);
 
-/* service_wait.c: a blocking call's slot, its job and its thread */
+/* service_wait.c: a blocking call's slot, its record, its work thread or its parked wait */
 /* Reserves a blocking-call slot: CUZK_RPC_OK, or UNAVAILABLE / RESOURCE_EXHAUSTED (the call
  * answered). */
 int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call);
-/* A job for a reserved slot (NULL: the call answered, the slot given back). */
+/* A record for a reserved slot (NULL: the call answered, the slot given back). */
 struct wait_job *cuzk_svc_new_wait(struct cuzk_service *s, struct cuzk_rpc_call *call,
                                    enum wait_op op);
-/* Starts w on its own thread; on failure the call is answered and the slot given back. */
-void cuzk_svc_start_wait(struct wait_job *w);
+/* Runs w's work (SUBMIT, PROVE's submit, PRELOAD, EVICT) on a work thread; on failure the call
+ * is answered and the record ended. */
+void cuzk_svc_start_work(struct wait_job *w);
+/* Parks w (AWAIT, PROVE) on its job: answered when the job is final, its client leaves or its
+ * timeout passes; answered at once when the job is final or unknown. Any thread. */
+void cuzk_svc_park(struct wait_job *w);
+/* The timer thread: started by cuzk_service_create, ended by cuzk_service_stop. */
+int cuzk_svc_timer_start(struct cuzk_service *s);
+void cuzk_svc_timer_stop(struct cuzk_service *s);
 
 #endif

@@ -2,10 +2,10 @@
 // before its answer is sent, or a client that sends its next call as soon as the answer comes
 // finds its own last call's slot still taken and is refused (RESOURCE_EXHAUSTED). The daemon
 // runs with max_blocking_calls = 1 and the service's test hook CUZK_TEST_PAUSE_AFTER_ANSWER_MS
-// (server/service.h), which keeps each wait thread alive PAUSE ms after its answer: a slot
-// given back after the answer would be held through that pause, so every call below, sent at
+// (server/service.h), which keeps each blocking call's record PAUSE ms after its answer: a
+// slot given back when the record ends would be held through that pause, so every call below, sent at
 // once after the previous answer, would be refused; given back before the answer, none is.
-// Every kind of answer of a wait thread is covered: Prove, AwaitProof, SubmitProof (attached),
+// Every kind of answer of a blocking call is covered: Prove, AwaitProof, SubmitProof (attached),
 // PreloadSRS, EvictSRS replies and an AwaitProof failure (NOT_FOUND).
 //   node tests/daemon/slot_race.mjs <cuzk-daemon binary>
 import fs from 'node:fs';
@@ -52,7 +52,7 @@ async function main() {
   // refused. So a slot held by an answered call would be seen.
   let r = await call(d.client, 'PreloadSRS', { circuit_id: 'synthetic:4096' });
   check(!r.err, 'PreloadSRS sets up the key', brief(r));
-  await sleep(PAUSE + 500); // its thread's pause is over (with either order)
+  await sleep(PAUSE + 500); // its record's pause is over (with either order)
   const slow = call(d.client, 'Prove', { submit: req('slot-race-slow', '4096x16', 1) });
   await sleep(20);
   const second = await call(d.client, 'AwaitProof', { job_id: 'slot-race-slow', timeout_ms: 1 });
@@ -62,7 +62,7 @@ async function main() {
   check(!r.err && r.res.result.status === 'COMPLETED', 'the waiting Prove completes',
     r.err ? brief(r) : r.res.result.status);
 
-  // Each call sent as soon as the previous one's answer came (the previous call's thread is
+  // Each call sent as soon as the previous one's answer came (the previous call's record is
   // still in its pause): none may be refused.
   const seq = [
     ['Prove', { submit: req('slot-race-1', '4096', 2) }, (x) => x.result.status === 'COMPLETED'],
@@ -76,7 +76,7 @@ async function main() {
     ['Prove', { submit: req('slot-race-2', '4096', 3) }, (x) => x.result.status === 'COMPLETED'],
   ];
   let refused = 0;
-  let prev = Date.now(); // the slow Prove's answer: its thread is in its pause too
+  let prev = Date.now(); // the slow Prove's answer: its record is in its pause too
   for (const [method, body, ok, code] of seq) {
     const t0 = Date.now();
     r = await call(d.client, method, body);

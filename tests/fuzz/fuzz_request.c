@@ -5,7 +5,7 @@
  * submit parses the vanilla-proof file).
  *
  * Input: byte 0 picks the method (fuzz_request.h), the rest is its request message. The
- * harness is the transport: it defines the three cuzk_rpc_call functions the service calls
+ * harness is the transport: it defines the four cuzk_rpc_call functions the service calls
  * (grpc_server.c is not linked) and keeps what the call was answered, on the handler's thread
  * or on one the service started (the harness does not assume which methods answer where). The
  * engine is never started, so jobs wait in its queues and no proof runs: while the call is
@@ -81,6 +81,10 @@ void cuzk_rpc_call_finish(struct cuzk_rpc_call *c, int status, const char *detai
 int cuzk_rpc_call_cancelled(const struct cuzk_rpc_call *c) {
     (void)c;
     return 0; /* the client stays: a waiting call ends when its job does */
+}
+
+void cuzk_rpc_call_on_cancel(struct cuzk_rpc_call *c, cuzk_rpc_cancel_fn fn, void *ctx) {
+    (void)c, (void)fn, (void)ctx; /* the client never leaves */
 }
 
 const char *cuzk_rpc_call_method(const struct cuzk_rpc_call *c) { return c->method; }
