@@ -114,10 +114,17 @@ struct cuzk_job_request {
     int priority;           /* enum cuzk_priority; CUZK_PRIORITY_DEFAULT = the kind's */
     const void *witness;    /* input bytes, copied at submit (NULL when witness_path is used) */
     size_t witness_len;
-    void *witness_owner;      /* or NULL; else the malloc'd block that holds witness (witness may
-                                 point inside it), handed over: cuzk_engine_submit takes it on every
-                                 return, keeps it with the job or frees it, and never copies it (a
-                                 large request is held once) */
+    void *witness_owner; /* or NULL; else the malloc'd block that holds witness (witness may
+                            point inside it), handed over: cuzk_engine_submit takes it on every
+                            return, keeps it with the job or frees it, and never copies it (a
+                            large request is held once) */
+    /* or NULL: called exactly once, from whichever thread lets go of them, when the engine
+       holds none of the request's input bytes any more: witness_owner (or the copy a
+       keeps_input kind makes) freed when the kind has parsed it, when the job ends, or on a
+       refusal; before cuzk_engine_submit returns when nothing was kept. It must not call the
+       engine. A caller that caps the input bytes in flight counts them until this call. */
+    void (*input_done)(void *arg);
+    void *input_done_arg;
     const char *witness_path; /* or: a file read when the partition is synthesized */
     uint64_t seed;            /* synthetic kind */
     const void *kind_args;    /* or NULL: the kind's own request fields, a flat struct its header

@@ -13,9 +13,18 @@
 #include "util/sha256.h"
 #include "util/rand.h"
 
+/* Frees the request's bytes the job keeps and tells the request's owner (input_done). */
+static void job_input_free(struct job *j) {
+    free(j->input);
+    j->input = NULL;
+    void (*done)(void *) = j->input_done;
+    j->input_done = NULL;
+    if (done) done(j->input_done_arg);
+}
+
 void cuzk_eng_job_free_mem(struct job *j) {
     pthread_cond_destroy(&j->cv);
-    free(j->input);
+    job_input_free(j);
     free(j->parts);
     free(j->proof);
     free(j->pub);
@@ -177,8 +186,7 @@ uint64_t cuzk_eng_part_release(struct cuzk_engine *e, struct part *p) {
 void cuzk_eng_job_drain(struct cuzk_engine *e, struct job *j) {
     j->kr->k->job_free(j->kr->k, j->kstate);
     j->kstate = NULL;
-    free(j->input);
-    j->input = NULL;
+    job_input_free(j);
     cuzk_reservation_release_all(&j->input_res);
     pthread_mutex_lock(&e->mu);
     j->drained = 1;
@@ -376,9 +384,25 @@ static int size_job(struct cuzk_engine *e, struct job *j, size_t input_len, char
     return CUZK_OK;
 }
 
-/* cuzk_engine_submit's body; *own is the request's handed-over block, set to NULL once the
- * job holds it (the caller frees what is left). */
-static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, void **own,
+/* The request's input while submit holds it: its handed-over block and its input_done, until
+ * the job takes them or input_let_go ends them. */
+struct held_input {
+    void *own;
+    void (*done)(void *arg);
+    void *arg;
+};
+
+static void input_let_go(struct held_input *in) {
+    free(in->own);
+    in->own = NULL;
+    void (*done)(void *) = in->done;
+    in->done = NULL;
+    if (done) done(in->arg);
+}
+
+/* cuzk_engine_submit's body; the job takes what it keeps of in (the caller lets go of the
+ * rest). */
+static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, struct held_input *in,
                   struct cuzk_submit_info *info, char *err, size_t errlen) {
     char dummy[8];
     if (!err || !errlen) err = dummy, errlen = sizeof dummy;
@@ -441,9 +465,9 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
     size_t in_len = req->witness ? req->witness_len : 0;
     struct cuzk_job_request kreq = *req;
     if (k->keeps_input && in_len) {
-        if (*own) {
-            j->input = *own;
-            *own = NULL;
+        if (in->own) {
+            j->input = in->own;
+            in->own = NULL;
         } else if ((j->input = malloc(in_len))) {
             memcpy(j->input, req->witness, in_len);
             kreq.witness = j->input;
@@ -453,12 +477,12 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
             snprintf(err, errlen, "out of memory copying %zu input bytes", in_len);
             return CUZK_ENOMEM;
         }
+        j->input_done = in->done; /* called when the job frees j->input */
+        j->input_done_arg = in->arg;
+        in->done = NULL;
     }
     int rc = k->job_open(k, &kreq, &j->kstate, &j->n_parts, j->key_id, err, errlen);
-    if (!k->keeps_input && *own) {
-        free(*own);
-        *own = NULL;
-    }
+    input_let_go(in); /* a kind that parsed the bytes is done with them (no-op: the job's) */
     if (!rc && (j->n_parts == 0 || j->n_parts > (1u << 16))) {
         snprintf(err, errlen, "%s: %u partitions", k->name, j->n_parts);
         k->job_free(k, j->kstate);
@@ -560,9 +584,11 @@ static int submit(struct cuzk_engine *e, const struct cuzk_job_request *req, voi
 
 int cuzk_engine_submit(struct cuzk_engine *e, const struct cuzk_job_request *req,
                        struct cuzk_submit_info *info, char *err, size_t errlen) {
-    void *own = req ? req->witness_owner : NULL;
-    int rc = submit(e, req, &own, info, err, errlen);
-    free(own);
+    struct held_input in = {.own = req ? req->witness_owner : NULL,
+                            .done = req ? req->input_done : NULL,
+                            .arg = req ? req->input_done_arg : NULL};
+    int rc = submit(e, req, &in, info, err, errlen);
+    input_let_go(&in);
     return rc;
 }
 

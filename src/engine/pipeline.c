@@ -673,12 +673,16 @@ void *cuzk_eng_fin_main(void *arg) {
         int drained = cuzk_eng_part_terminal_locked(
             e, p, p->state == CUZK_PART_DONE ? CUZK_PART_DONE : CUZK_PART_CANCELLED);
         pthread_mutex_unlock(&e->mu);
+        /* a job this partition completes lets go of its memory and its request's bytes
+         * (cuzk_job_request.input_done) before it is answered: a client's next request, sent
+         * on the answer, finds them free (an unanswered job is not freed by its drain) */
+        if (drained && became_final) cuzk_eng_job_drain(e, j);
         if (became_final) {
             cuzk_eng_final_report_emit(e, &rep);
             cuzk_eng_job_answer(e, j);
         }
         cuzk_eng_grave_release(e, grave);
-        if (drained) cuzk_eng_job_drain(e, j);
+        if (drained && !became_final) cuzk_eng_job_drain(e, j);
         pthread_mutex_lock(&e->mu);
     }
     pthread_mutex_unlock(&e->mu);

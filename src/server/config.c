@@ -77,9 +77,10 @@ static const struct cfg_row rows[] = {
      "time; more fail with RESOURCE_EXHAUSTED. A call waiting for its job holds no thread (a\n"
      "submit, a preload or an evict holds one while it works)."},
     {"daemon.max_input_bytes", CFG_SIZE, "\"1GiB\"", 0, INT64_MAX, NULL, F(max_input_bytes),
-     "Bytes of SubmitProof / Prove requests the daemon holds while their inputs are parsed,\n"
-     "before their jobs are queued (and charged to memory.total_budget); a request that would\n"
-     "pass it fails with RESOURCE_EXHAUSTED. \"0\" = no cap."},
+     "Bytes of SubmitProof / Prove requests in flight: each counted from its arrival (before\n"
+     "it is decoded) until its job holds none of its bytes (parsed by its kind, or, for a\n"
+     "kind that keeps them such as snarkjs, the job's end); a request that would pass it fails\n"
+     "with RESOURCE_EXHAUSTED. \"0\" = no cap."},
     {"daemon.cancel_on_disconnect", CFG_BOOL, "false", 0, 0, NULL, F(cancel_on_disconnect),
      "A Prove whose client goes away (a deadline, a cancel, a lost connection: Curio's\n"
      "preempted task) cancels its job once no other Prove or AwaitProof of it waits. Off: the\n"

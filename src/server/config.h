@@ -40,7 +40,7 @@ struct cuzk_config {
     char *shutdown;            /* "finish" or "cancel" */
     uint64_t shutdown_timeout_ms;
     int64_t max_blocking_calls;               /* calls in progress on threads of their own */
-    uint64_t max_input_bytes;                 /* request bytes held before their jobs queue */
+    uint64_t max_input_bytes;                 /* request bytes in flight (service.h) */
     int cancel_on_disconnect;                 /* a Prove's departed client cancels its job */
     char *tls_cert, *tls_key, *tls_client_ca; /* PEM files; "" = no TLS */
     /* [srs] (besides srs.param_cache, a kinds field) */

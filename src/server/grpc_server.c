@@ -276,6 +276,9 @@ static void on_request(struct request_slot *r, int ok) {
                                      .impl = &payload->data.raw.slice_buffer};
         m->stream(s->ctx, c, &sr);
         grpc_byte_buffer_destroy(payload);
+        /* a large message the handler did not read (refused: daemon.max_input_bytes) goes
+         * back to the system too, not only to the heap */
+        if (sr.left + sr.released >= RELEASE_STEP) malloc_trim(0);
         return;
     }
     grpc_byte_buffer_reader rd;

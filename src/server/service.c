@@ -79,6 +79,63 @@ int64_t cuzk_service_waiting(const struct cuzk_service *s) {
     return n;
 }
 
+/* ---- daemon.max_input_bytes (service_impl.h) ---------------------------------------------- */
+
+struct input_meter {
+    atomic_uint_fast64_t held; /* bytes of the tickets out */
+    uint64_t max;              /* 0 = no cap */
+    atomic_uint refs;          /* the service's, and one per ticket */
+};
+
+struct input_ticket {
+    struct input_meter *m;
+    uint64_t bytes;
+};
+
+static void meter_unref(struct input_meter *m) {
+    if (atomic_fetch_sub(&m->refs, 1) == 1) free(m);
+}
+
+struct input_ticket *cuzk_svc_input_reserve(struct cuzk_service *s, struct cuzk_rpc_call *call,
+                                            size_t len) {
+    struct input_meter *m = s->input;
+    uint64_t held = atomic_load(&m->held);
+    do {
+        if (m->max && len > m->max) {
+            cuzk_svc_fail(call, CUZK_RPC_RESOURCE_EXHAUSTED,
+                          "the request's %zu bytes are more than daemon.max_input_bytes (%llu)",
+                          len, (unsigned long long)m->max);
+            return NULL;
+        }
+        if (m->max && held + len > m->max) {
+            cuzk_svc_fail(call, CUZK_RPC_RESOURCE_EXHAUSTED,
+                          "%llu bytes of requests are held already (being decoded or parsed, or "
+                          "kept by their jobs); this one's %zu would pass "
+                          "daemon.max_input_bytes (%llu): retry later",
+                          (unsigned long long)held, len, (unsigned long long)m->max);
+            return NULL;
+        }
+    } while (!atomic_compare_exchange_weak(&m->held, &held, held + len));
+    struct input_ticket *t = malloc(sizeof *t);
+    if (!t) {
+        atomic_fetch_sub(&m->held, len);
+        cuzk_svc_fail(call, CUZK_RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return NULL;
+    }
+    atomic_fetch_add(&m->refs, 1);
+    t->m = m;
+    t->bytes = len;
+    return t;
+}
+
+void cuzk_svc_input_done(void *ticket) {
+    struct input_ticket *t = ticket;
+    if (!t) return;
+    atomic_fetch_sub(&t->m->held, t->bytes);
+    meter_unref(t->m);
+    free(t);
+}
+
 /* ---- handlers ---------------------------------------------------------------------------- */
 
 /* Decodes the request into m, and refuses one that does not decode or whose strings (ids) hold
@@ -101,34 +158,19 @@ int64_t cuzk_service_waiting(const struct cuzk_service *s) {
         }                                                                                          \
     }
 
-/* Hands the decoded request m to a work thread (see DESIGN): the gRPC thread only decodes and
- * checks the message. */
+/* Hands the decoded request m and its ticket to a work thread (see DESIGN): the gRPC thread
+ * only decodes and checks the message. */
 static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
-                         struct cuzk_wire_msg *m, enum wait_op op, size_t len) {
-    pthread_mutex_lock(&s->mu);
-    uint64_t held = s->input_held;
-    int over = s->max_input && held + len > s->max_input;
-    if (!over) s->input_held += len;
-    pthread_mutex_unlock(&s->mu);
-    if (over) {
-        cuzk_svc_fail(call, CUZK_RPC_RESOURCE_EXHAUSTED,
-                      "%llu bytes of requests are being parsed already; this one's %zu would pass "
-                      "daemon.max_input_bytes (%llu): retry later",
-                      (unsigned long long)held, len, (unsigned long long)s->max_input);
-        cuzk_wire_msg_free(m);
-        return;
-    }
+                         struct cuzk_wire_msg *m, enum wait_op op, struct input_ticket *t) {
     struct wait_job *w =
         cuzk_svc_reserve_wait(s, call) == CUZK_RPC_OK ? cuzk_svc_new_wait(s, call, op) : NULL;
     if (!w) {
-        pthread_mutex_lock(&s->mu);
-        s->input_held -= len;
-        pthread_mutex_unlock(&s->mu);
+        cuzk_svc_input_done(t);
         cuzk_wire_msg_free(m);
         return;
     }
     w->msg = *m;
-    w->held = len;
+    w->ticket = t;
     cuzk_svc_start_work(w);
 }
 
@@ -145,23 +187,34 @@ static int decode_large(struct cuzk_rpc_call *call, const ProtobufCMessageDescri
     return -1;
 }
 
+/* SubmitProof and Prove: the message's bytes are counted against daemon.max_input_bytes
+ * before it is decoded, so a request over the cap costs no copy (the transport frees it). */
 static void h_submit(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_reader *rd) {
-    size_t len = rd->left;
+    struct input_ticket *t = cuzk_svc_input_reserve(ctx, call, rd->left);
     struct cuzk_wire_msg wm;
-    if (decode_large(call, &cuzk__v1__submit_proof_request__descriptor, rd, &wm)) return;
-    start_submit(ctx, call, &wm, WAIT_SUBMIT, len);
+    if (!t) return;
+    if (decode_large(call, &cuzk__v1__submit_proof_request__descriptor, rd, &wm)) {
+        cuzk_svc_input_done(t);
+        return;
+    }
+    start_submit(ctx, call, &wm, WAIT_SUBMIT, t);
 }
 
 static void h_prove(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_reader *rd) {
-    size_t len = rd->left;
+    struct input_ticket *t = cuzk_svc_input_reserve(ctx, call, rd->left);
     struct cuzk_wire_msg wm;
-    if (decode_large(call, &cuzk__v1__prove_request__descriptor, rd, &wm)) return;
+    if (!t) return;
+    if (decode_large(call, &cuzk__v1__prove_request__descriptor, rd, &wm)) {
+        cuzk_svc_input_done(t);
+        return;
+    }
     if (!((Cuzk__V1__ProveRequest *)wm.m)->submit) {
         cuzk_svc_fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
         cuzk_wire_msg_free(&wm);
+        cuzk_svc_input_done(t);
         return;
     }
-    start_submit(ctx, call, &wm, WAIT_PROVE, len);
+    start_submit(ctx, call, &wm, WAIT_PROVE, t);
 }
 
 static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, size_t len) {
@@ -448,7 +501,14 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     if (!s) return CUZK_ENOMEM;
     s->engine = cfg->engine;
     s->max_blocking = cfg->max_blocking_calls > 0 ? cfg->max_blocking_calls : 1;
-    s->max_input = cfg->max_input_bytes;
+    s->input = calloc(1, sizeof *s->input);
+    if (!s->input) {
+        free(s);
+        return CUZK_ENOMEM;
+    }
+    s->input->max = cfg->max_input_bytes;
+    atomic_init(&s->input->held, 0);
+    atomic_init(&s->input->refs, 1);
     s->cancel_on_disconnect = cfg->cancel_on_disconnect;
     const char *pause = getenv(CUZK_SERVICE_TEST_PAUSE_ENV);
     if (pause && *pause) {
@@ -468,6 +528,7 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
     if (cfg->device_ordinals && cfg->n_device_ordinals) {
         s->devices = calloc(cfg->n_device_ordinals, sizeof *s->devices);
         if (!s->devices) {
+            meter_unref(s->input);
             free(s);
             return CUZK_ENOMEM;
         }
@@ -509,6 +570,7 @@ void cuzk_service_destroy(struct cuzk_service *s) {
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->idle);
     pthread_cond_destroy(&s->timer_cv);
+    meter_unref(s->input); /* jobs still holding inputs keep it until they let go */
     free(s->devices);
     free(s);
 }

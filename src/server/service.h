@@ -20,7 +20,8 @@
  * The kinds are the engine's at the time of the call (cuzk_engine_kind_at).
  * Errors: INVALID_ARGUMENT for a bad kind, priority or field and a malformed message,
  * NOT_FOUND for unknown jobs, UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED when
- * max_blocking_calls calls already wait.
+ * max_blocking_calls calls already wait or a request would pass max_input_bytes (checked on the
+ * gRPC thread before the request is decoded, so a refused one is never copied).
  *
  * DESIGN: the gRPC thread only decodes and checks messages and answers the cheap calls:
  * CancelProof, GetStatus and GetMetrics run there (none waits or parses an input). The calls
@@ -67,8 +68,9 @@ struct cuzk_service;
 struct cuzk_service_config {
     struct cuzk_engine *engine; /* must outlive the service */
     int64_t max_blocking_calls;
-    /* SubmitProof / Prove bytes held by calls whose job is not queued yet (decoded, being
-     * parsed); a call that would pass it is RESOURCE_EXHAUSTED. 0 = no cap. */
+    /* SubmitProof / Prove bytes in flight, each request's counted from its arrival (before
+     * it is decoded) until the engine holds none of them (cuzk_job_request.input_done); a
+     * call that would pass it is RESOURCE_EXHAUSTED. 0 = no cap. */
     uint64_t max_input_bytes;
     /* 1: a Prove whose client goes away cancels its job, unless another Prove or AwaitProof of
      * the same job still waits (daemon.cancel_on_disconnect); 0: the job goes on. */

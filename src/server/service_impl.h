@@ -28,16 +28,15 @@ struct cuzk_service {
     int64_t max_blocking;
     struct device_info *devices;
     size_t n_devices;
-    uint64_t max_input;
-    int64_t test_pause_ms; /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
-    pthread_mutex_t mu;    /* guards the fields below */
-    pthread_cond_t idle;   /* records reached 0 */
-    int64_t waiting;       /* blocking calls holding a slot (daemon.max_blocking_calls): given
-                            * back before the call is answered, so that a client that has its
-                            * answer finds the slot free for its next call */
-    int64_t records;       /* blocking calls not done (struct wait_job alive): the shutdown
-                            * waits until there are none */
-    uint64_t input_held;   /* request bytes of submits not handed to the engine yet */
+    struct input_meter *input; /* daemon.max_input_bytes' count (one reference) */
+    int64_t test_pause_ms;     /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
+    pthread_mutex_t mu;        /* guards the fields below */
+    pthread_cond_t idle;       /* records reached 0 */
+    int64_t waiting;           /* blocking calls holding a slot (daemon.max_blocking_calls): given
+                                * back before the call is answered, so that a client that has its
+                                * answer finds the slot free for its next call */
+    int64_t records;           /* blocking calls not done (struct wait_job alive): the shutdown
+                                * waits until there are none */
     int stopping;
     int cancel_on_disconnect;
     struct wait_job *parked;                  /* waits for a job (Prove, AwaitProof) */
@@ -57,7 +56,8 @@ struct wait_job {
     enum wait_op op;
     struct cuzk_wire_msg msg;     /* SUBMIT, PROVE: the decoded request, freed with the job
                                      (its bytes handed to the engine at submit) */
-    uint64_t held;                /* SUBMIT, PROVE: its bytes, counted in input_held */
+    struct input_ticket *ticket;  /* SUBMIT, PROVE: its bytes' share of daemon.max_input_bytes
+                                     (NULL once the engine has it: cuzk_svc_submit) */
     char job_id[CUZK_JOB_ID_MAX]; /* AWAIT, PROVE */
     int64_t timeout_ms;           /* AWAIT: > 0 bounds the wait */
     char kind[CUZK_NAME_MAX];     /* PRELOAD, EVICT */
@@ -84,10 +84,26 @@ void cuzk_svc_reply(struct cuzk_rpc_call *call, const ProtobufCMessage *m);
 /* The gRPC status of a cuzk error code. */
 int cuzk_svc_status_of(int err);
 
+/* daemon.max_input_bytes: the bytes of every SubmitProof / Prove in flight, each counted by a
+ * ticket from the moment its message's size is known (before it is decoded) until the engine
+ * holds none of its input bytes (cuzk_job_request.input_done: when the kind has parsed them,
+ * or, for a kind that keeps them, when the job ends). A ticket keeps the meter alive, so an
+ * engine that lets go of an input after the service is gone is harmless. Lock-free (atomics). */
+struct input_meter;
+struct input_ticket;
+/* A ticket for a request of len bytes; NULL after answering the call RESOURCE_EXHAUSTED (over
+ * the cap, or out of memory). */
+struct input_ticket *cuzk_svc_input_reserve(struct cuzk_service *s, struct cuzk_rpc_call *call,
+                                            size_t len);
+/* Gives the ticket's bytes back and frees it (NULL: nothing); the engine's input_done. */
+void cuzk_svc_input_done(void *ticket);
+
 /* service_request.c */
-/* Submits m: CUZK_RPC_OK with info filled, else the status with why saying what is wrong. */
+/* Submits m: CUZK_RPC_OK with info filled, else the status with why saying what is wrong.
+ * *ticket goes to the engine with the request (set to NULL) when the engine is called. */
 int cuzk_svc_submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *m,
-                    struct cuzk_wire_msg *wm, struct cuzk_submit_info *info, char *why, size_t n);
+                    struct cuzk_wire_msg *wm, struct input_ticket **ticket,
+                    struct cuzk_submit_info *info, char *why, size_t n);
 /* out = the job's result (rc from the wait: CUZK_ETIMEOUT, or the engine's). */
 void cuzk_svc_fill_result(Cuzk__V1__AwaitProofResponse *out, const char *job_id, int rc,
                           const struct cuzk_job_result *r);

@@ -191,7 +191,8 @@ static int build_request(const struct cuzk_service *s, const Cuzk__V1__SubmitPro
 
 /* Submits m. On CUZK_RPC_OK info is filled; else why says what is wrong. */
 int cuzk_svc_submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *m,
-                    struct cuzk_wire_msg *wm, struct cuzk_submit_info *info, char *why, size_t n) {
+                    struct cuzk_wire_msg *wm, struct input_ticket **ticket,
+                    struct cuzk_submit_info *info, char *why, size_t n) {
     if (stopping(s)) {
         snprintf(why, n, "the daemon is shutting down");
         return CUZK_RPC_UNAVAILABLE;
@@ -202,6 +203,10 @@ int cuzk_svc_submit(struct cuzk_service *s, const Cuzk__V1__SubmitProofRequest *
         /* the input bytes go to the engine as they are, in the block they were read into */
         if (!b.req.witness_owner && b.req.witness && wm)
             b.req.witness_owner = cuzk_wire_msg_take(wm, b.req.witness, b.req.witness_len);
+        /* the request's bytes stay counted until the engine lets go of them */
+        b.req.input_done = cuzk_svc_input_done;
+        b.req.input_done_arg = *ticket;
+        *ticket = NULL;
         int rc = cuzk_engine_submit(s->engine, &b.req, info, why, n);
         if (rc != CUZK_OK) {
             st = cuzk_svc_status_of(rc);

@@ -73,15 +73,12 @@ static void answer_first(struct wait_job *w) {
 #define W_FAIL(w, ...) (answer_first(w), cuzk_svc_fail((w)->call, __VA_ARGS__))
 #define W_REPLY(w, m) (answer_first(w), cuzk_svc_reply((w)->call, (m)))
 
-/* The request's bytes are the engine's once its job is queued: freed, uncounted. */
+/* What is left of the request once its job is queued (the engine counts down its bytes), or
+ * when it never reached the engine (its count ends here). */
 static void drop_input(struct wait_job *w) {
     cuzk_wire_msg_free(&w->msg);
-    if (w->held) {
-        pthread_mutex_lock(&w->svc->mu);
-        w->svc->input_held -= w->held;
-        pthread_mutex_unlock(&w->svc->mu);
-    }
-    w->held = 0;
+    cuzk_svc_input_done(w->ticket);
+    w->ticket = NULL;
 }
 
 static void record_free(struct wait_job *w) {
@@ -383,7 +380,7 @@ void cuzk_svc_timer_stop(struct cuzk_service *s) {
 static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m) {
     struct cuzk_submit_info info;
     char why[512] = "";
-    int st = cuzk_svc_submit(w->svc, m, &w->msg, &info, why, sizeof why);
+    int st = cuzk_svc_submit(w->svc, m, &w->msg, &w->ticket, &info, why, sizeof why);
     if (st != CUZK_RPC_OK) {
         W_FAIL(w, st, "%s", why);
         return 0;
