@@ -25,6 +25,8 @@ static const char usage[] =
     "  single    one proof through the daemon (Prove) and its result\n"
     "  batch     -c N proofs, -j J at a time, and throughput\n"
     "  stress    a mixed load for --duration seconds (--mix KIND[=CIRCUIT][@PRIO][:WEIGHT],...)\n"
+    "  soak      -c N mixed small jobs (some refused, some cancelled), the daemon's RSS and\n"
+    "            device memory every --every jobs as CSV, and whether RSS stayed flat\n"
     "  status    the daemon's status\n"
     "  preload   -c ID: load a circuit's parameters (SRS) ahead of time\n"
     "  metrics   the daemon's Prometheus metrics\n"
@@ -75,6 +77,9 @@ static const char usage[] =
     "  single: --request-id ID (default: a UUID), --proof-out FILE (the proof bytes)\n"
     "  batch:  -c, --count N (3), -j, --concurrency J (1)\n"
     "  stress: --duration SECONDS (60), -j, --concurrency J (4), --mix SPEC (default: -t)\n"
+    "  soak:   -c, --count N (2000), -j J (4), --mix SPEC (default: four synthetic sizes),\n"
+    "          --pid PID (default: the one cuzk-daemon process), --every N (100),\n"
+    "          --warmup N (500), --max-growth MIB (0: report only)\n"
     "\n"
     "preload: -c, --circuit-id ID\n"
     "timeline: <log|-> [-o, --output FILE.svg (default: stdout)] [--width PX] [--title T]\n"
@@ -95,6 +100,7 @@ enum {
     G_GEN = 128,
     G_STAGES = 256,
     G_PLAN = 512,
+    G_SOAK = 1024,
 };
 
 enum opt_id {
@@ -139,6 +145,10 @@ enum opt_id {
     O_THREADS,
     O_CSV,
     O_VRAM,
+    O_PID,
+    O_EVERY,
+    O_WARMUP,
+    O_MAX_GROWTH,
 };
 
 static const struct opt {
@@ -172,10 +182,14 @@ static const struct opt {
     {"priority", 0, 1, G_PROOF, O_PRIORITY},
     {"request-id", 0, 1, G_SINGLE, O_REQUEST_ID},
     {"proof-out", 0, 1, G_SINGLE, O_PROOF_OUT},
-    {"count", 'c', 1, G_BATCH, O_COUNT},
-    {"concurrency", 'j', 1, G_BATCH | G_STRESS, O_CONCURRENCY},
+    {"count", 'c', 1, G_BATCH | G_SOAK, O_COUNT},
+    {"concurrency", 'j', 1, G_BATCH | G_STRESS | G_SOAK, O_CONCURRENCY},
     {"duration", 0, 1, G_STRESS, O_DURATION},
-    {"mix", 0, 1, G_STRESS, O_MIX},
+    {"mix", 0, 1, G_STRESS | G_SOAK, O_MIX},
+    {"pid", 0, 1, G_SOAK, O_PID},
+    {"every", 0, 1, G_SOAK, O_EVERY},
+    {"warmup", 0, 1, G_SOAK, O_WARMUP},
+    {"max-growth", 0, 1, G_SOAK, O_MAX_GROWTH},
     {"circuit-id", 'c', 1, G_PRELOAD, O_CIRCUIT_ID},
     {"output", 'o', 1, G_TIMELINE, O_OUTPUT},
     {"width", 0, 1, G_TIMELINE, O_WIDTH},
@@ -199,6 +213,7 @@ static const struct command {
     {"single", G_GLOBAL | G_PROOF | G_SINGLE, bench_cmd_single},
     {"batch", G_GLOBAL | G_PROOF | G_BATCH, bench_cmd_batch},
     {"stress", G_GLOBAL | G_PROOF | G_STRESS, bench_cmd_stress},
+    {"soak", G_GLOBAL | G_PROOF | G_SOAK, bench_cmd_soak},
     {"status", G_GLOBAL, bench_cmd_status},
     {"preload", G_GLOBAL | G_PRELOAD, bench_cmd_preload},
     {"metrics", G_GLOBAL, bench_cmd_metrics},
@@ -265,7 +280,7 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
     case O_PRIORITY: a->priority = v; return 0;
     case O_REQUEST_ID: a->request_id = v; return 0;
     case O_PROOF_OUT: a->proof_out = v; return 0;
-    case O_COUNT: return to_u32(name, v, &a->count);
+    case O_COUNT: a->count_set = 1; return to_u32(name, v, &a->count);
     case O_CONCURRENCY:
         if (to_u32(name, v, &u)) return -1;
         if (u == 0 || u > 256) {
@@ -289,6 +304,13 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
     case O_THREADS: return to_u32(name, v, &a->threads);
     case O_CSV: a->csv = 1; return 0;
     case O_VRAM: a->vram = v; return 0;
+    case O_PID: return to_u32(name, v, &a->pid);
+    case O_EVERY:
+        if (to_u32(name, v, &a->soak_every)) return -1;
+        if (a->soak_every == 0) return bad_number(name, v);
+        return 0;
+    case O_WARMUP: return to_u32(name, v, &a->soak_warmup);
+    case O_MAX_GROWTH: return to_seconds(name, v, &a->soak_max_growth_mib);
     }
     return -1;
 }
@@ -482,11 +504,15 @@ int main(int argc, char **argv) {
         .miner_id = 1000,
         .count = 3,
         .duration_s = 60,
+        .soak_every = 100,
+        .soak_warmup = 500,
     };
     int code;
     const struct command *cmd = parse(argc, argv, &a, &code);
     if (!cmd) return code;
-    if (!a.concurrency) a.concurrency = cmd->run == bench_cmd_stress ? 4 : 1;
+    if (!a.concurrency)
+        a.concurrency = cmd->run == bench_cmd_stress || cmd->run == bench_cmd_soak ? 4 : 1;
+    if (cmd->run == bench_cmd_soak && !a.count_set) a.count = 2000;
     enum cuzk_log_level level;
     if (cuzk_log_level_parse(a.log_level, &level)) {
         fprintf(stderr, "cuzk-bench: unknown log level '%s' (error, warn, info, debug)\n",

@@ -2,7 +2,7 @@
  * call, the live progress line, and one entry point per subcommand.
  *
  * DESIGN (threads): the main thread parses, loads the inputs once (every request of a run
- * shares one read-only template) and prints. batch and stress run their proofs on worker
+ * shares one read-only template) and prints. batch, stress and soak run their proofs on worker
  * threads that share one gRPC client (its channel multiplexes the calls). A progress thread
  * redraws one status line on stderr. stdout and the progress line are written under out_lock
  * so a result line never lands in the middle of the progress line. */
@@ -47,8 +47,14 @@ struct bench_args {
     const char *proof_out;
     /* batch / stress */
     uint32_t count, concurrency;
+    int count_set; /* -c given (batch and soak default differently) */
     double duration_s;
     const char *mix;
+    /* soak */
+    uint32_t pid;               /* the daemon's; 0 = the one process named cuzk-daemon */
+    uint32_t soak_every;        /* a sample every N jobs */
+    uint32_t soak_warmup;       /* jobs before the plateau's samples */
+    double soak_max_growth_mib; /* > 0: fail when the final RSS passes the plateau by more */
     /* preload */
     const char *circuit_id;
     /* timeline */
@@ -163,6 +169,7 @@ int bench_gen_post_main(int argc, char **argv);
 int bench_gen_c1_main(int argc, char **argv);
 int bench_cmd_batch(const struct bench_args *a);
 int bench_cmd_stress(const struct bench_args *a);
+int bench_cmd_soak(const struct bench_args *a);
 int bench_cmd_status(const struct bench_args *a);
 int bench_cmd_preload(const struct bench_args *a);
 int bench_cmd_metrics(const struct bench_args *a);
