@@ -339,13 +339,37 @@ static void dispatch(struct cuzk_rpc_server *s, grpc_event ev) {
     }
 }
 
+#define HEAP_CHECK_MS 1000           /* how often the thread looks at the heap's free bytes */
+#define HEAP_TRIM_STEP (64ull << 20) /* free bytes gained since the last trim that start one */
+
+/* Messages the gRPC core refuses itself (over daemon.max_message_size) are read whole into
+ * small blocks of the heap first, then freed where no handler sees them: the heap keeps their
+ * pages. Every HEAP_CHECK_MS the thread compares the heap's free bytes (mallinfo2, which still
+ * counts trimmed pages as free) with those after its last trim, and gives the pages back when
+ * HEAP_TRIM_STEP more are free. */
+static void heap_check(size_t *after_trim) {
+    const struct mallinfo2 m = mallinfo2();
+    if (m.fordblks < *after_trim) *after_trim = m.fordblks; /* reused since */
+    if (m.fordblks < *after_trim + HEAP_TRIM_STEP) return;
+    malloc_trim(0);
+    *after_trim = mallinfo2().fordblks;
+}
+
 static void *cq_thread(void *arg) {
     struct cuzk_rpc_server *s = arg;
     pthread_setname_np(pthread_self(), "cuzk-grpc");
+    size_t after_trim = mallinfo2().fordblks;
+    gpr_timespec next_check = gpr_now(GPR_CLOCK_MONOTONIC);
+    const gpr_timespec period = gpr_time_from_millis(HEAP_CHECK_MS, GPR_TIMESPAN);
     for (;;) {
-        grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        grpc_event ev = grpc_completion_queue_next(s->cq, gpr_time_add(next_check, period), NULL);
         if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
         if (ev.type == GRPC_OP_COMPLETE) dispatch(s, ev);
+        const gpr_timespec now = gpr_now(GPR_CLOCK_MONOTONIC);
+        if (gpr_time_cmp(now, gpr_time_add(next_check, period)) >= 0) {
+            heap_check(&after_trim);
+            next_check = now;
+        }
     }
     return NULL;
 }

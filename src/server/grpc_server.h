@@ -28,8 +28,11 @@
  * the handler. cuzk_rpc_call_finish starts the final batch (initial metadata, message, status)
  * on the calling thread; the gRPC core allows batches of one call from any thread. A call is
  * released when both its close batch and its final batch have completed (a reference count
- * under the call's mutex). Shutdown: stop accepting (grpc_server_shutdown_and_notify), wait for
- * the calls in progress up to a timeout, cancel the rest, then stop the thread.
+ * under the call's mutex). The thread also gives the heap's free pages back to the system when
+ * 64 MiB more are free than after its last trim (checked every second): a message the core
+ * refuses itself is freed where no handler sees it. Shutdown: stop accepting
+ * (grpc_server_shutdown_and_notify), wait for the calls in progress up to a timeout, cancel the
+ * rest, then stop the thread.
  * Thread-safety: cuzk_rpc_call_* from any thread; start/shutdown/destroy from one thread. */
 #ifndef CUZK_SERVER_GRPC_SERVER_H
 #define CUZK_SERVER_GRPC_SERVER_H
