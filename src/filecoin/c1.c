@@ -1,4 +1,5 @@
 /* PoRep commit-phase-1 outputs (filecoin/c1.h). */
+#define _GNU_SOURCE
 #include "filecoin/c1.h"
 
 #include <jansson.h>
@@ -71,8 +72,20 @@ static int uint_of(struct rd *r, const json_t *o, const char *key, uint64_t limi
     return CUZK_OK;
 }
 
-/* 32 numbers 0..255. */
+/* A [u8; 32] that compact_bytes() wrote as a string: a NUL, then the base64 of the bytes. */
+#define PACKED_B64 44                 /* base64 characters of 32 bytes */
+#define PACKED_TOKEN (PACKED_B64 + 8) /* "\u0000" and the base64 between quotes */
+#define PACKED_LEN (1 + PACKED_B64)   /* the string jansson decodes */
+
+/* 32 numbers 0..255 (or a string packed from them). */
 static int bytes32(struct rd *r, const json_t *a, const char *field, uint8_t out[32]) {
+    if (json_is_string(a) && json_string_length(a) == PACKED_LEN && !json_string_value(a)[0]) {
+        uint8_t b[33];
+        if (cuzk_base64_decode(json_string_value(a) + 1, PACKED_B64, b) != 32)
+            return fail(r, CUZK_EFORMAT, field, "is not an array of 32 bytes");
+        memcpy(out, b, 32);
+        return CUZK_OK;
+    }
     if (!json_is_array(a) || json_array_size(a) != 32)
         return fail(r, CUZK_EFORMAT, field, "is not an array of 32 bytes");
     for (size_t i = 0; i < 32; i++) {
@@ -362,9 +375,98 @@ static int parse_output(struct rd *r, const json_t *root, struct cuzk_c1 *c) {
     return CUZK_OK;
 }
 
-static json_t *load(struct rd *r, const char *text, size_t len, const char *what, int *rc) {
+/* ---- the document ------------------------------------------------------------------------- */
+
+/* Most of a C1 is arrays of 32 numbers (serde's [u8; 32]: every hash, label and root), about
+ * 115 bytes of text each, which jansson would hold as 32 integer values of some 40 bytes of
+ * heap each: 11 times the text. So before jansson reads the text, compact_bytes rewrites each
+ * array of exactly 32 integers 0..255 written plainly (as serde and Go write them; any other
+ * array is left to jansson) into a string token: "\u0000" and the base64 of the 32 bytes, 52
+ * characters that jansson keeps in about 100 bytes, under the text they replace. A NUL cannot be in
+ * any string jansson accepts unless it is asked to (JSON_ALLOW_NUL), so a string that starts with
+ * one is compact_bytes' own; a text that holds the escape \u0000 anywhere is read as it is. Each
+ * token replaces its array within the array's bytes (out <= in): in place, padded with spaces to
+ * the array's width and keeping its newlines, or shrunk into a copy; the rest of the text is left
+ * as it was. */
+
+static int json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* The length of the array of 32 canonical integers 0..255 at t[0] == '[' (its bytes into b), or
+ * 0 when it is not one. */
+static size_t byte_array_at(const char *t, size_t n, uint8_t b[32]) {
+    size_t i = 1;
+    for (int k = 0; k < 32; k++) {
+        while (i < n && json_ws(t[i])) i++;
+        size_t d = 0;
+        unsigned v = 0;
+        while (i + d < n && t[i + d] >= '0' && t[i + d] <= '9' && d < 4)
+            v = v * 10 + (unsigned)(t[i + d++] - '0');
+        if (d == 0 || d > 3 || (d > 1 && t[i] == '0') || v > 255) return 0;
+        b[k] = (uint8_t)v;
+        i += d;
+        while (i < n && json_ws(t[i])) i++;
+        if (i >= n || t[i] != (k < 31 ? ',' : ']')) return 0;
+        i++;
+    }
+    return i;
+}
+
+/* The base64 of 32 bytes: 44 characters, the last one '='. */
+static void base64_32(const uint8_t b[32], char out[PACKED_B64]) {
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0, o = 0; i < 32; i += 3, o += 4) {
+        const uint32_t v =
+            (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | (i + 2 < 32 ? b[i + 2] : 0);
+        out[o] = a[v >> 18];
+        out[o + 1] = a[(v >> 12) & 63];
+        out[o + 2] = a[(v >> 6) & 63];
+        out[o + 3] = i + 2 < 32 ? a[v & 63] : '=';
+    }
+}
+
+/* Rewrites in[0 .. n) into out (out == in, or a buffer of n bytes), padded (pad = 1: the same
+ * length) or shrunk; returns the length written. The text must hold no \u0000 escape. */
+static size_t compact_bytes(const char *in, size_t n, char *out, int pad) {
+    size_t i = 0, o = 0;
+    int in_string = 0;
+    while (i < n) {
+        const char c = in[i];
+        size_t len;
+        uint8_t b[32];
+        if (in_string) {
+            if (c == '\\' && i + 1 < n)
+                out[o++] = in[i++];
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '[' && (len = byte_array_at(in + i, n - i, b))) {
+            char tok[PACKED_TOKEN];
+            memcpy(tok, "\"\\u0000", 7);
+            base64_32(b, tok + 7);
+            tok[PACKED_TOKEN - 1] = '"';
+            size_t lines = 0;
+            for (size_t k = 0; pad && k < len; k++) lines += in[i + k] == '\n';
+            const size_t fill = pad ? len - PACKED_TOKEN - lines : 0;
+            memset(out + o, '\n', lines); /* (before the token: in[i ..] is read, out <= in) */
+            memset(out + o + lines, ' ', fill);
+            memcpy(out + o + lines + fill, tok, PACKED_TOKEN);
+            o += lines + fill + PACKED_TOKEN;
+            i += len;
+            continue;
+        }
+        out[o++] = in[i++];
+    }
+    return o;
+}
+
+/* Whether the text holds the escape \u0000 (then compact_bytes' tokens could be mistaken). */
+static int has_nul_escape(const char *t, size_t n) { return memmem(t, n, "\\u0000", 6) != NULL; }
+
+static json_t *load_flags(struct rd *r, const char *text, size_t len, const char *what,
+                          size_t flags, int *rc) {
     json_error_t e;
-    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &e);
     if (!j)
         *rc = json_error_code(&e) == json_error_out_of_memory
                   ? fail(r, CUZK_ENOMEM, what, "out of memory")
@@ -376,6 +478,28 @@ static json_t *load(struct rd *r, const char *text, size_t len, const char *what
         j = NULL;
     }
     return j;
+}
+
+/* Loads a text the caller owns: its byte arrays compacted into a shrunk copy first. A text
+ * that is not JSON is read again as it is, so that the error's line and column are the
+ * text's. */
+static json_t *load(struct rd *r, const char *text, size_t len, const char *what, int *rc) {
+    char *copy = NULL;
+    if (memchr(text, '[', len) && !has_nul_escape(text, len) && (copy = malloc(len))) {
+        const size_t n = compact_bytes(text, len, copy, 0);
+        json_t *j = load_flags(r, copy, n, what, JSON_ALLOW_NUL, rc);
+        free(copy);
+        if (j || *rc != CUZK_EFORMAT) return j;
+    }
+    return load_flags(r, text, len, what, 0, rc);
+}
+
+/* Loads a text of its own, compacted in place (padded: every line and, where no array spans
+ * lines, every column keeps its place for the error message). */
+static json_t *load_own(struct rd *r, char *text, size_t len, const char *what, int *rc) {
+    if (has_nul_escape(text, len)) return load_flags(r, text, len, what, 0, rc);
+    compact_bytes(text, len, text, 1);
+    return load_flags(r, text, len, what, JSON_ALLOW_NUL, rc);
 }
 
 int cuzk_c1_parse(const uint8_t *in, size_t len, struct cuzk_c1 *c, char *err, size_t errlen) {
@@ -392,21 +516,19 @@ int cuzk_c1_parse(const uint8_t *in, size_t len, struct cuzk_c1 *c, char *err, s
         const json_t *p1 = member(&r, top, "Phase1Out", JSON_STRING, "Phase1Out", &rc);
         if (!rc) rc = uint_of(&r, top, "SectorNum", UINT64_MAX, "SectorNum", &c->sector_num);
         if (!rc) rc = uint_of(&r, top, "SectorSize", UINT64_MAX, "SectorSize", &c->sector_size);
+        long got = -1;
         if (!rc) {
             const size_t n = json_string_length(p1);
             raw = malloc(cuzk_base64_decoded_max(n) + 1);
-            long got = raw ? cuzk_base64_decode(json_string_value(p1), n, raw) : -1;
+            got = raw ? cuzk_base64_decode(json_string_value(p1), n, raw) : -1;
             if (!raw)
                 rc = fail(&r, CUZK_ENOMEM, "Phase1Out", "out of memory");
             else if (got < 0)
                 rc = fail(&r, CUZK_EFORMAT, "Phase1Out", "is not base64");
-            else if (!(inner = load(&r, (const char *)raw, (size_t)got, "Phase1Out", &rc)))
-                ;
-            else
-                out = inner;
         }
-        json_decref(top); /* the base64 string goes before the inner document is walked */
+        json_decref(top); /* the base64 string goes before the inner document is read */
         top = NULL;
+        if (!rc && (inner = load_own(&r, (char *)raw, (size_t)got, "Phase1Out", &rc))) out = inner;
         free(raw);
     } else if (!json_object_get(top, "registered_proof")) {
         rc = fail(&r, CUZK_EFORMAT, "input",
