@@ -175,7 +175,6 @@ static int load_config(const struct options *o, struct cuzk_config *cfg, struct 
 struct devices {
     struct cuzk_backend *backends;
     struct cuzk_engine_device *dev;
-    int *ordinals;
     char (*names)[CUZK_NAME_MAX];
     size_t n;
     struct cuzk_pool *pool; /* the GPU backends' CPU part */
@@ -203,9 +202,8 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
     }
     d->backends = calloc(n, sizeof *d->backends);
     d->dev = calloc(n, sizeof *d->dev);
-    d->ordinals = calloc(n, sizeof *d->ordinals);
     d->names = calloc(n, sizeof *d->names);
-    if (!d->backends || !d->dev || !d->ordinals || !d->names ||
+    if (!d->backends || !d->dev || !d->names ||
         cuzk_pool_create(&d->pool, (unsigned)cfg->gpu_threads, "cuzk-gpu-cpu") != CUZK_OK) {
         cuzk_log_error("daemon", "out of memory");
         return -1;
@@ -223,7 +221,6 @@ static int open_devices(const struct cuzk_config *cfg, struct devices *d) {
             snprintf(d->names[i], sizeof d->names[i], "%.*s", CUZK_NAME_MAX - 1, gi.name);
         else
             snprintf(d->names[i], sizeof d->names[i], "GPU %d", ord);
-        d->ordinals[i] = ord;
         /* the table bounds every other setting: only a budget past the device is refused */
         if (cuzk_cuda_backend_configure(&d->backends[i], &cfg->cuda) != CUZK_OK) {
             cuzk_log_error("daemon", "gpus.vram_budget: %llu bytes is more than GPU %d has",
@@ -245,7 +242,6 @@ static void close_devices(struct devices *d) {
     if (d->pool) cuzk_pool_destroy(d->pool);
     free(d->backends);
     free(d->dev);
-    free(d->ordinals);
     free(d->names);
 }
 
@@ -542,9 +538,7 @@ int main(int argc, char **argv) {
     struct cuzk_service_config sc = {.engine = engine,
                                      .max_blocking_calls = cfg.max_blocking_calls,
                                      .max_input_bytes = cfg.max_input_bytes,
-                                     .cancel_on_disconnect = cfg.cancel_on_disconnect,
-                                     .device_ordinals = devs.n ? devs.ordinals : NULL,
-                                     .n_device_ordinals = devs.n};
+                                     .cancel_on_disconnect = cfg.cancel_on_disconnect};
     if (cuzk_service_create(&sc, &service) != CUZK_OK) {
         cuzk_log_error("daemon", "out of memory");
         goto out;

@@ -317,6 +317,50 @@ static void test_idempotency_ttl(void) {
     cuzk_kinds_destroy(ks);
 }
 
+/* ---- the device behind a backend, in the status (what GetStatus reports per GPU) ---- */
+
+static int device_info_fails;
+
+static int fake_device_info(const struct cuzk_backend *be, int *ordinal, uint64_t *total,
+                            uint64_t *free_now) {
+    (void)be;
+    if (device_info_fails) return CUZK_EGPU;
+    *ordinal = 3;
+    *total = (uint64_t)16 << 30;
+    *free_now = (uint64_t)5 << 30;
+    return CUZK_OK;
+}
+
+static void test_device_info(void) {
+    struct cuzk_pool *pool;
+    CHECK(cuzk_pool_create(&pool, 2, "t") == CUZK_OK);
+    struct cuzk_backend cpu;
+    cuzk_cpu_backend_init(&cpu, pool);
+    struct wrap wr;
+    wrap_init(&wr, &cpu, "gpu-like");
+    wr.be.device_info = fake_device_info;
+    struct cuzk_engine_device dev = {.backend = &wr.be, .workers = 1};
+    struct cuzk_engine_config c;
+    harness_config(&c, NULL);
+    c.devices = &dev;
+    c.n_devices = 1;
+    struct cuzk_kinds *ks;
+    struct cuzk_engine *e = harness_engine(&c, &ks, HARNESS_UNSTARTED);
+    struct cuzk_engine_status st;
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK && st.n_devices == 1);
+    CHECK(st.devices[0].ordinal == 3 && st.devices[0].mem_total == (uint64_t)16 << 30 &&
+          st.devices[0].mem_free == (uint64_t)5 << 30);
+    cuzk_engine_status_free(&st);
+    device_info_fails = 1; /* a device that cannot be asked: no figures, never stale ones */
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
+    CHECK(st.devices[0].ordinal == -1 && !st.devices[0].mem_total && !st.devices[0].mem_free);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+    cuzk_kinds_destroy(ks);
+    wrap_destroy(&wr);
+    cuzk_pool_destroy(pool);
+}
+
 /* ---- cancellation and await timeouts (a gated backend holds proofs) ---- */
 
 static void test_cancel_timeout(void) {
@@ -713,6 +757,7 @@ static void test_keys_status(void) {
     CHECK(st.memory.by_owner[CUZK_MEM_KEY] > 0 && st.memory.by_owner[CUZK_MEM_CS] > 0);
     CHECK(st.memory.total == (uint64_t)1 << 30);
     CHECK(st.n_devices == 1 && !strcmp(st.devices[0].name, "cpu"));
+    CHECK(st.devices[0].ordinal == -1 && !st.devices[0].mem_total && !st.devices[0].mem_free);
     CHECK(st.n_workers == 2 + 2 + 2); /* 2 synthesis, 2 device, 2 key loaders */
     uint64_t key_bytes = st.srs[0].bytes;
     cuzk_engine_status_free(&st);
@@ -923,6 +968,7 @@ int main(void) {
     test_proofs();
     test_idempotency_ttl();
     test_cancel_timeout();
+    test_device_info();
     test_watch();
     test_priority();
     test_keys_status();

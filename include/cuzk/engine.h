@@ -416,6 +416,9 @@ struct cuzk_status_device {
     int is_fallback;
     char memory[1024]; /* the backend's line of its device memory (the CUDA backend: the budget's
                           parts, each resident key's residency plan); "" when it has none */
+    int ordinal;       /* the backend's device (its CUDA ordinal), -1 when it has none */
+    uint64_t mem_total, mem_free; /* that device's memory, free now for every process; 0 when
+                                     ordinal is -1 */
 };
 
 struct cuzk_status_worker {

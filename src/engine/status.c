@@ -119,7 +119,14 @@ int cuzk_engine_status(struct cuzk_engine *e, struct cuzk_engine_status *s) {
     /* the backends' lines, without the engine's lock (a backend takes its own) */
     for (size_t d = 0; !rc && d < s->n_devices; d++) {
         const struct cuzk_backend *be = e->devs[d].d.backend;
-        if (be && be->describe) be->describe(be, s->devices[d].memory, sizeof s->devices[d].memory);
+        struct cuzk_status_device *sd = &s->devices[d];
+        if (be && be->describe) be->describe(be, sd->memory, sizeof sd->memory);
+        sd->ordinal = -1;
+        if (be && be->device_info &&
+            be->device_info(be, &sd->ordinal, &sd->mem_total, &sd->mem_free) != CUZK_OK) {
+            sd->ordinal = -1;
+            sd->mem_total = sd->mem_free = 0;
+        }
     }
     if (!rc) {
         struct cuzk_budget_stats st;

@@ -63,6 +63,7 @@ int cuzk_cuda_backend_init(struct cuzk_backend *be, int device, struct cuzk_pool
     be->key_needs_rows = cuzk_cuda_key_needs_rows;
     be->places = cuzk_cuda_places;
     be->describe = cuzk_cuda_describe;
+    be->device_info = cuzk_cuda_device_info;
     struct cuzk_cuda_config def;
     cuzk_cuda_config_default(&def);
     return cuzk_cuda_backend_configure(be, &def); /* the defaults are valid: CUZK_OK */

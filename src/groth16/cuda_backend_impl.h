@@ -346,6 +346,8 @@ uint64_t cuzk_cuda_key_host(const struct cuzk_backend *be, const struct cuzk_gro
 int cuzk_cuda_key_needs_rows(const struct cuzk_backend *be, const struct cuzk_groth16_pk *pk);
 unsigned cuzk_cuda_places(const struct cuzk_backend *be);
 void cuzk_cuda_describe(const struct cuzk_backend *be, char *buf, size_t len);
+int cuzk_cuda_device_info(const struct cuzk_backend *be, int *ordinal, uint64_t *total,
+                          uint64_t *free_now);
 void cuzk_cuda_plans_refresh(struct cuda_state *st, int wait);
 
 /* ---- cuda_query.c: residency plans, streamed queries, the MSM over a query --------------- */

@@ -9,6 +9,7 @@
 
 #include "cuzk/error.h"
 #include "formats/g16key.h"
+#include "gpu/gpu.h"
 #include "gpu/gpu_points.h"
 #include "util/log.h"
 
@@ -373,6 +374,20 @@ void cuzk_cuda_describe(const struct cuzk_backend *be, char *buf, size_t len) {
     pthread_mutex_lock(&st->info_mu);
     snprintf(buf, len, "device memory: %s%s%s", held, st->plans[0] ? "; " : "", st->plans);
     pthread_mutex_unlock(&st->info_mu);
+}
+
+/* The vtable's device_info: the device's ordinal and the driver's figures of its memory. */
+int cuzk_cuda_device_info(const struct cuzk_backend *be, int *ordinal, uint64_t *total,
+                          uint64_t *free_now) {
+    const struct cuda_state *st = be->impl;
+    size_t f = 0, t = 0;
+    if (!st || !ordinal || !total || !free_now) return CUZK_EINVAL;
+    const int rc = cuzk_gpu_mem_info(st->device, &f, &t);
+    if (rc != CUZK_OK) return rc;
+    *ordinal = st->device;
+    *total = t;
+    *free_now = f;
+    return CUZK_OK;
 }
 
 /* pk's residency plan on this device (dev_mu taken here): the one its resident copy was

@@ -211,6 +211,11 @@ struct cuzk_backend {
      * budget holds, and each resident key's residency plan); "" when there is nothing to say.
      * Never waits for a proof. */
     void (*describe)(const struct cuzk_backend *be, char *buf, size_t len);
+    /* Optional: the device behind the backend, for status pages: its CUDA ordinal and its
+     * memory (total; free now, for every process on it). CUZK_OK and all three set, or an
+     * error (nothing set); NULL: no device (the CPU backend). Never waits for a proof. */
+    int (*device_info)(const struct cuzk_backend *be, int *ordinal, uint64_t *total,
+                       uint64_t *free_now);
 };
 
 /* What a backend's heavy part produces: the five MSMs of snarkjs' prover (A' = sum w_i A_i,

@@ -13,7 +13,6 @@
 #include "cuzk/v1/proving.pb-c.h"
 #include "cuzk/error.h"
 #include "engine/kind.h"
-#include "gpu/gpu.h"
 #include "kinds/fc_kind.h"
 #include "server/metrics.h"
 #include "server/wire.h"
@@ -291,14 +290,9 @@ static void h_status(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, 
     for (size_t i = 0; i < st.n_devices; i++) {
         const struct cuzk_status_device *d = &st.devices[i];
         Cuzk__V1__GPUStatus g = CUZK__V1__GPUSTATUS__INIT;
-        g.ordinal = d->index;
-        if (d->index < s->n_devices && s->devices[d->index].ordinal >= 0) {
-            size_t vfree, vtotal;
-            g.ordinal = (uint32_t)s->devices[d->index].ordinal;
-            g.vram_total_bytes = s->devices[d->index].vram_total;
-            if (cuzk_gpu_mem_info(s->devices[d->index].ordinal, &vfree, &vtotal) == CUZK_OK)
-                g.vram_free_bytes = vfree; /* now, for every process on the device */
-        }
+        g.ordinal = d->ordinal >= 0 ? (uint32_t)d->ordinal : d->index;
+        g.vram_total_bytes = d->mem_total;
+        g.vram_free_bytes = d->mem_free; /* now, for every process on the device */
         g.name = (char *)d->name;
         for (size_t k = 0; k < st.n_workers; k++) {
             const struct cuzk_status_worker *w = &st.workers[k];
@@ -525,22 +519,6 @@ int cuzk_service_create(const struct cuzk_service_config *cfg, struct cuzk_servi
                           CUZK_SERVICE_TEST_PAUSE_ENV, ms, ms);
         }
     }
-    if (cfg->device_ordinals && cfg->n_device_ordinals) {
-        s->devices = calloc(cfg->n_device_ordinals, sizeof *s->devices);
-        if (!s->devices) {
-            meter_unref(s->input);
-            free(s);
-            return CUZK_ENOMEM;
-        }
-        s->n_devices = cfg->n_device_ordinals;
-        for (size_t i = 0; i < s->n_devices; i++) {
-            struct cuzk_gpu_info gi;
-            s->devices[i].ordinal = cfg->device_ordinals[i];
-            if (cfg->device_ordinals[i] >= 0 &&
-                cuzk_gpu_describe(cfg->device_ordinals[i], &gi) == CUZK_OK)
-                s->devices[i].vram_total = gi.total_mem;
-        }
-    }
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
     pthread_condattr_t ca;
@@ -571,6 +549,5 @@ void cuzk_service_destroy(struct cuzk_service *s) {
     pthread_cond_destroy(&s->idle);
     pthread_cond_destroy(&s->timer_cv);
     meter_unref(s->input); /* jobs still holding inputs keep it until they let go */
-    free(s->devices);
     free(s);
 }

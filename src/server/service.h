@@ -75,10 +75,6 @@ struct cuzk_service_config {
     /* 1: a Prove whose client goes away cancels its job, unless another Prove or AwaitProof of
      * the same job still waits (daemon.cancel_on_disconnect); 0: the job goes on. */
     int cancel_on_disconnect;
-    /* For GetStatus: the CUDA ordinal of each engine device in order (-1: not a GPU). NULL =
-     * every device is reported with its engine index and no VRAM figures. */
-    const int *device_ordinals;
-    size_t n_device_ordinals;
 };
 
 /* Returns CUZK_OK, CUZK_ENOMEM. */

@@ -18,16 +18,9 @@
 
 #define SERVICE_WORK_STACK (256 << 10) /* a work thread's stack (service_wait.c) */
 
-struct device_info {
-    int ordinal; /* CUDA ordinal, -1 when not a GPU */
-    uint64_t vram_total;
-};
-
 struct cuzk_service {
     struct cuzk_engine *engine;
     int64_t max_blocking;
-    struct device_info *devices;
-    size_t n_devices;
     struct input_meter *input; /* daemon.max_input_bytes' count (one reference) */
     int64_t test_pause_ms;     /* test hook (service.h, CUZK_TEST_PAUSE_AFTER_ANSWER_MS); 0 = off */
     pthread_mutex_t mu;        /* guards the fields below */
