@@ -47,7 +47,7 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fr.h"
-#include "msm/msm.h"
+#include "ff/scalar.h"
 
 #ifdef __cplusplus
 extern "C" {

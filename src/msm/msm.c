@@ -1,6 +1,6 @@
-/* Multi-scalar multiplication: the parts shared by both groups (scalar conversion, window
- * digits, the choice of window width and work split), then the algorithm itself, written once
- * in msm_impl.h and instantiated for G1 and G2.
+/* Multi-scalar multiplication: the parts shared by both groups (window digits, the choice of
+ * window width and work split; the scalars' conversion from Fr is ff/scalar.c's), then the
+ * algorithm itself, written once in msm_impl.h and instantiated for G1 and G2.
  *
  * DESIGN (threads): one MSM call makes two passes over the pool, each a cuzk_pool_run.
  *   1. Scan: items are blocks of CUZK_MSM_SCAN_BLOCK indices; each sorts its indices into
@@ -23,46 +23,18 @@
 #include "cuzk/error.h"
 
 /* Tunables. */
-#define CUZK_MSM_MAX_WINDOW 18       /* widest window: 2^17 buckets per worker */
-#define CUZK_MSM_AUTO_MAX_WINDOW 16  /* widest the cost model picks (bounds the memory) */
-#define CUZK_MSM_SLAB 8192           /* points per batch of affine additions (per worker) */
-#define CUZK_MSM_PASS (1u << 20)     /* points sorted at a time (at least 16 per bucket) */
-#define CUZK_MSM_SCAN_BLOCK 16384    /* indices per scan item */
-#define CUZK_MSM_CONVERT_BLOCK 16384 /* scalars per conversion item */
-#define CUZK_MSM_MAX_N 0x7fffffffu   /* index lists keep a sign in bit 31 */
+#define CUZK_MSM_MAX_WINDOW 18      /* widest window: 2^17 buckets per worker */
+#define CUZK_MSM_AUTO_MAX_WINDOW 16 /* widest the cost model picks (bounds the memory) */
+#define CUZK_MSM_SLAB 8192          /* points per batch of affine additions (per worker) */
+#define CUZK_MSM_PASS (1u << 20)    /* points sorted at a time (at least 16 per bucket) */
+#define CUZK_MSM_SCAN_BLOCK 16384   /* indices per scan item */
+#define CUZK_MSM_MAX_N 0x7fffffffu  /* index lists keep a sign in bit 31 */
 /* The cost model that picks the window width and the split, in field multiplications. */
 #define CUZK_MSM_COST_POINT 7   /* one point into a bucket, one window (batch affine + sort) */
 #define CUZK_MSM_COST_BUCKET 24 /* one bucket of the running-sum reduction (XYZZ madd + add) */
 #define CUZK_MSM_COST_ITEM 300  /* one work item: c doublings to combine it, conversions */
 
 /* ---- scalars ---------------------------------------------------------------------------- */
-
-void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *a) {
-    uint64_t t[4];
-    cuzk_fr_to_canonical(t, a);
-    memcpy(out->l, t, sizeof t); /* after the read: out may alias a */
-}
-
-struct msm_convert {
-    cuzk_scalar *out;
-    const cuzk_fr *in;
-    size_t n;
-};
-
-static void msm_convert_item(void *ctx, size_t item, unsigned worker) {
-    (void)worker;
-    const struct msm_convert *cv = ctx;
-    size_t lo = item * CUZK_MSM_CONVERT_BLOCK, hi = lo + CUZK_MSM_CONVERT_BLOCK;
-    if (hi > cv->n) hi = cv->n;
-    for (size_t i = lo; i < hi; i++) cuzk_scalar_from_fr(&cv->out[i], &cv->in[i]);
-}
-
-void cuzk_scalar_batch_from_fr(struct cuzk_pool *pool, cuzk_scalar *out, const cuzk_fr *in,
-                               size_t n) {
-    struct msm_convert cv = {out, in, n};
-    cuzk_pool_run(pool, (n + CUZK_MSM_CONVERT_BLOCK - 1) / CUZK_MSM_CONVERT_BLOCK, msm_convert_item,
-                  &cv);
-}
 
 static int msm_scalar_is_zero(const cuzk_scalar *k) {
     return (k->l[0] | k->l[1] | k->l[2] | k->l[3]) == 0;

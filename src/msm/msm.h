@@ -32,20 +32,8 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fr.h"
+#include "ff/scalar.h" /* cuzk_scalar and its conversions from Fr */
 #include "util/pool.h"
-
-/* A scalar as a canonical integer (< r), little-endian 64-bit limbs; not in Montgomery form. */
-typedef struct {
-    uint64_t l[4];
-} cuzk_scalar;
-
-/* out = the canonical integer of the field element a. out may alias a. */
-void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *a);
-/* out[i] = the canonical integer of in[i] for i < n, on the pool's threads. out may be in
- * itself (the two types have the same size), converting a witness in place; otherwise the
- * arrays must not overlap. */
-void cuzk_scalar_batch_from_fr(struct cuzk_pool *pool, cuzk_scalar *out, const cuzk_fr *in,
-                               size_t n);
 
 /* *out = sum of scalars[i] * points[i] for i < n (the identity when n = 0). Scalars must be
  * below 2^255. Returns CUZK_OK, CUZK_ENOMEM (out untouched) or CUZK_EINVAL when n >= 2^31.

@@ -40,7 +40,7 @@ extern "C" {
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "ff/fr.h"
-#include "msm/msm.h"
+#include "ff/scalar.h"
 }
 #pragma nv_diag_default 1675
 
