@@ -151,7 +151,7 @@ struct job {
     void *input; /* the request's bytes while the kind reads them (cuzk_kind.keeps_input) */
     void (*input_done)(void *arg); /* the request's, called once input is freed */
     void *input_done_arg;
-    pthread_cond_t cv; /* waiters: signalled when the job becomes final */
+    pthread_cond_t cv;              /* waiters: signalled when the job becomes final */
     struct cuzk_job_watch *watches; /* armed watches (each counted in waiters) */
     struct job *hnext, *prev, *next;
 };
