@@ -1083,6 +1083,13 @@ static void test_hot_only(void) {
     CHECK(cuzk_engine_preload(e, "synthetic", "256", NULL, NULL, err, sizeof err) == CUZK_OK);
     CHECK(hd.uploads == 3);
     CHECK(hd.resident && hd.resident->cs != NULL && hd.resident->cs->n_rows > 0);
+    /* ... and charged to the key, as its memory is (it outlives the load's transient charge) */
+    CHECK(k.sz.hot_rows > 0 && k.sz.hot_rows <= k.sz.hot_load - k.sz.hot_keep);
+    CHECK(mem_owner(e, CUZK_MEM_KEY) == k.hot + k.sz.hot_rows);
+    CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
+    s = srs_find(&st, "synthetic", "256");
+    CHECK(s && s->bytes == k.hot + k.sz.hot_rows);
+    cuzk_engine_status_free(&st);
     cuzk_engine_destroy(e);
     CHECK(hd.drops == 3 && hd.resident == NULL && hd.foreign == 0);
     cuzk_kinds_destroy(ks);

@@ -67,6 +67,9 @@ struct cuzk_kind_sizes {
     uint64_t hot_load;      /* HOT: host bytes from key_load until key_trim returns (what is
                                loaded and the transient bytes), the upload included */
     uint64_t hot_keep;      /* HOT: host bytes kept after key_trim */
+    uint64_t hot_rows;      /* HOT: host bytes of the rows (pk.cs) that key_trim keeps besides
+                               hot_keep when key->keep_rows (a device's plan reads them on the
+                               host); within hot_load - hot_keep */
     uint64_t synth_scratch; /* transient bytes one synthesize call allocates besides w */
 };
 

@@ -329,6 +329,10 @@ static int load(struct cuzk_srs *s, struct cuzk_srs_entry *e, uint64_t rank,
                 key->keep_rows = 1;
         kind->key_trim(kind, key);
         e->trimmed = 1;
+        /* the rows the trim keeps stay charged with the key: they were part of the load's
+         * transient charge (hot_load), which the rest of is given back below */
+        if (key->keep_rows && sz.hot_rows)
+            cuzk_reservation_move(&scratch_res, sz.hot_rows, CUZK_MEM_KEY, &key_res);
     }
     uint64_t scratch = scratch_res.bytes;
     cuzk_reservation_release_all(&scratch_res);

@@ -526,6 +526,7 @@ static int fc_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
      * made in memory (no cache directory to load it from again), and the upload's staging */
     out->hot_load = pce + (fk->cache_dir ? head : full) + make + (256u << 20);
     out->hot_keep = (fk->cache_dir ? head : full) + (fk->check ? pce : 0);
+    out->hot_rows = fk->check ? 0 : pce; /* kept by a check already */
     /* the builder's boolean bitmap and its small per-gadget buffers */
     out->synth_scratch = c.n_aux / 8 + (1u << 20);
     return CUZK_OK;

@@ -203,6 +203,7 @@ static int sj_key_sizes(const struct cuzk_kind *k, const char *key_id, struct cu
     out->load_scratch = c.zkey_file + 3 * c.r1cs_file;
     out->hot_load = out->key_bytes + out->cs_bytes + out->load_scratch;
     out->hot_keep = cuzk_kind_zkey_hot_bytes(c.n_public) + out->cs_bytes;
+    out->hot_rows = cuzk_kind_zkey_rows_bytes(c.domain_size, c.n_coefs);
     /* the parsed witness (32 bytes a value) and, for a path, its mapped file */
     out->synth_scratch = 2 * (uint64_t)c.n_vars * sizeof(cuzk_fr) + 4096;
     return CUZK_OK;

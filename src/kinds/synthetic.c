@@ -456,6 +456,7 @@ static int synth_key_sizes(const struct cuzk_kind *k, const char *key_id,
     out->load_scratch = scratch;
     out->hot_load = out->key_bytes + out->cs_bytes + out->load_scratch;
     out->hot_keep = cuzk_kind_zkey_hot_bytes(s.n_public) + out->cs_bytes;
+    out->hot_rows = cuzk_kind_zkey_rows_bytes(s.domain_size, s.nnz[0] + s.nnz[1] + s.n_public + 1);
     out->synth_scratch = 0; /* the check reads w in place */
     return CUZK_OK;
 }

@@ -15,11 +15,15 @@ uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domai
                     + nv * (2 * g1 + g2)                      /* a, b1, b2 */
                     + (nv > np + 1 ? nv - np - 1 : 0) * g1    /* c */
                     + n * g1;                                 /* h */
-    /* the prepared pk: CSR of A and B, whose arrays grow by doubling (up to twice the
-     * terms), row pointers for three matrices */
-    uint64_t pk = 2 * n_coefs * (sizeof(uint32_t) + sizeof(cuzk_fr)) + 3 * 2 * (n + 1) * 8;
     uint64_t vk = (np + 1) * g1 + 1024;
-    return zkey + pk + vk;
+    return zkey + cuzk_kind_zkey_rows_bytes(domain_size, n_coefs) + vk;
+}
+
+uint64_t cuzk_kind_zkey_rows_bytes(uint32_t domain_size, uint64_t n_coefs) {
+    /* CSR of A and B, whose arrays grow by doubling (up to twice the terms), row pointers for
+     * three matrices */
+    return 2 * n_coefs * (sizeof(uint32_t) + sizeof(cuzk_fr)) +
+           3 * 2 * ((uint64_t)domain_size + 1) * 8;
 }
 
 uint64_t cuzk_kind_zkey_hot_bytes(uint32_t n_public) {

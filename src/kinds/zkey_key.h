@@ -12,6 +12,9 @@
  * prepared pk (CSR of the A/B coefficients) and vk: what key_sizes reports for a zkey. */
 uint64_t cuzk_kind_zkey_bytes(uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
                               uint64_t n_coefs);
+/* Of those, the prepared pk's rows (CSR of A and B, row pointers of the three matrices): what
+ * cuzk_kind_key_trim_zkey keeps when key->keep_rows. */
+uint64_t cuzk_kind_zkey_rows_bytes(uint32_t domain_size, uint64_t n_coefs);
 /* What of such a key stays after cuzk_kind_key_trim_zkey: IC twice (zkey and vk) and the vk. */
 uint64_t cuzk_kind_zkey_hot_bytes(uint32_t n_public);
 
