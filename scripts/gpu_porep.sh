@@ -169,6 +169,7 @@ awk -F, 'NR > 1 { if ($3 > h) h = $3; if (a == "" || $4 < a) a = $4; if ($5 > v)
         h / 1048576, a / 1048576, v / 1024 }' "$out/porep_mem.csv" | tee -a "$out/porep_steps.log"
 grep -E 'CUZK_TIMING|FIN_TIMING|GPU_STAGES' "$out/porep_daemon.log" | tail -n 6 || true
 "$bin/cuzk-bench" stages "$out/porep_daemon.log" > "$out/porep_stages.txt" || true
+card=$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -n1)
 "$bin/cuzk-bench" timeline "$out/porep_daemon.log" -o "$out/porep_timeline.svg" \
-  --title "cuzk-daemon on the H200: $profile, $parts partitions per job" || true
+  --title "cuzk-daemon on ${card:-the GPU}: $profile, $parts partitions per job" || true
 rm -rf "$work"
