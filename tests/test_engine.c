@@ -350,10 +350,18 @@ static void test_device_info(void) {
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK && st.n_devices == 1);
     CHECK(st.devices[0].ordinal == 3 && st.devices[0].mem_total == (uint64_t)16 << 30 &&
           st.devices[0].mem_free == (uint64_t)5 << 30);
+    char *page = cuzk_engine_status_json(&st, 0); /* /status shows them too */
+    CHECK(page && strstr(page, "\"ordinal\":3,") &&
+          strstr(page, "\"mem_total_bytes\":17179869184,") &&
+          strstr(page, "\"mem_free_bytes\":5368709120"));
+    free(page);
     cuzk_engine_status_free(&st);
     device_info_fails = 1; /* a device that cannot be asked: no figures, never stale ones */
     CHECK(cuzk_engine_status(e, &st) == CUZK_OK);
     CHECK(st.devices[0].ordinal == -1 && !st.devices[0].mem_total && !st.devices[0].mem_free);
+    page = cuzk_engine_status_json(&st, 0);
+    CHECK(page && strstr(page, "\"ordinal\":null,") && strstr(page, "\"mem_free_bytes\":null"));
+    free(page);
     cuzk_engine_status_free(&st);
     cuzk_engine_destroy(e);
     cuzk_kinds_destroy(ks);

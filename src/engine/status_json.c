@@ -123,6 +123,14 @@ static json_t *status_devices(const struct cuzk_engine_status *s) {
                                            "busy_ms_total", d->busy_ms_total, "proofs",
                                            (json_int_t)d->proofs, "errors", (json_int_t)d->errors,
                                            "fallback", d->is_fallback, "memory", d->memory));
+        /* the device behind the backend: null when it has none (the CPU) or cannot be asked */
+        json_t *o = json_array_get(a, json_array_size(a) - 1);
+        const int known = d->ordinal >= 0;
+        json_object_set_new(o, "ordinal", known ? json_integer(d->ordinal) : json_null());
+        json_object_set_new(o, "mem_total_bytes",
+                            known ? json_integer((json_int_t)d->mem_total) : json_null());
+        json_object_set_new(o, "mem_free_bytes",
+                            known ? json_integer((json_int_t)d->mem_free) : json_null());
     }
     return a;
 }
