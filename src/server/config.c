@@ -403,6 +403,7 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
     }
     switch (r->type) {
     case CFG_INT:
+    case CFG_UINT: /* the same checks; the field's type differs */
         if (v->type != CUZK_TOML_INT) {
             (void)cuzk_errf(why, n, 0, "expected an integer, found %s", tn);
             return -1;
@@ -412,19 +413,10 @@ static int apply(struct cuzk_config *c, const struct cfg_row *r, const struct cu
                             r->min, r->max);
             return -1;
         }
-        *(int64_t *)field(c, r) = v->u.i;
-        return 0;
-    case CFG_UINT:
-        if (v->type != CUZK_TOML_INT) {
-            (void)cuzk_errf(why, n, 0, "expected an integer, found %s", tn);
-            return -1;
-        }
-        if (v->u.i < r->min || v->u.i > r->max) {
-            (void)cuzk_errf(why, n, 0, "%" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", v->u.i,
-                            r->min, r->max);
-            return -1;
-        }
-        *(unsigned *)field(c, r) = (unsigned)v->u.i;
+        if (r->type == CFG_INT)
+            *(int64_t *)field(c, r) = v->u.i;
+        else
+            *(unsigned *)field(c, r) = (unsigned)v->u.i;
         return 0;
     case CFG_BOOL:
         if (v->type != CUZK_TOML_BOOL) {
