@@ -654,19 +654,6 @@ int cuzk_config_set(struct cuzk_config *c, const char *key, const char *value, c
 
 /* ---- printing ---------------------------------------------------------------------------- */
 
-static void print_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7F)
-            fprintf(f, "\\u%04X", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void print_size(FILE *f, uint64_t b) {
     static const char *const units[] = {"TiB", "GiB", "MiB", "KiB"};
     for (int i = 0; i < 4; i++) {
@@ -703,7 +690,9 @@ static void print_value(FILE *f, const struct cuzk_config *c, const struct cfg_r
     case CFG_ENUM:
     case CFG_LOG_LEVEL:
     case CFG_ADDR:
-    case CFG_HTTP_ADDR: print_string(f, *(char *const *)p ? *(char *const *)p : ""); break;
+    case CFG_HTTP_ADDR:
+        cuzk_toml_write_string(f, *(char *const *)p ? *(char *const *)p : "");
+        break;
     case CFG_INT: fprintf(f, "%" PRId64, *(const int64_t *)p); break;
     case CFG_UINT: fprintf(f, "%u", *(const unsigned *)p); break;
     case CFG_BOOL: fputs(*(const int *)p ? "true" : "false", f); break;

@@ -917,3 +917,16 @@ const char *cuzk_toml_type_name(enum cuzk_toml_type type) {
     }
     return "?";
 }
+
+void cuzk_toml_write_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7F)
+            fprintf(f, "\\u%04X", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}

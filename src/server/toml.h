@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 enum cuzk_toml_type {
@@ -69,5 +70,9 @@ const struct cuzk_toml_entry *cuzk_toml_find(const struct cuzk_toml *doc, const 
 
 /* "string", "integer", "float", "boolean" or "array". */
 const char *cuzk_toml_type_name(enum cuzk_toml_type type);
+
+/* Writes s to f as a TOML basic string that parses back to s: quotes, a backslash before " and
+ * \, \uXXXX for control characters and DEL. */
+void cuzk_toml_write_string(FILE *f, const char *s);
 
 #endif

@@ -15,22 +15,9 @@
 #include "cuzk/error.h"
 #include "server/toml.h"
 
-static void put_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7F)
-            fprintf(f, "\\u%04X", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void put_scalar(FILE *f, const struct cuzk_toml_value *v) {
     switch (v->type) {
-    case CUZK_TOML_STRING: put_string(f, v->u.s); break;
+    case CUZK_TOML_STRING: cuzk_toml_write_string(f, v->u.s); break;
     case CUZK_TOML_INT: fprintf(f, "%lld", (long long)v->u.i); break;
     case CUZK_TOML_BOOL: fputs(v->u.b ? "true" : "false", f); break;
     case CUZK_TOML_FLOAT:
@@ -89,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!e->name || e->nparts == 0) __builtin_trap();
         for (size_t k = 0; k < e->nparts; k++) {
             if (k) fputc('.', f);
-            put_string(f, e->parts[k]);
+            cuzk_toml_write_string(f, e->parts[k]);
         }
         fputs(" = ", f);
         if (e->val.type == CUZK_TOML_ARRAY) {
