@@ -108,20 +108,23 @@ static void print_result(const struct bench_outcome *o) {
     }
 }
 
-int bench_cmd_single(const struct bench_args *a) {
+/* The request's input and a client to the daemon, for single and batch: on error, says why on
+ * stderr and holds nothing. */
+static int open_input_client(const struct bench_args *a, struct bench_input *in,
+                             struct cuzk_client **c) {
     char err[512];
+    int rc = bench_input_load(in, a, NULL, NULL, NULL, err, sizeof err);
+    if (rc) fprintf(stderr, "cuzk-bench: %s\n", err);
+    if (!rc) rc = bench_open_client(a, c);
+    if (rc) bench_input_free(in);
+    return rc;
+}
+
+int bench_cmd_single(const struct bench_args *a) {
     struct bench_input in;
-    int rc = bench_input_load(&in, a, NULL, NULL, NULL, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "cuzk-bench: %s\n", err);
-        bench_input_free(&in);
-        return rc;
-    }
     struct cuzk_client *c;
-    if ((rc = bench_open_client(a, &c))) {
-        bench_input_free(&in);
-        return rc;
-    }
+    int rc = open_input_client(a, &in, &c);
+    if (rc) return rc;
     char uuid[37];
     bench_uuid(uuid);
     const char *id = a->request_id ? a->request_id : uuid;
@@ -214,19 +217,10 @@ static struct stats stats_of(const double *v, size_t n) {
 }
 
 int bench_cmd_batch(const struct bench_args *a) {
-    char err[512];
     struct bench_input in;
-    int rc = bench_input_load(&in, a, NULL, NULL, NULL, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "cuzk-bench: %s\n", err);
-        bench_input_free(&in);
-        return rc;
-    }
     struct cuzk_client *c;
-    if ((rc = bench_open_client(a, &c))) {
-        bench_input_free(&in);
-        return rc;
-    }
+    int rc = open_input_client(a, &in, &c);
+    if (rc) return rc;
     unsigned n = a->count, j = a->concurrency ? a->concurrency : 1;
     printf("=== Batch Benchmark ===\n");
     printf("proof type:  %s\n", in.label);
