@@ -188,5 +188,10 @@ struct bench_mix_entry {
 /* Returns the number of entries (>= 1) or -1 with the reason in err. */
 int bench_mix_parse(const char *spec, struct bench_mix_entry *out, int max, char *err,
                     size_t errlen);
+/* Parses spec into mix (at most max entries) and loads each entry's input into in[i]. Returns
+ * BENCH_OK with the count in *n; BENCH_USAGE for a bad spec, or a load's code, having said why
+ * on stderr and freed every input it loaded. */
+int bench_mix_load(const struct bench_args *a, const char *spec, struct bench_mix_entry *mix,
+                   int max, struct bench_input *in, int *n);
 
 #endif

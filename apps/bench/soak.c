@@ -330,28 +330,17 @@ static int verdict(const struct soak *s) {
 }
 
 int bench_cmd_soak(const struct bench_args *a) {
-    char err[512];
     struct soak *s = calloc(1, sizeof *s);
     if (!s) return BENCH_INTERNAL;
     s->a = a;
-    int rc = BENCH_OK, loaded = 0;
     const char *spec = a->mix ? a->mix : a->type ? a->type : SOAK_DEFAULT_MIX;
-    s->n_mix = bench_mix_parse(spec, s->mix, SOAK_MIX_MAX, err, sizeof err);
-    if (s->n_mix < 0) {
-        fprintf(stderr, "cuzk-bench: %s\n", err);
+    int rc = bench_mix_load(a, spec, s->mix, SOAK_MIX_MAX, s->in, &s->n_mix);
+    if (rc) {
         free(s);
-        return BENCH_USAGE;
+        return rc;
     }
-    for (int i = 0; i < s->n_mix; i++, loaded++) {
-        const struct bench_mix_entry *e = &s->mix[i];
-        rc = bench_input_load(&s->in[i], a, e->type, e->circuit, e->priority, err, sizeof err);
-        if (rc) {
-            fprintf(stderr, "cuzk-bench: mix entry %d (%s): %s\n", i + 1, e->type, err);
-            bench_input_free(&s->in[i]);
-            goto out;
-        }
-        s->weight_sum += e->weight;
-    }
+    const int loaded = s->n_mix;
+    for (int i = 0; i < s->n_mix; i++) s->weight_sum += s->mix[i].weight;
     s->pid = a->pid ? (int)a->pid : find_daemon();
     if (s->pid <= 0 || !rss_kib(s->pid)) {
         fprintf(stderr, "cuzk-bench: soak: %s\n",

@@ -88,6 +88,26 @@ int bench_mix_parse(const char *spec, struct bench_mix_entry *out, int max, char
     return n;
 }
 
+int bench_mix_load(const struct bench_args *a, const char *spec, struct bench_mix_entry *mix,
+                   int max, struct bench_input *in, int *n) {
+    char err[512];
+    *n = bench_mix_parse(spec, mix, max, err, sizeof err);
+    if (*n < 0) {
+        fprintf(stderr, "cuzk-bench: %s\n", err);
+        return BENCH_USAGE;
+    }
+    for (int i = 0; i < *n; i++) {
+        const struct bench_mix_entry *e = &mix[i];
+        int rc = bench_input_load(&in[i], a, e->type, e->circuit, e->priority, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "cuzk-bench: mix entry %d (%s): %s\n", i + 1, e->type, err);
+            for (int k = 0; k <= i; k++) bench_input_free(&in[k]);
+            return rc;
+        }
+    }
+    return BENCH_OK;
+}
+
 struct record {
     int entry;
     int ok;
@@ -176,7 +196,6 @@ static double pct(const double *v, size_t n, double q) {
 }
 
 int bench_cmd_stress(const struct bench_args *a) {
-    char err[512];
     struct stress *s = calloc(1, sizeof *s);
     if (!s) return BENCH_INTERNAL;
     s->a = a;
@@ -192,21 +211,13 @@ int bench_cmd_stress(const struct bench_args *a) {
         snprintf(deflt, sizeof deflt, "%s", a->type);
         spec = deflt;
     }
-    s->n_mix = bench_mix_parse(spec, s->mix, MIX_MAX, err, sizeof err);
-    if (s->n_mix < 0) {
-        fprintf(stderr, "cuzk-bench: %s\n", err);
+    if ((rc = bench_mix_load(a, spec, s->mix, MIX_MAX, s->in, &s->n_mix))) {
         free(s);
-        return BENCH_USAGE;
+        return rc;
     }
-    int loaded = 0;
-    for (int i = 0; i < s->n_mix; i++, loaded++) {
+    const int loaded = s->n_mix;
+    for (int i = 0; i < s->n_mix; i++) {
         const struct bench_mix_entry *e = &s->mix[i];
-        rc = bench_input_load(&s->in[i], a, e->type, e->circuit, e->priority, err, sizeof err);
-        if (rc) {
-            fprintf(stderr, "cuzk-bench: mix entry %d (%s): %s\n", i + 1, e->type, err);
-            bench_input_free(&s->in[i]);
-            goto out;
-        }
         const char *circ = e->circuit[0] ? e->circuit : a->circuit;
         /* through a local buffer: GCC cannot see that circ never points into s->names */
         char name[sizeof s->names[i]];
