@@ -374,6 +374,26 @@ static void test_challenges(void) {
     CHECK(!memcmp(a + 10, b, sizeof b));
     for (int j = 0; j < 20; j++) CHECK(a[j] >= 1 && a[j] < 64);
 
+    /* non-interactive PoRep: known answers from an independent SHA-256 (Python's hashlib) over
+     * the rule of rust-fil-proofs 87348a7 (storage-proofs-porep challenges.rs, NiChallenges):
+     * the 13 partitions of 2 challenges of a 2 KiB sector, and the last of the 126 partitions of
+     * 18 challenges of a 32 GiB one, for replica_id = (55, 0, ...) and comm_r = (101, 0, ...) */
+    static const uint64_t ni_2k[26] = {20, 5,  21, 12, 58, 17, 42, 32, 6,  41, 54, 36, 32,
+                                       42, 30, 54, 36, 15, 28, 56, 11, 45, 7,  33, 29, 52};
+    static const uint64_t ni_32g_k125[18] = {759801290, 438709296, 366266081, 313397238, 992710462,
+                                             96872036,  770078055, 122032551, 754531400, 1044536889,
+                                             53061304,  438753391, 474712634, 46261832,  595761175,
+                                             257237933, 112836796, 101599422};
+    uint64_t ni[18];
+    for (unsigned k = 0; k < 13; k++) {
+        cuzk_porep_ni_challenges(replica_id, comm_r, 64, 2, k, ni);
+        CHECK(ni[0] == ni_2k[2 * k] && ni[1] == ni_2k[2 * k + 1]);
+    }
+    cuzk_porep_ni_challenges(replica_id, comm_r, 1ull << 30, 18, 125, ni);
+    CHECK(!memcmp(ni, ni_32g_k125, sizeof ni));
+    cuzk_porep_challenges(replica_id, comm_r, 64, 2, 0, a); /* not the interactive rule */
+    CHECK(a[0] != ni_2k[0] || a[1] != ni_2k[1]);
+
     /* WindowPoSt: the curio sector's 10 leaf challenges */
     const json_t *wp = json_object_get(kats, "window_post_leaf_challenges");
     uint8_t randomness[32];
@@ -796,7 +816,14 @@ static void test_registered(void) {
     /* real proofs without a circuit here, and numbers of another kind */
     expect_reg_fails(CUZK_FC_WPOST, 14, CUZK_EUNSUPPORTED, "64 GiB");
     expect_reg_fails(CUZK_FC_POREP, 4, CUZK_EUNSUPPORTED, "StackedDrg64GiBV1");
-    expect_reg_fails(CUZK_FC_POREP, 18, CUZK_EUNSUPPORTED, "non-interactive");
+    /* non-interactive PoRep: the interactive circuit in 13 or 126 partitions */
+    expect_reg(CUZK_FC_POREP, 15, "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep",
+               "porep-c2-l2-d6-r2", CUZK_API_1_2, 13);
+    expect_reg(CUZK_FC_POREP, 17, "StackedDrg512MiBV1_2_Feat_NonInteractivePoRep",
+               "porep-c2-l2-d24-r8", CUZK_API_1_2, 13);
+    expect_reg(CUZK_FC_POREP, 18, "StackedDrg32GiBV1_2_Feat_NonInteractivePoRep", "porep-c18",
+               CUZK_API_1_2, 126);
+    expect_reg_fails(CUZK_FC_POREP, 19, CUZK_EUNSUPPORTED, "64 GiB");
     expect_reg_fails(CUZK_FC_WPOST, 3, CUZK_EINVAL, "RegisteredPoStProof 5..14");
     expect_reg_fails(CUZK_FC_WINNING, 13, CUZK_EINVAL, "WinningPoSt");
     expect_reg_fails(CUZK_FC_SNAP, 5, CUZK_EINVAL, "RegisteredUpdateProof");
@@ -1374,6 +1401,71 @@ static void test_c1(void) {
     json_decref(sectors);
 }
 
+/* Non-interactive PoRep (registered proof 15: 2 KiB): a committed-capacity sector sealed here
+ * under its porep_id (cuzk_sdr_seal_cc: the replica's data is zero again, by the commitments
+ * recomputed from the replica alone), its 13 partitions challenged from comm_r, written as a C1
+ * and read back: the check re-derives the challenges from comm_r and never reads the seed; the
+ * interactive rule's challenges are refused, naming comm_r. */
+static void test_c1_ni(void) {
+    struct cuzk_fc_registered reg;
+    char err[400];
+    CHECK(cuzk_fc_registered_get(CUZK_FC_POREP, 15, &reg, err, sizeof err) == CUZK_OK);
+    CHECK(reg.non_interactive && reg.partitions == 13);
+    const uint64_t miner = 1000;
+    struct cuzk_sdr_sector sec = {.sector_size = 2048, .api = reg.api, .sector_id = 3};
+    cuzk_fc_porep_id(&reg, sec.porep_id);
+    cuzk_fc_prover_id(miner, sec.prover_id);
+    for (int k = 0; k < 32; k++) sec.ticket[k] = (uint8_t)(k * 3 + 1);
+    sec.ticket[31] &= 0x3f;
+    uint8_t replica[2048], seed[32] = {9};
+    CHECK(cuzk_sdr_seal_cc(&sec, replica, err, sizeof err) == CUZK_OK);
+    struct cuzk_sdr_commit cm;
+    CHECK(cuzk_sdr_commit_replica(&sec, replica, sizeof replica, NULL, &cm, err, sizeof err) ==
+          CUZK_OK);
+    uint8_t d[32];
+    cuzk_fr_to_bytes_le(d, &cm.comm_d_of_data);
+    CHECK(!memcmp(d, sec.comm_d, 32)); /* the data under the replica is the zero sector's */
+    struct cuzk_vanilla v;
+    CHECK(cuzk_seal_vanilla_make(&sec, replica, sizeof replica, NULL, &reg.profile, reg.partitions,
+                                 &v, err, sizeof err) == CUZK_OK);
+    CHECK(v.n_parts == 13 && cuzk_vanilla_check(&v, err, sizeof err) == CUZK_OK);
+    uint8_t rid[32], cr[32];
+    cuzk_fr_to_bytes_le(rid, &v.parts[0].v.porep.replica_id);
+    cuzk_fr_to_bytes_le(cr, &v.parts[0].v.porep.comm_r);
+    CHECK(cuzk_fr_eq(&v.parts[0].v.porep.comm_r, &cm.comm_r));
+    uint64_t want[2];
+    cuzk_porep_ni_challenges(rid, cr, 64, 2, 12, want);
+    CHECK(v.parts[12].v.porep.challenges[1].challenge == want[1]);
+    char *text;
+    size_t n;
+    CHECK(cuzk_c1_write(&v, &reg, seed, sec.ticket, 1, sec.sector_id, &text, &n, err, sizeof err) ==
+          CUZK_OK);
+    struct cuzk_c1 c;
+    CHECK(parse_text(text, &c, err, sizeof err) == CUZK_OK && c.reg.number == 15);
+    CHECK(c.v.n_parts == 13 && same_vanilla(&c.v, &v));
+    CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_OK);
+    c.seed[0] ^= 1; /* the seed does not enter */
+    CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_OK);
+    c.comm_r[0] ^= 1;
+    CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_EINVAL && strstr(err, "comm_r") &&
+          strstr(err, "non-interactive"));
+    cuzk_c1_free(&c);
+    free(text);
+    cuzk_vanilla_free(&v);
+    /* the same sector's partitions challenged by the interactive rule are refused */
+    CHECK(cuzk_seal_vanilla_make(&sec, replica, sizeof replica, seed, &reg.profile, reg.partitions,
+                                 &v, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_c1_write(&v, &reg, seed, sec.ticket, 1, sec.sector_id, &text, &n, err, sizeof err) ==
+          CUZK_OK);
+    CHECK(parse_text(text, &c, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_c1_check(&c, miner, 0, err, sizeof err) == CUZK_EINVAL && strstr(err, "comm_r"));
+    printf("c1: a non-interactive 2 KiB sector: 13 partitions challenged from comm_r, read "
+           "back and re-derived; interactive challenges refused\n");
+    cuzk_c1_free(&c);
+    free(text);
+    cuzk_vanilla_free(&v);
+}
+
 int main(void) {
     test_init("test_fc_real");
     const char *env = getenv("CUZK_REALDATA");
@@ -1401,6 +1493,7 @@ int main(void) {
     test_post_entries_2k();
     test_seal_vanilla();
     test_c1();
+    test_c1_ni();
     json_decref(kats);
     return test_finish();
 }

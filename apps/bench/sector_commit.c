@@ -397,7 +397,18 @@ int bench_gen_post_main(int argc, char **argv) {
 }
 
 int bench_gen_c1_main(int argc, char **argv) {
-    enum { O_REG = 1, O_REPLICA, O_MINER, O_SECTOR, O_TICKET, O_COMMD, O_SEED, O_BARE, O_OUT };
+    enum {
+        O_REG = 1,
+        O_REPLICA,
+        O_MINER,
+        O_SECTOR,
+        O_TICKET,
+        O_COMMD,
+        O_SEED,
+        O_BARE,
+        O_OUT,
+        O_SEAL_CC
+    };
     static const struct option opts[] = {{"registered-proof", 1, 0, O_REG},
                                          {"replica", 1, 0, O_REPLICA},
                                          {"miner-id", 1, 0, O_MINER},
@@ -406,12 +417,13 @@ int bench_gen_c1_main(int argc, char **argv) {
                                          {"comm-d", 1, 0, O_COMMD},
                                          {"seed", 1, 0, O_SEED},
                                          {"bare", 0, 0, O_BARE},
+                                         {"seal-cc", 0, 0, O_SEAL_CC},
                                          {"output", 1, 0, O_OUT},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     uint64_t reg_no = 0, miner = 0, sector = 0;
     unsigned have = 0; /* one bit per required option */
-    int bare = 0;
+    int bare = 0, seal_cc = 0;
     uint8_t ticket[32], comm_d[32], seed[32];
     const char *replica_path = NULL, *out = NULL;
     int c;
@@ -428,11 +440,13 @@ int bench_gen_c1_main(int argc, char **argv) {
         case O_COMMD: bad = hex32_arg("--comm-d", optarg, comm_d); break;
         case O_SEED: bad = hex32_arg("--seed", optarg, seed); break;
         case O_BARE: bare = 1; break;
+        case O_SEAL_CC: seal_cc = 1; break;
         case 'o':
         case O_OUT: out = optarg; break;
         case 'h':
-            puts("usage: cuzk-bench gen-c1 --registered-proof N --replica FILE --miner-id M "
-                 "--sector-id N --ticket HEX --comm-d HEX --seed HEX [--bare] -o FILE");
+            puts("usage: cuzk-bench gen-c1 --registered-proof N (--replica FILE --comm-d HEX | "
+                 "--seal-cc) --miner-id M --sector-id N --ticket HEX --seed HEX [--bare] -o "
+                 "FILE");
             return BENCH_OK;
         default: return BENCH_USAGE;
         }
@@ -443,9 +457,11 @@ int bench_gen_c1_main(int argc, char **argv) {
         fprintf(stderr, "cuzk-bench: gen-c1: unexpected argument '%s'\n", argv[optind]);
         return BENCH_USAGE;
     }
-    if (have != 0xfeu || !out) {
-        fprintf(stderr, "cuzk-bench: gen-c1 needs --registered-proof, --replica, --miner-id, "
-                        "--sector-id, --ticket, --comm-d, --seed and -o\n");
+    /* --seal-cc seals a zero sector here: no replica, comm_d is the zero data's */
+    const unsigned from_file = 1u << O_REPLICA | 1u << O_COMMD;
+    if ((seal_cc ? have & from_file || (have | from_file) != 0xfeu : have != 0xfeu) || !out) {
+        fprintf(stderr, "cuzk-bench: gen-c1 needs --registered-proof, --replica and --comm-d (or "
+                        "--seal-cc instead), --miner-id, --sector-id, --ticket, --seed and -o\n");
         return BENCH_USAGE;
     }
     struct cuzk_fc_registered reg;
@@ -456,8 +472,8 @@ int bench_gen_c1_main(int argc, char **argv) {
     }
     if (reg.synthetic || reg.sector_size > CUZK_SDR_MAX_SECTOR_BYTES) {
         fprintf(stderr,
-                "cuzk-bench: gen-c1 makes interactive PoRep C1s of sectors held in "
-                "memory (2 KiB, 8 MiB); %s is not one\n",
+                "cuzk-bench: gen-c1 makes interactive and non-interactive PoRep C1s of sectors "
+                "held in memory (2 KiB, 8 MiB); %s is not one\n",
                 reg.name);
         return BENCH_ERROR;
     }
@@ -468,11 +484,24 @@ int bench_gen_c1_main(int argc, char **argv) {
     memcpy(sec.ticket, ticket, 32);
     memcpy(sec.comm_d, comm_d, 32);
     uint8_t *rep = NULL;
-    int rc = read_sector_file("--replica", replica_path, reg.sector_size, &rep);
-    if (rc) return rc;
-    struct cuzk_vanilla v;
-    int e = cuzk_seal_vanilla_make(&sec, rep, reg.sector_size, seed, &reg.profile, reg.partitions,
-                                   &v, err, sizeof err);
+    int rc;
+    if (seal_cc) {
+        rc = (rep = malloc(reg.sector_size)) ? BENCH_OK : BENCH_INTERNAL;
+        if (!rc && cuzk_sdr_seal_cc(&sec, rep, err, sizeof err)) {
+            fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);
+            rc = BENCH_ERROR;
+        }
+        if (rc) {
+            free(rep);
+            return rc;
+        }
+        memcpy(comm_d, sec.comm_d, 32);
+    } else if ((rc = read_sector_file("--replica", replica_path, reg.sector_size, &rep))) {
+        return rc;
+    }
+    struct cuzk_vanilla v; /* a non-interactive sector's challenges come from its comm_r */
+    int e = cuzk_seal_vanilla_make(&sec, rep, reg.sector_size, reg.non_interactive ? NULL : seed,
+                                   &reg.profile, reg.partitions, &v, err, sizeof err);
     free(rep);
     if (e) {
         fprintf(stderr, "cuzk-bench: gen-c1: %s\n", err);

@@ -592,6 +592,8 @@ int cuzk_c1_check(const struct cuzk_c1 *c, uint64_t miner_id, uint64_t sector_nu
         if (c->reg.synthetic)
             cuzk_porep_synth_selected(c->replica_id, c->comm_r, c->seed, nodes,
                                       cuzk_porep_synth_count(nodes), p->challenges, k, ch);
+        else if (c->reg.non_interactive) /* the seed does not enter */
+            cuzk_porep_ni_challenges(c->replica_id, c->comm_r, nodes, p->challenges, k, ch);
         else
             cuzk_porep_challenges(c->replica_id, c->seed, nodes, p->challenges, k, ch);
         const struct cuzk_fc_porep_vanilla *pv = &c->v.parts[k].v.porep;
@@ -599,10 +601,15 @@ int cuzk_c1_check(const struct cuzk_c1 *c, uint64_t miner_id, uint64_t sector_nu
             const struct cuzk_fc_porep_challenge *x = &pv->challenges[j];
             if (x->challenge != ch[j]) {
                 rc = cuzk_errf(err, errlen, CUZK_EINVAL,
-                               "C1: seed: partition %u, challenge %u is node %llu; the seed "
+                               "C1: %s: partition %u, challenge %u is node %llu; the %s "
                                "challenges node %llu (%s challenges)",
-                               k, j, (unsigned long long)x->challenge, (unsigned long long)ch[j],
-                               c->reg.synthetic ? "synthetic" : "interactive");
+                               c->reg.non_interactive ? "comm_r" : "seed", k, j,
+                               (unsigned long long)x->challenge,
+                               c->reg.non_interactive ? "sector's comm_r" : "seed",
+                               (unsigned long long)ch[j],
+                               c->reg.synthetic         ? "synthetic"
+                               : c->reg.non_interactive ? "non-interactive"
+                                                        : "interactive");
                 break;
             }
             uint32_t par[CUZK_GRAPH_PARENTS];

@@ -31,19 +31,33 @@ static void put_le(uint8_t *out, uint64_t x, int bytes) {
 
 /* ---- PoRep ------------------------------------------------------------------------------- */
 
-void cuzk_porep_challenges(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t nodes,
-                           unsigned count, unsigned k, uint64_t *out) {
+/* Challenge j = count k + i for i < count: 1 + (sha256(prefix || a || b || j u32 LE) read
+ * little-endian) mod (nodes - 1); prefix may be empty. */
+static void sha_challenges(const char *prefix, const uint8_t a[32], const uint8_t b[32],
+                           uint64_t nodes, unsigned count, unsigned k, uint64_t *out) {
     for (unsigned i = 0; i < count; i++) {
         uint8_t j[4], h[32];
         put_le(j, (uint64_t)count * k + i, 4);
         struct cuzk_sha256_ctx c;
         cuzk_sha256_init(&c);
-        cuzk_sha256_update(&c, replica_id, 32);
-        cuzk_sha256_update(&c, seed, 32);
+        cuzk_sha256_update(&c, prefix, strlen(prefix));
+        cuzk_sha256_update(&c, a, 32);
+        cuzk_sha256_update(&c, b, 32);
         cuzk_sha256_update(&c, j, sizeof j);
         cuzk_sha256_final(&c, h);
         out[i] = 1 + le256_mod(h, nodes - 1);
     }
+}
+
+void cuzk_porep_challenges(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t nodes,
+                           unsigned count, unsigned k, uint64_t *out) {
+    sha_challenges("", replica_id, seed, nodes, count, k, out);
+}
+
+void cuzk_porep_ni_challenges(const uint8_t replica_id[32], const uint8_t comm_r[32],
+                              uint64_t nodes, unsigned count, unsigned k, uint64_t *out) {
+    sha_challenges("filecoin.io|PoRep|1|NonInteractive|1", replica_id, comm_r, nodes, count, k,
+                   out);
 }
 
 uint64_t cuzk_porep_synth_count(uint64_t nodes) {

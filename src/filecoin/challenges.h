@@ -2,6 +2,8 @@
  *   PoRep, interactive (storage-proofs-porep challenges.rs InteractiveChallenges): challenge
  *       j = C k + i of partition k is 1 + (sha256(replica_id || seed || j u32 LE) read as a
  *       little-endian integer) mod (nodes - 1): never node 0;
+ *   PoRep, non-interactive (NiChallenges): the same with sha256("filecoin.io|PoRep|1|
+ *       NonInteractive|1" || replica_id || comm_r || j u32 LE): no seed;
  *   PoRep, synthetic (SynthChallenges): synthetic challenge i is 1 + (keystream bytes
  *       [32 i, 32 i + 32) read little-endian) mod (nodes - 1), the keystream ChaCha20 (RFC 7539,
  *       nonce "synth-porep\0") keyed with BLAKE2b-256 keyed "filecoin.io|PoRep|1|Synthetic|1|
@@ -34,6 +36,10 @@
 /* Partition k's `count` interactive challenges into out[count]. */
 void cuzk_porep_challenges(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t nodes,
                            unsigned count, unsigned k, uint64_t *out);
+
+/* Partition k's `count` non-interactive challenges (registered proofs 15..19) into out[count]. */
+void cuzk_porep_ni_challenges(const uint8_t replica_id[32], const uint8_t comm_r[32],
+                              uint64_t nodes, unsigned count, unsigned k, uint64_t *out);
 
 /* min(nodes, CUZK_POREP_SYNTH_MAX): how many synthetic challenges a sector has. */
 uint64_t cuzk_porep_synth_count(uint64_t nodes);

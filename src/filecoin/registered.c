@@ -23,18 +23,18 @@ struct family {
     unsigned base;
     const char *prefix, *suffix; /* the name is prefix <size> suffix */
     enum cuzk_api api;
-    int synthetic, supported;
+    int synthetic, non_interactive;
 };
 
 static const struct family families[] = {
-    {CUZK_FC_POREP, 0, "StackedDrg", "V1", CUZK_API_1_0, 0, 1},
-    {CUZK_FC_POREP, 5, "StackedDrg", "V1_1", CUZK_API_1_1, 0, 1},
-    {CUZK_FC_POREP, 10, "StackedDrg", "V1_1_Feat_SyntheticPoRep", CUZK_API_1_2, 1, 1},
-    {CUZK_FC_POREP, 15, "StackedDrg", "V1_2_Feat_NonInteractivePoRep", CUZK_API_1_2, 0, 0},
-    {CUZK_FC_SNAP, 0, "StackedDrg", "V1", CUZK_API_1_2, 0, 1},
-    {CUZK_FC_WINNING, 0, "StackedDrgWinning", "V1", CUZK_API_1_0, 0, 1},
-    {CUZK_FC_WPOST, 5, "StackedDrgWindow", "V1", CUZK_API_1_0, 0, 1},
-    {CUZK_FC_WPOST, 10, "StackedDrgWindow", "V1_1", CUZK_API_1_2, 0, 1},
+    {CUZK_FC_POREP, 0, "StackedDrg", "V1", CUZK_API_1_0, 0, 0},
+    {CUZK_FC_POREP, 5, "StackedDrg", "V1_1", CUZK_API_1_1, 0, 0},
+    {CUZK_FC_POREP, 10, "StackedDrg", "V1_1_Feat_SyntheticPoRep", CUZK_API_1_2, 1, 0},
+    {CUZK_FC_POREP, 15, "StackedDrg", "V1_2_Feat_NonInteractivePoRep", CUZK_API_1_2, 0, 1},
+    {CUZK_FC_SNAP, 0, "StackedDrg", "V1", CUZK_API_1_2, 0, 0},
+    {CUZK_FC_WINNING, 0, "StackedDrgWinning", "V1", CUZK_API_1_0, 0, 0},
+    {CUZK_FC_WPOST, 5, "StackedDrgWindow", "V1", CUZK_API_1_0, 0, 0},
+    {CUZK_FC_WPOST, 10, "StackedDrgWindow", "V1_1", CUZK_API_1_2, 0, 0},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -104,18 +104,18 @@ int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_
         out->sector_size = sizes[si];
         out->api = fa->api;
         out->synthetic = fa->synthetic;
+        out->non_interactive = fa->non_interactive;
         snprintf(out->name, sizeof out->name, "%s%s%s", fa->prefix, size_names[si], fa->suffix);
-        if (!fa->supported)
-            return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                             "registered_proof %llu (%s): non-interactive PoRep has no circuit "
-                             "in cuzk",
-                             (unsigned long long)number, out->name);
         if (si == N_SIZES - 1)
             return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                              "registered_proof %llu (%s): 64 GiB sectors (tree 8-8-2) have no "
                              "circuit in cuzk",
                              (unsigned long long)number, out->name);
-        return profile_for(kind, si, out, err, errlen);
+        int rc = profile_for(kind, si, out, err, errlen);
+        /* non-interactive PoRep: the interactive circuit, 12.8 times its challenges (26 or
+         * 2,253, rounded up to whole partitions: filecoin-proofs constants.rs) */
+        if (!rc && fa->non_interactive) out->partitions = sizes[si] >= (32ull << 30) ? 126 : 13;
+        return rc;
     }
     return cuzk_errf(err, errlen, CUZK_EINVAL, "registered_proof %llu is not a %s proof (%s)",
                      (unsigned long long)number,
@@ -170,10 +170,10 @@ int cuzk_fc_registered_for_size(enum cuzk_fc_kind kind, uint64_t sector_size,
                          "32GiB, 64GiB)",
                          (unsigned long long)sector_size);
     }
-    /* the newest family of the kind: the last in the table that is supported */
+    /* the newest interactive family of the kind: the last in the table */
     const struct family *best = NULL;
     for (size_t f = 0; f < N_FAMILIES; f++)
-        if (families[f].kind == kind && families[f].supported && !families[f].synthetic)
+        if (families[f].kind == kind && !families[f].synthetic && !families[f].non_interactive)
             best = &families[f];
     if (!best) {
         memset(out, 0, sizeof *out);

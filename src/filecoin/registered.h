@@ -9,7 +9,7 @@
  *   porep    0..4    StackedDrg<size>V1        2 KiB 8 MiB 512 MiB     1.0
  *            5..9    StackedDrg<size>V1_1        32 GiB 64 GiB          1.1
  *            10..14  V1_1_Feat_SyntheticPoRep                          1.2 (synthetic)
- *            15..19  V1_2_Feat_NonInteractivePoRep                     (refused: no circuit)
+ *            15..19  V1_2_Feat_NonInteractivePoRep                     1.2 (non-interactive)
  *   snap     0..4    StackedDrg<size>V1 (update)                       1.2
  *   winning  0..4    StackedDrgWinning<size>V1                         1.0
  *   wpost    5..9    StackedDrgWindow<size>V1                          1.0
@@ -19,6 +19,8 @@
  * d = log2(nodes) tree D levels):
  *   porep    2 KiB, 8 MiB, 512 MiB: 2 layers, 2 challenges, 1 partition; 32 GiB: 11 layers,
  *            18 challenges per partition (176 over 10 partitions, rounded up), 10 partitions;
+ *            non-interactive: the same circuit, 13 partitions up to 512 MiB (26 challenges) and
+ *            126 for 32 GiB (2,253 challenges, rounded up);
  *   snap     cuzk_snap_profile_for (filecoin/challenges.h);
  *   wpost    10 challenges per sector, 2 sectors per partition (2,349 for 32 GiB);
  *   winning  66 challenges of one sector, as upstream's circuit takes them: 66 sectors of
@@ -42,6 +44,7 @@ struct cuzk_fc_registered {
     uint64_t sector_size; /* bytes */
     enum cuzk_api api;    /* the challenge and parent rules */
     int synthetic;        /* PoRep: synthetic challenges (V1_1_Feat_SyntheticPoRep) */
+    int non_interactive;  /* PoRep: challenges from comm_r, no seed (V1_2_Feat_NonInteractive) */
     unsigned partitions;  /* PoRep, Snap: partitions of one sector; PoSt: 1 */
     struct cuzk_fc_profile profile;
 };
@@ -49,7 +52,7 @@ struct cuzk_fc_registered {
 /* The registered proof `number` of a kind. Returns CUZK_OK; CUZK_EINVAL (a number that kind
  * does not have, e.g. a RegisteredPoStProof of WindowPoSt given for WinningPoSt: the sentence
  * names it and the kind's range); CUZK_EUNSUPPORTED (a real proof with no circuit here: 64
- * GiB, non-interactive PoRep). */
+ * GiB). */
 int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_fc_registered *out,
                            char *err, size_t errlen);
 

@@ -212,3 +212,34 @@ out:
     free(dat);
     return rc;
 }
+
+int cuzk_sdr_seal_cc(struct cuzk_sdr_sector *s, uint8_t *replica, char *err, size_t errlen) {
+    struct cuzk_sdr_shape sh;
+    struct cuzk_graph g;
+    if (cuzk_sdr_shape_get(s->sector_size, &sh) || sh.sector_size > CUZK_SDR_MAX_SECTOR_BYTES)
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                         "%llu bytes: not a sector size sealed in memory here (at most %llu)",
+                         (unsigned long long)s->sector_size,
+                         (unsigned long long)CUZK_SDR_MAX_SECTOR_BYTES);
+    if (cuzk_graph_init(&g, sh.nodes, s->porep_id, s->api))
+        return cuzk_errf(err, errlen, CUZK_EINVAL, "bad api version %d", (int)s->api);
+    const uint64_t n = sh.nodes;
+    cuzk_fr *labels = malloc(n * sh.layers * sizeof *labels), *zero = calloc(n, sizeof *zero);
+    cuzk_fr comm_d, rid;
+    int rc = labels && zero ? cuzk_sdr_comm_d(zero, n, &comm_d) : CUZK_ENOMEM;
+    if (!rc) {
+        cuzk_fr_to_bytes_le(s->comm_d, &comm_d);
+        cuzk_sdr_replica_id(s->prover_id, s->sector_id, s->ticket, s->comm_d, s->porep_id, &rid);
+        rc = cuzk_sdr_labels(&g, &rid, sh.layers, labels);
+    }
+    if (!rc) { /* data 0: each replica node is its last-layer label */
+        const cuzk_fr *last = labels + (uint64_t)(sh.layers - 1) * n;
+        for (uint64_t v = 0; v < n; v++) cuzk_fr_to_bytes_le(replica + 32 * v, &last[v]);
+    }
+    free(labels);
+    free(zero);
+    if (rc)
+        cuzk_errf(err, errlen, rc, "sealing a %llu-byte sector: %s",
+                  (unsigned long long)sh.sector_size, cuzk_strerror(rc));
+    return rc;
+}

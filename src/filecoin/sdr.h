@@ -94,4 +94,10 @@ int cuzk_sdr_commit_replica(const struct cuzk_sdr_sector *s, const uint8_t *repl
                             const uint8_t *data, struct cuzk_sdr_commit *out, char *err,
                             size_t errlen);
 
+/* Seals a committed-capacity sector (every data node zero) of s in memory, as lotus seals one:
+ * sets s->comm_d to comm_d of the zero data, then writes the replica, the last layer's labels,
+ * to replica[0 .. s->sector_size). A test sector of any porep_id (a non-interactive one too).
+ * Returns as cuzk_sdr_commit_replica. */
+int cuzk_sdr_seal_cc(struct cuzk_sdr_sector *s, uint8_t *replica, char *err, size_t errlen);
+
 #endif

@@ -109,7 +109,13 @@ int cuzk_seal_vanilla_make(const struct cuzk_sdr_sector *s, const uint8_t *repli
         cuzk_vanilla_comm_r(&pv->comm_c, &pv->comm_r_last, &pv->comm_r);
         uint8_t rid_b[32];
         cuzk_fr_to_bytes_le(rid_b, &rid);
-        cuzk_porep_challenges(rid_b, seed, n, p->challenges, k, ch);
+        if (seed) {
+            cuzk_porep_challenges(rid_b, seed, n, p->challenges, k, ch);
+        } else {
+            uint8_t comm_r[32];
+            cuzk_fr_to_bytes_le(comm_r, &pv->comm_r);
+            cuzk_porep_ni_challenges(rid_b, comm_r, n, p->challenges, k, ch);
+        }
         for (unsigned j = 0; j < p->challenges; j++) {
             struct cuzk_fc_porep_challenge *c =
                 (struct cuzk_fc_porep_challenge *)&pv->challenges[j];

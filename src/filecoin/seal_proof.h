@@ -24,8 +24,9 @@
 #include "filecoin/vanilla.h"
 
 /* partitions partitions of profile p (its layers and tree levels must be the sector's shape)
- * for the replica replica[0 .. len) of sector s and the interactive seed. v is allocated here
- * (cuzk_vanilla_free) and zeroed on error. Returns CUZK_OK; CUZK_EINVAL (a profile or length
+ * for the replica replica[0 .. len) of sector s: challenged by the interactive seed, or when
+ * seed is NULL by the non-interactive rule (from comm_r; filecoin/challenges.h). v is allocated
+ * here (cuzk_vanilla_free) and zeroed on error. Returns CUZK_OK; CUZK_EINVAL (a profile or length
  * that is not the sector's, comm_d of the data that is not s->comm_d); CUZK_EUNSUPPORTED (a
  * sector above CUZK_SDR_MAX_SECTOR_BYTES or with a tree other than 8-0-0); CUZK_ENONCANON (a
  * replica node >= r); CUZK_ENOMEM; each with a sentence. */
