@@ -35,10 +35,12 @@
  * gen-c1: the PoRep commit-phase-1 output a sealer makes for a small sealed sector, as Curio
  * sends it to a C2 prover (filecoin/c1.h):
  *
- *   cuzk-bench gen-c1 --registered-proof N --replica FILE --miner-id M --sector-id N
- *       --ticket HEX --comm-d HEX --seed HEX [--bare] -o FILE
+ *   cuzk-bench gen-c1 --registered-proof N (--replica FILE --comm-d HEX | --seal-cc)
+ *       --miner-id M --sector-id N --ticket HEX --seed HEX [--bare] -o FILE
  *
- * N is a RegisteredSealProof (interactive PoRep: 0..4, 5..9) of a size held in memory; the
+ * N is a RegisteredSealProof (interactive PoRep: 0..4, 5..9; non-interactive: 15..19, whose
+ * challenges come from comm_r, not the seed) of a size held in memory; --seal-cc seals a zero
+ * sector here (cuzk_sdr_seal_cc) instead of reading a replica; the
  * prover_id is the miner's (LEB128 of M), porep_id the registered proof's. FILE gets the wrapper
  * {"SectorNum","Phase1Out","SectorSize"} (the file `single --c1` sends), or with --bare the
  * SealCommitPhase1Output JSON itself; one line is printed: "c1 REGISTERED partitions P bytes

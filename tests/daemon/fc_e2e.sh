@@ -10,7 +10,8 @@
 # Then WindowPoSt and WinningPoSt as Curio sends them (bincode entries from `cuzk-bench
 # gen-post` over the real 2 KiB sectors, registered_proof + sector_size + randomness), and the
 # refusals of mismatched fields; then a PoRep C1 output of a real 2 KiB sector (`cuzk-bench
-# gen-c1`) in Curio's wrapper through `single --c1`, after its refusals.
+# gen-c1`) in Curio's wrapper through `single --c1`, after its refusals, and a non-interactive
+# PoRep C1 (registered proof 15, 13 partitions) of a zero sector `gen-c1 --seal-cc` seals.
 #   fc_e2e.sh CUZK_DAEMON CUZK_BENCH
 set -euo pipefail
 daemon=$1
@@ -254,8 +255,30 @@ grep -q '^status:    COMPLETED$' "$work/c1.txt" || fail "single --c1: status"
 [ "$(stat -c %s "$work/c1.proof")" -eq 192 ] || fail "single --c1: proof length"
 took "single --c1 (key setup of 2.7 M rows + proof)"
 
+# ---- non-interactive PoRep (registered proof 15): a zero sector sealed here under its porep_id,
+# 13 partitions challenged from comm_r, the same circuit and key ---------------------------------
+"$bench" gen-c1 --registered-proof 15 --seal-cc --miner-id 1000 --sector-id 3 \
+  --ticket "$ticket" --seed "$rnd" -o "$work/ni.json" > "$work/gen-ni.txt" || fail "gen-c1 --seal-cc"
+grep -q '^c1 StackedDrg2KiBV1_2_Feat_NonInteractivePoRep partitions 13 ' "$work/gen-ni.txt" ||
+  fail "gen-c1 --seal-cc: $(cat "$work/gen-ni.txt")"
+c1refuse_ni() { # the interactive number for the same C1: its registered proof is named
+  local rc=0
+  "$bench" -a "$a" --log-level warn single -t porep --c1 "$work/ni.json" \
+    --registered-proof 5 --miner-id 1000 --sector-num 3 > "$work/refused.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 3 ] && grep -q "INVALID_ARGUMENT.*registered_proof: the request's 5, the C1's 15" \
+    "$work/refused.txt" || fail "NI C1 as proof 5: exit $rc: $(cat "$work/refused.txt")"
+}
+c1refuse_ni
+"$bench" -a "$a" --log-level warn --timeout 3600 single -t porep --c1 "$work/ni.json" \
+  --registered-proof 15 --miner-id 1000 --sector-num 3 --proof-out "$work/ni.proof" \
+  > "$work/ni.txt" || fail "single --c1 (non-interactive): exit $?"
+grep -q '^status:    COMPLETED$' "$work/ni.txt" || fail "single --c1 (non-interactive): status"
+[ "$(stat -c %s "$work/ni.proof")" -eq $((13 * 192)) ] ||
+  fail "single --c1 (non-interactive): proof length $(stat -c %s "$work/ni.proof")"
+took "non-interactive PoRep (13 partitions)"
+
 "$bench" -a "$a" status > "$work/status.txt" || fail "status"
-grep -q '^proofs completed: *8$' "$work/status.txt" || fail "status: 8 proofs completed"
+grep -q '^proofs completed: *9$' "$work/status.txt" || fail "status: 9 proofs completed"
 grep -q '^proofs failed: *1$' "$work/status.txt" || fail "status: 1 proof failed"
 
 kill -TERM "$pid"
