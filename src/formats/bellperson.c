@@ -127,6 +127,19 @@ void cuzk_bp_vk_free(struct cuzk_bp_vk *vk) {
     memset(vk, 0, sizeof *vk);
 }
 
+const char *cuzk_bp_vk_diff(const struct cuzk_bp_vk *a, const struct cuzk_bp_vk *b) {
+    if (!cuzk_g1_affine_eq(&a->alpha1, &b->alpha1)) return "alpha_g1";
+    if (!cuzk_g1_affine_eq(&a->beta1, &b->beta1)) return "beta_g1";
+    if (!cuzk_g2_affine_eq(&a->beta2, &b->beta2)) return "beta_g2";
+    if (!cuzk_g2_affine_eq(&a->gamma2, &b->gamma2)) return "gamma_g2";
+    if (!cuzk_g1_affine_eq(&a->delta1, &b->delta1)) return "delta_g1";
+    if (!cuzk_g2_affine_eq(&a->delta2, &b->delta2)) return "delta_g2";
+    if (a->n_ic != b->n_ic) return "n_ic";
+    for (uint32_t i = 0; i < a->n_ic; i++)
+        if (!cuzk_g1_affine_eq(&a->ic[i], &b->ic[i])) return "ic";
+    return NULL;
+}
+
 static int vk_parse_named(struct cuzk_bp_vk *vk, const char *name, const uint8_t *d, size_t size,
                           enum cuzk_point_check check, char *err, size_t errlen) {
     memset(vk, 0, sizeof *vk);

@@ -84,6 +84,10 @@ int cuzk_bp_vk_parse(struct cuzk_bp_vk *vk, const void *data, size_t size,
 int cuzk_bp_vk_read_file(struct cuzk_bp_vk *vk, const char *path, enum cuzk_point_check check,
                          char *err, size_t errlen);
 void cuzk_bp_vk_free(struct cuzk_bp_vk *vk); /* zeroes *vk; a zeroed vk is a no-op */
+/* Whether two verifying keys are the same key: NULL when every point and the ic count agree,
+ * else the name of the first field that differs in file order ("alpha_g1", ..., "delta_g2",
+ * "n_ic", "ic"). What tells a .vk of another setup from the .params's own vk. */
+const char *cuzk_bp_vk_diff(const struct cuzk_bp_vk *a, const struct cuzk_bp_vk *b);
 int cuzk_bp_vk_write(FILE *f, const struct cuzk_bp_vk *vk, char *err, size_t errlen);
 
 struct cuzk_bp_params {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "groth16/groth16.h"
 
 int cuzk_bpkey_h_basis(uint32_t n_h, uint32_t domain_size) {
     if (domain_size >= 2 && n_h == cuzk_h_basis_points(CUZK_H_COEFF, domain_size))
@@ -140,31 +141,26 @@ int cuzk_bpkey_write_params(const struct cuzk_groth16_keydata *kd, const char *p
     return rc;
 }
 
-/* The header of p's key for cs into *in and the density lists (malloc'd), with every count
- * checked against cs; nothing decoded but what open decoded. */
-static int prepare(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uint64_t cs_checksum,
-                   struct cuzk_g16key_info *in, uint32_t **a_wires, uint32_t **b_wires, char *err,
-                   size_t errlen) {
-    memset(in, 0, sizeof *in);
+/* Every count of p against cs: the shape (ic, l, h), then A and B against the density lists,
+ * which go to *a_wires and *b_wires (malloc'd, with their counts) when the counts fit. */
+static int counts_fit(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uint32_t *domain,
+                      uint32_t **a_wires, uint32_t *n_a, uint32_t **b_wires, uint32_t *n_b,
+                      char *err, size_t errlen) {
     *a_wires = *b_wires = NULL;
-    uint32_t domain = cuzk_groth16_domain_for(cs->n_rows, cs->n_public);
-    if (!domain)
+    *domain = cuzk_groth16_domain_for(cs->n_rows, cs->n_public);
+    if (!*domain)
         return cuzk_errf(err, errlen, CUZK_ERANGE, WHERE "the system is too large for a key",
                          WHERE_ARGS(p));
-    int rc = cuzk_bpkey_check_shape(p, cs->n_cols, cs->n_public, domain, err, errlen);
+    int rc = cuzk_bpkey_check_shape(p, cs->n_cols, cs->n_public, *domain, err, errlen);
     if (rc) return rc;
-    if (!p->vk.ic)
-        return cuzk_errf(err, errlen, CUZK_EINVAL, WHERE "peeked, not opened: no ic decoded",
-                         WHERE_ARGS(p));
-    if ((rc = cuzk_groth16_wire_lists(cs, a_wires, &in->n_a, b_wires, &in->n_b)))
+    if ((rc = cuzk_groth16_wire_lists(cs, a_wires, n_a, b_wires, n_b)))
         return cuzk_errf(err, errlen, rc, WHERE "the system's density lists: %s", WHERE_ARGS(p),
                          cuzk_strerror(rc));
     const struct {
         enum cuzk_bp_vector v;
         uint32_t want;
         const char *what;
-    } q[3] = {
-        {CUZK_BP_A, in->n_a, "A"}, {CUZK_BP_B_G1, in->n_b, "B"}, {CUZK_BP_B_G2, in->n_b, "B"}};
+    } q[3] = {{CUZK_BP_A, *n_a, "A"}, {CUZK_BP_B_G1, *n_b, "B"}, {CUZK_BP_B_G2, *n_b, "B"}};
     for (int k = 0; k < 3; k++)
         if (p->count[q[k].v] != q[k].want) {
             free(*a_wires), free(*b_wires);
@@ -175,6 +171,46 @@ static int prepare(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uin
                              WHERE_ARGS(p), cuzk_bp_vector_name(q[k].v), p->count[q[k].v],
                              q[k].want, q[k].what);
         }
+    return CUZK_OK;
+}
+
+int cuzk_bpkey_check_system(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, char *err,
+                            size_t errlen) {
+    uint32_t domain, n_a, n_b, *aw, *bw;
+    int rc = counts_fit(p, cs, &domain, &aw, &n_a, &bw, &n_b, err, errlen);
+    free(aw);
+    free(bw);
+    return rc;
+}
+
+int cuzk_bpkey_vk(struct cuzk_snarkjs_vk *out, const struct cuzk_bp_vk *vk) {
+    memset(out, 0, sizeof *out);
+    if (!vk->n_ic || !vk->ic) return CUZK_EINVAL;
+    struct cuzk_groth16_pk pk = {0};
+    pk.n_public = vk->n_ic - 1;
+    pk.alpha1 = vk->alpha1;
+    pk.beta2 = vk->beta2;
+    pk.gamma2 = vk->gamma2;
+    pk.delta2 = vk->delta2;
+    pk.ic = vk->ic;
+    return cuzk_groth16_vk_from_pk(out, &pk);
+}
+
+/* The header of p's key for cs into *in and the density lists (malloc'd), with every count
+ * checked against cs; nothing decoded but what open decoded. */
+static int prepare(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, uint64_t cs_checksum,
+                   struct cuzk_g16key_info *in, uint32_t **a_wires, uint32_t **b_wires, char *err,
+                   size_t errlen) {
+    memset(in, 0, sizeof *in);
+    uint32_t domain;
+    int rc = counts_fit(p, cs, &domain, a_wires, &in->n_a, b_wires, &in->n_b, err, errlen);
+    if (rc) return rc;
+    if (!p->vk.ic) {
+        free(*a_wires), free(*b_wires);
+        *a_wires = *b_wires = NULL;
+        return cuzk_errf(err, errlen, CUZK_EINVAL, WHERE "peeked, not opened: no ic decoded",
+                         WHERE_ARGS(p));
+    }
     in->n_vars = cs->n_cols;
     in->n_public = cs->n_public;
     in->domain_size = domain;

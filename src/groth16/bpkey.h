@@ -34,6 +34,7 @@
 #include "r1cs/cs.h"
 
 struct cuzk_pool;
+struct cuzk_snarkjs_vk;
 
 /* What an h of n_h points means for a system of this domain: CUZK_H_COEFF (n_h = domain_size -
  * 1, bellperson's basis), CUZK_H_SNARKJS (domain_size), -1 neither. */
@@ -44,6 +45,19 @@ int cuzk_bpkey_h_basis(uint32_t n_h, uint32_t domain_size);
  * a caller choosing among files by shape runs. */
 int cuzk_bpkey_check_shape(const struct cuzk_bp_params *p, uint32_t n_vars, uint32_t n_public,
                            uint32_t domain_size, char *err, size_t errlen);
+
+/* Checks every count of an opened or peeked p against the system cs, as cuzk_bpkey_read does
+ * before it decodes a point: the shape (cuzk_bpkey_check_shape, for cs's domain), then a, b_g1
+ * and b_g2 against cs's density lists ("bellperson: x.params: a holds 5 points, the system has
+ * 6 wires with a non-empty A column"). CUZK_OK, CUZK_EFORMAT with the sentence, CUZK_ERANGE (a
+ * system too large for a key), CUZK_ENOMEM. What tells parameters of another circuit from a
+ * file that does not decode. */
+int cuzk_bpkey_check_system(const struct cuzk_bp_params *p, const struct cuzk_cs *cs, char *err,
+                            size_t errlen);
+
+/* The verification key (alphabeta computed) of a bellperson verifying key, e.g. a .vk file's:
+ * n_public = n_ic - 1. CUZK_OK, CUZK_EINVAL (no ic), CUZK_ENOMEM. */
+int cuzk_bpkey_vk(struct cuzk_snarkjs_vk *out, const struct cuzk_bp_vk *vk);
 
 /* Writes kd (with its points) as a .params file at path (created or truncated, flushed to the
  * disk; removed again on failure; the caller writes to a temporary name and renames). Refuses
