@@ -24,7 +24,9 @@
  *               synthesis failed: vanilla: ..." instead of producing a proof that fails
  *               verification), then the witness-only builder writes the whole witness into the
  *               engine's buffer; with `check`, the witness is also checked row by row against
- *               the profile's recorded constraint system;
+ *               the profile's recorded constraint system; a caller that proves with a key of
+ *               its own (kinds/fc_check.h) passes a cuzk_kind_key holding only the pk (priv
+ *               NULL: the sizes are the pk's, and the row check is the caller's);
  *   key         a bellperson parameter file in cache_dir of the kind's Filecoin name pattern and
  *               the circuit's shape (cuzk_kind_fc_params_find below), imported into the key
  *               file below at the first load (a real Filecoin file, h in bellperson's
