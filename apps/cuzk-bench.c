@@ -54,6 +54,11 @@ static const char usage[] =
     "            --sector-id N --ticket HEX --seed HEX [--bare] -o FILE: the PoRep C1 output\n"
     "            of a small sealed sector (--seal-cc: a zero sector sealed here), in the\n"
     "            wrapper Curio sends (for single --c1); no daemon\n"
+    "  check-params -t KIND (--c1 FILE | --vanilla FILE) [request fields] [--partition N]\n"
+    "            [--cache-dir DIR] [--threads N] [--no-subgroup-check] <.params> <.vk>:\n"
+    "            whether this build's circuit matches Filecoin's parameter files: their counts,\n"
+    "            then one partition proved on the CPU with the .params and verified with the\n"
+    "            .vk; exit 0 match, 1 mismatch, 3 bad input (docs/filecoin.md); no daemon\n"
     "\n"
     "global options:\n"
     "  -a, --addr ADDR       daemon address: unix:///path, host:port or http://host:port\n"
@@ -62,7 +67,7 @@ static const char usage[] =
     "  --timeout SECONDS     deadline of every call (default: none)\n"
     "  --progress, --no-progress   live progress line on stderr (default: when a terminal)\n"
     "\n"
-    "proof options (single, batch, stress):\n"
+    "proof options (single, batch, stress, check-params):\n"
     "  -t, --type TYPE       porep, snap, wpost, winning, snarkjs, synthetic\n"
     "  --c1 FILE             PoRep: the C1 output JSON\n"
     "  --vanilla FILE        PoSt/SnapDeals (and PoRep, instead of --c1): JSON array of base64\n"
@@ -102,6 +107,7 @@ enum {
     G_STAGES = 256,
     G_PLAN = 512,
     G_SOAK = 1024,
+    G_CHECK = 2048,
 };
 
 enum opt_id {
@@ -150,6 +156,8 @@ enum opt_id {
     O_EVERY,
     O_WARMUP,
     O_MAX_GROWTH,
+    O_CACHE_DIR,
+    O_NO_SUBGROUP,
 };
 
 static const struct opt {
@@ -201,7 +209,9 @@ static const struct opt {
     {"out-dir", 'o', 1, G_GEN, O_OUT_DIR},
     {"name", 0, 1, G_GEN, O_NAME},
     {"synthetic", 0, 1, G_GEN, O_SYNTHETIC},
-    {"threads", 0, 1, G_GEN, O_THREADS},
+    {"threads", 0, 1, G_GEN | G_CHECK, O_THREADS},
+    {"cache-dir", 0, 1, G_CHECK, O_CACHE_DIR},
+    {"no-subgroup-check", 0, 0, G_CHECK, O_NO_SUBGROUP},
     {"csv", 0, 0, G_STAGES, O_CSV},
     {"vram", 0, 1, G_PLAN, O_VRAM},
 };
@@ -222,6 +232,7 @@ static const struct command {
     {"timeline", G_GLOBAL | G_TIMELINE, bench_cmd_timeline},
     {"stages", G_GLOBAL | G_STAGES, bench_cmd_stages},
     {"plan", G_GLOBAL | G_PLAN, bench_cmd_plan},
+    {"check-params", G_GLOBAL | G_PROOF | G_CHECK, bench_cmd_check_params},
 };
 
 static int bad_number(const char *opt, const char *v) {
@@ -312,6 +323,8 @@ static int apply(struct bench_args *a, enum opt_id id, const char *name, const c
         return 0;
     case O_WARMUP: return to_u32(name, v, &a->soak_warmup);
     case O_MAX_GROWTH: return to_seconds(name, v, &a->soak_max_growth_mib);
+    case O_CACHE_DIR: a->cache_dir = v; return 0;
+    case O_NO_SUBGROUP: a->no_subgroup = 1; return 0;
     }
     return -1;
 }
@@ -522,7 +535,7 @@ int main(int argc, char **argv) {
     }
     cuzk_log_set_level(level);
     if (cmd->run != bench_cmd_timeline && cmd->run != bench_cmd_stages &&
-        cmd->run != bench_cmd_plan && a.n_pos) {
+        cmd->run != bench_cmd_plan && cmd->run != bench_cmd_check_params && a.n_pos) {
         fprintf(stderr, "cuzk-bench: %s takes no argument '%s'\n", cmd->name, a.pos[0]);
         return BENCH_USAGE;
     }

@@ -3,7 +3,8 @@
  *   cuzk prove <zkey> <wtns> <proof.json> <public.json>   (rapidsnark's argument order)
  *   cuzk verify <verification_key.json> <public.json> <proof.json>
  *   cuzk setup <r1cs> <zkey>          (INSECURE development setup, for tests and benchmarks)
- *   cuzk setup-params <r1cs> <key.params> <key.vk>   (the same, as bellperson's files)
+ *   cuzk setup-params <r1cs|profile> <key.params> <key.vk>   (the same, as bellperson's files;
+ *                                     of an r1cs, or of a Filecoin circuit profile)
  *   cuzk export-vk <zkey> <verification_key.json>
  *   cuzk info <file>
  *   cuzk proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>
@@ -16,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cuzk/error.h"
 #include "ec/encode.h"
+#include "filecoin/pce.h"
 #include "formats/r1cs.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
@@ -38,9 +41,11 @@ static const char usage[] =
     "  prove <zkey> <wtns> <proof.json> <public.json>   prove with a snarkjs Groth16 key\n"
     "  verify <verification_key.json> <public.json> <proof.json>\n"
     "  setup <r1cs> <zkey>         INSECURE development setup (random secrets, tests only)\n"
-    "  setup-params <r1cs> <key.params> <key.vk>\n"
+    "  setup-params <r1cs|profile> <key.params> <key.vk>\n"
     "                              the same, written as bellperson's .params and .vk files (h\n"
-    "                              in bellperson's basis, docs/filecoin.md)\n"
+    "                              in bellperson's basis, docs/filecoin.md), of an r1cs or of\n"
+    "                              a Filecoin circuit profile (wpost-s2-r2: what cuzk-bench\n"
+    "                              check-params compares such files with)\n"
     "  export-vk <zkey> <verification_key.json>\n"
     "  info <file>                 what an .r1cs/.wtns/.zkey/.json file holds\n"
     "  proof-json <proof.bin> <verification_key.json> <wtns> <proof.json> <public.json>\n"
@@ -286,24 +291,43 @@ out:
     return ret;
 }
 
-/* The points-only development key of an r1cs, as bellperson's files: H in bellperson's
- * coefficient basis, so that the .params file is one bellperson's prover reads as its own. */
+/* The points-only development key of an r1cs, or of a Filecoin circuit profile (its recorded
+ * system, the one the daemon's key of that profile is made from: filecoin/pce.h), as
+ * bellperson's files: H in bellperson's coefficient basis, so that the .params file is one
+ * bellperson's prover reads as its own. An argument that names no file is taken as a profile. */
 static int cmd_setup_params(char **a) {
     char err[512] = "";
     struct cuzk_r1cs r = {0};
-    struct cuzk_cs cs = {0};
+    struct cuzk_cs cs_own = {0};
+    struct cuzk_pce pce = {0};
+    const struct cuzk_cs *cs = &cs_own;
     struct cuzk_groth16_keydata kd = {0};
+    struct cuzk_fc_profile prof;
     struct cuzk_rng rng;
+    struct stat st;
     int ret = EXIT_VALID, rc;
     struct cuzk_pool *pool = make_pool();
     if (!pool) return report("setup-params", CUZK_ENOMEM, NULL);
     warn_insecure();
     double t0 = cuzk_clock_ms();
-    if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
+    if (stat(a[0], &st)) {
+        char why[256];
+        const char *no_file = strerror(errno);
+        if (cuzk_fc_profile_parse(a[0], &prof, why, sizeof why)) {
+            snprintf(err, sizeof err, "neither a file (%s) nor a circuit profile (%s)", no_file,
+                     why);
+            ret = report(a[0], CUZK_EINVAL, err);
+            goto out;
+        }
+        if ((rc = cuzk_pce_get(NULL, &prof, &pce, NULL, err, sizeof err))) {
+            ret = report(a[0], rc, err);
+            goto out;
+        }
+        cs = &pce.cs;
+    } else if ((rc = cuzk_r1cs_load(&r, a[0], err, sizeof err))) {
         ret = report(a[0], rc, err);
         goto out;
-    }
-    if ((rc = cuzk_r1cs_to_cs(&r, &cs))) {
+    } else if ((rc = cuzk_r1cs_to_cs(&r, &cs_own))) {
         ret = report(a[0], rc, "cannot build its constraint system");
         goto out;
     }
@@ -311,7 +335,7 @@ static int cmd_setup_params(char **a) {
     struct cuzk_keygen_opts ko = {
         .rng = opt.seeded ? &rng : NULL, .setup.device = opt.device, .h_basis = CUZK_H_COEFF};
     ko.setup.gpu = setup_gpu_mode();
-    if ((rc = cuzk_groth16_keygen_mem(pool, &cs, &ko, &kd, err, sizeof err))) {
+    if ((rc = cuzk_groth16_keygen_mem(pool, cs, &ko, &kd, err, sizeof err))) {
         ret = report("setup-params", rc, err);
         goto out;
     }
@@ -326,7 +350,8 @@ static int cmd_setup_params(char **a) {
     note("cuzk: setup written in %.1f ms\n", cuzk_clock_ms() - t0);
 out:
     cuzk_groth16_keydata_free(&kd);
-    cuzk_cs_free(&cs);
+    cuzk_pce_free(&pce);
+    cuzk_cs_free(&cs_own);
     cuzk_r1cs_free(&r);
     cuzk_pool_destroy(pool);
     return ret;

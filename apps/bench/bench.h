@@ -67,6 +67,9 @@ struct bench_args {
     /* gen */
     const char *r1cs, *wtns, *zkey, *out_dir, *name, *synthetic;
     unsigned threads;
+    /* check-params */
+    const char *cache_dir;
+    int no_subgroup; /* --no-subgroup-check */
     /* positional arguments after the subcommand */
     const char *pos[4];
     int n_pos;
@@ -177,6 +180,8 @@ int bench_cmd_gen(const struct bench_args *a);
 int bench_cmd_timeline(const struct bench_args *a);
 int bench_cmd_stages(const struct bench_args *a);
 int bench_cmd_plan(const struct bench_args *a);
+/* check-params (check_params.c): <.params> <.vk> against the input's circuit. */
+int bench_cmd_check_params(const struct bench_args *a);
 
 /* Mix specifications (stress.c): "KIND[=CIRCUIT][@PRIORITY][:WEIGHT],..." */
 struct bench_mix_entry {
