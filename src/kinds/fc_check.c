@@ -43,7 +43,6 @@ static int verdict(const struct cuzk_fc_check_opts *o, struct cuzk_fc_check_repo
 
 /* Everything one check holds, freed by check_free. */
 struct check {
-    const struct cuzk_kind *k;
     struct cuzk_kind *kind;
     void *job;
     struct cuzk_bp_params bp;
@@ -62,7 +61,7 @@ static void check_free(struct check *c) {
     if (c->has_pce) cuzk_pce_free(&c->pce);
     cuzk_bp_vk_free(&c->vk);
     cuzk_bp_params_close(&c->bp);
-    if (c->job) c->k->job_free(c->k, c->job);
+    if (c->job) c->kind->job_free(c->kind, c->job);
     if (c->kind) c->kind->destroy(c->kind);
 }
 
@@ -76,14 +75,13 @@ static int open_input(struct check *c, const void *input, size_t len,
     if (rc)
         return cuzk_errf(err, errlen, rc, "check-params: kind %d: %s", (int)o->kind,
                          cuzk_strerror(rc));
-    c->k = c->kind;
-    struct cuzk_job_request req = {.kind = c->k->name,
+    struct cuzk_job_request req = {.kind = c->kind->name,
                                    .witness = input,
                                    .witness_len = len,
                                    .kind_args = o->args,
                                    .kind_args_len = o->args ? sizeof *o->args : 0};
     char key_id[CUZK_NAME_MAX];
-    if ((rc = c->k->job_open(c->k, &req, &c->job, &r->n_parts, key_id, err, errlen))) {
+    if ((rc = c->kind->job_open(c->kind, &req, &c->job, &r->n_parts, key_id, err, errlen))) {
         c->job = NULL;
         return rc;
     }
@@ -182,7 +180,7 @@ static int prove(struct check *c, const char *params, const char *vk,
     if (!(c->w = malloc(n_vars * sizeof *c->w))) return CUZK_ENOMEM;
     double t0 = cuzk_clock_ms();
     /* key.priv NULL: the kind's own satisfaction check is done here, on the same system */
-    if ((rc = c->k->synthesize(c->k, c->job, &key, r->partition, o->pool, c->w, err, errlen)))
+    if ((rc = c->kind->synthesize(c->kind, c->job, &key, r->partition, o->pool, c->w, err, errlen)))
         return rc;
     size_t bad = 0;
     int ok = cuzk_cs_is_satisfied(o->pool, &c->pce.cs, c->w, &bad);
