@@ -489,8 +489,8 @@ static void test_num(void) {
 
 static void test_insert(void) {
     int ok = 1;
-    for (int arity = 2; arity <= 8; arity += 6) {
-        int k = arity == 2 ? 1 : 3;
+    for (int arity = 2; arity <= 8; arity *= 2) {
+        int k = arity == 2 ? 1 : arity == 4 ? 2 : 3;
         for (int pos = 0; pos < arity; pos++) {
             struct cost cost[2];
             for (int m = 0; m < 2; m++) {
@@ -508,6 +508,8 @@ static void test_insert(void) {
                 struct cost before = cost_now(&b);
                 if (arity == 2)
                     cuzk_insert_2(&b, &x, bits, sib, out);
+                else if (arity == 4)
+                    cuzk_insert_4(&b, &x, bits, sib, out);
                 else
                     cuzk_insert_8(&b, &x, bits, sib, out);
                 cost[m] = cost_sub(cost_now(&b), before);
@@ -523,6 +525,8 @@ static void test_insert(void) {
             CHECK(cost_eq(cost[0], cost[1]));
             if (arity == 2)
                 cost_check("insert_2", cost[0], (struct cost){2, 2, 0, 0, {4, 2, 4}});
+            else if (arity == 4)
+                cost_check("insert_4", cost[0], (struct cost){8, 8, 0, 0, {16, 8, 16}});
             else
                 cost_check("insert_8", cost[0], (struct cost){22, 22, 2, 0, {43, 23, 42}});
         }
@@ -557,11 +561,15 @@ static void test_merkle_level_costs(void) {
         enum cuzk_merkle_hash h;
         unsigned arity;
         struct cost want;
-    } cases[2] = {
+    } cases[4] = {
         {CUZK_MERKLE_POSEIDON, 8, {530, 537, 5, 0, {-1, -1, -1}}},
+        {CUZK_MERKLE_POSEIDON, 4, {387, 390, 2, 0, {-1, -1, -1}}},
+        {CUZK_MERKLE_POSEIDON, 2, {314, 315, 1, 0, {-1, -1, -1}}},
         {CUZK_MERKLE_SHA256, 2, {45382, 45335, 45331, 0, {-1, -1, -1}}},
     };
-    for (int t = 0; t < 2; t++) {
+    static const char *const names[4] = {"PoR level Poseidon-8", "PoR level Poseidon-4",
+                                         "PoR level Poseidon-2", "PoR level SHA-256"};
+    for (int t = 0; t < 4; t++) {
         struct cost cost[2];
         for (int m = 0; m < 2; m++) {
             struct cuzk_builder b;
@@ -570,7 +578,7 @@ static void test_merkle_level_costs(void) {
             cuzk_fr_random(&leaf, &test_rng);
             struct cuzk_num cur = cuzk_num_alloc(&b, &leaf), sib[7];
             struct cuzk_bool bits[3];
-            unsigned k = cases[t].arity == 8 ? 3 : 1;
+            unsigned k = cases[t].arity == 8 ? 3 : cases[t].arity == 4 ? 2 : 1;
             struct cost before = cost_now(&b);
             for (unsigned i = 0; i < k; i++) bits[i] = cuzk_bool_alloc(&b, (int)(i & 1));
             for (unsigned i = 0; i < cases[t].arity - 1; i++) {
@@ -584,34 +592,38 @@ static void test_merkle_level_costs(void) {
             cuzk_builder_free(&b);
         }
         CHECK(cost_eq(cost[0], cost[1]));
-        cost_check(cases[t].h == CUZK_MERKLE_SHA256 ? "PoR level SHA-256" : "PoR level Poseidon-8",
-                   cost[0], cases[t].want);
+        cost_check(names[t], cost[0], cases[t].want);
     }
 }
 
-/* Whole paths against the native root; a wrong root must leave the system unsatisfied. */
+/* Whole paths against the native root; a wrong root must leave the system unsatisfied. The
+ * compound shapes are Filecoin's 8-4-2 and 8-8-2 (a binary top over 8-ary levels). */
 static void test_merkle_paths(void) {
-    struct {
-        enum cuzk_merkle_hash h;
-        unsigned arity, levels;
-    } cases[3] = {
-        {CUZK_MERKLE_SHA256, 2, 3}, {CUZK_MERKLE_POSEIDON, 8, 2}, {CUZK_MERKLE_POSEIDON, 2, 3}};
-    for (int t = 0; t < 3; t++) {
-        unsigned ar = cases[t].arity, lv = cases[t].levels, k = ar == 8 ? 3 : 1;
-        cuzk_fr leaf, sibs[2 * 7 * 3], root;
+    const struct cuzk_merkle_shape cases[6] = {
+        {CUZK_MERKLE_SHA256, 2, 3, 0, 0},   {CUZK_MERKLE_POSEIDON, 8, 2, 0, 0},
+        {CUZK_MERKLE_POSEIDON, 2, 3, 0, 0}, {CUZK_MERKLE_POSEIDON, 8, 1, 4, 2},
+        {CUZK_MERKLE_POSEIDON, 8, 2, 0, 2}, {CUZK_MERKLE_POSEIDON, 8, 1, 4, 0}};
+    const unsigned want_bits[6] = {3, 6, 3, 6, 7, 5}, want_sibs[6] = {3, 14, 3, 11, 15, 10};
+    for (int t = 0; t < 6; t++) {
+        const struct cuzk_merkle_shape *sh = &cases[t];
+        const unsigned nb = cuzk_merkle_shape_bits(sh), ns = cuzk_merkle_shape_siblings(sh);
+        CHECK(cuzk_merkle_shape_valid(sh) && nb == want_bits[t] && ns == want_sibs[t]);
+        cuzk_fr leaf, sibs[16], root;
         cuzk_fr_random(&leaf, &test_rng);
-        for (unsigned i = 0; i < lv * (ar - 1); i++) cuzk_fr_random(&sibs[i], &test_rng);
-        uint64_t index = cuzk_rng_u64(&test_rng) & ((UINT64_C(1) << (lv * k)) - 1);
-        cuzk_merkle_root_native(cases[t].h, ar, lv, &leaf, sibs, index, &root);
+        for (unsigned i = 0; i < ns; i++) cuzk_fr_random(&sibs[i], &test_rng);
+        uint64_t index = cuzk_rng_u64(&test_rng) & ((UINT64_C(1) << nb) - 1);
+        cuzk_merkle_root_native(sh, &leaf, sibs, index, &root);
         for (int wrong = 0; wrong < 2; wrong++) {
             struct cuzk_builder b;
             cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 1);
             cuzk_fr r = root;
             if (wrong) cuzk_fr_add(&r, &r, cuzk_lc_pow2(0));
             struct cuzk_num ln = cuzk_num_alloc(&b, &leaf), rn = cuzk_num_alloc(&b, &r);
-            cuzk_merkle_por(&b, cases[t].h, ar, lv, &ln, sibs, index, &rn);
+            cuzk_merkle_por(&b, sh, &ln, sibs, index, &rn);
             const struct cuzk_builder_counts *c = cuzk_builder_get_counts(&b);
-            CHECK(c->n_inputs == 2); /* ONE + the packed index */
+            CHECK(c->n_inputs == 2);              /* ONE + the packed index */
+            if (sh->hash == CUZK_MERKLE_POSEIDON) /* the bits, nor and and of each insert_8 */
+                CHECK(c->n_bool == nb + (sh->arity == 8 ? 2 * sh->levels : 0));
             cuzk_fr in1, want_in;
             cuzk_builder_value(&b, 1, &in1);
             fr_u64(&want_in, index);
@@ -622,16 +634,20 @@ static void test_merkle_paths(void) {
         /* the same proof without public input, bits and siblings the caller's */
         struct cuzk_builder b;
         cuzk_builder_init(&b, CUZK_BUILDER_RECORD, 1);
-        struct cuzk_num ln = cuzk_num_alloc(&b, &leaf), rn = cuzk_num_alloc(&b, &root), sn[21];
-        struct cuzk_bool bits[9];
-        for (unsigned i = 0; i < lv * k; i++)
-            bits[i] = cuzk_bool_alloc(&b, (int)((index >> i) & 1));
-        for (unsigned i = 0; i < lv * (ar - 1); i++) sn[i] = cuzk_num_alloc(&b, &sibs[i]);
-        cuzk_merkle_por_no_input(&b, cases[t].h, ar, lv, &ln, bits, sn, &rn);
+        struct cuzk_num ln = cuzk_num_alloc(&b, &leaf), rn = cuzk_num_alloc(&b, &root), sn[16];
+        struct cuzk_bool bits[8];
+        for (unsigned i = 0; i < nb; i++) bits[i] = cuzk_bool_alloc(&b, (int)((index >> i) & 1));
+        for (unsigned i = 0; i < ns; i++) sn[i] = cuzk_num_alloc(&b, &sibs[i]);
+        cuzk_merkle_por_no_input(&b, sh, &ln, bits, sn, &rn);
         CHECK(cuzk_builder_get_counts(&b)->n_inputs == 1);
         CHECK(record_satisfied(&b));
         cuzk_builder_free(&b);
     }
+    /* shapes the module does not build */
+    const struct cuzk_merkle_shape no[3] = {{CUZK_MERKLE_SHA256, 2, 3, 4, 0},
+                                            {CUZK_MERKLE_POSEIDON, 8, 1, 3, 0},
+                                            {CUZK_MERKLE_POSEIDON, 8, 22, 0, 0}};
+    for (int t = 0; t < 3; t++) CHECK(!cuzk_merkle_shape_valid(&no[t]));
 }
 
 int main(void) {

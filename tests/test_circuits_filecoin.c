@@ -17,6 +17,7 @@
 #include "circuits/poseidon.h"
 #include "circuits/sha256.h"
 #include "circuits_check.h"
+#include "groth16/setup.h"
 #include "util/pool.h"
 
 /* Sanitizer builds (SANITIZED, test_util.h) skip the largest counts; see where it is used. */
@@ -36,6 +37,12 @@ static void test_profiles(void) {
         {"wpost-s3-k2-r2", "wpost-s3-r2-k2"},
         {"winning-s66", "winning-s66"},
         {"winning-s66-k1", "winning-s66"},
+        {"porep-c18-d31-t2", "porep-c18-d31-t2"},
+        {"porep-c18-m0-t0", "porep-c18"},
+        {"porep-c1-t2-m4-l2-d6-r1", "porep-c1-l2-d6-r1-m4-t2"},
+        {"snap-c10-p1-t2-d10-r3", "snap-c10-d10-r3-t2-p1"},
+        {"wpost-s3-k5-r2-m4-t2", "wpost-s3-r2-m4-t2-k5"},
+        {"winning-s66-t2", "winning-s66-t2"},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         struct cuzk_fc_profile p;
@@ -55,10 +62,28 @@ static void test_profiles(void) {
     CHECK(p.kind == CUZK_FC_WPOST && p.sectors == 2349 && p.challenges == 10);
     CHECK(cuzk_fc_profile_parse("winning-s66", &p, NULL, 0) == CUZK_OK);
     CHECK(p.kind == CUZK_FC_WINNING && p.sectors == 66 && p.challenges == 1);
-    const char *badn[] = {
-        "",           "porep",        "porep-",       "porep-s18",     "porep-c",     "porep-c0",
-        "porep-c18-", "porep-c18-l3", "porep-c18-x1", "snap-c86-a100", "snap-c86-r9", "wpost-c10",
-        "post-s1",    "snap-c1-k2",   "porep-c18x",   "winning-s66-k0"};
+    const char *badn[] = {"",
+                          "porep",
+                          "porep-",
+                          "porep-s18",
+                          "porep-c",
+                          "porep-c0",
+                          "porep-c18-",
+                          "porep-c18-l3",
+                          "porep-c18-x1",
+                          "snap-c86-a100",
+                          "snap-c86-r9",
+                          "wpost-c10",
+                          "post-s1",
+                          "snap-c1-k2",
+                          "porep-c18x",
+                          "winning-s66-k0",
+                          "porep-c18-t4",
+                          "porep-c18-m8",
+                          "porep-c18-m3",
+                          "snap-c86-d31",
+                          "snap-c86-t2",
+                          "porep-c18-r21-t2"};
     for (size_t i = 0; i < sizeof badn / sizeof badn[0]; i++) {
         char err[128] = "";
         CHECK(cuzk_fc_profile_parse(badn[i], &p, err, sizeof err) == CUZK_EINVAL);
@@ -68,10 +93,14 @@ static void test_profiles(void) {
 
 /* ---- counts at real parameters ------------------------------------------------------------- */
 
+/* 32 GiB: every count is the reference. 64 GiB (trees 8-8-2, tree D of depth 31): the
+ * reference gives constraints and rows (= constraints + inputs) only; the other counts are
+ * printed, not asserted (0 in the table). */
 struct real_case {
     const char *name;
     uint64_t rows, inputs, aux, bools, nnz[3]; /* rows and nnz A with the input rows */
-    struct cuzk_builder_counts got;            /* (filled by count_item) */
+    unsigned log_domain;
+    struct cuzk_builder_counts got; /* (filled by count_item) */
     int rc;
 };
 
@@ -84,52 +113,62 @@ static void count_item(void *ctx, size_t i, unsigned worker) {
 }
 
 /* Sanitizer builds run the counting code 10-20 times slower; they count the real WinningPoSt
- * only (the big three run the same gadgets, checked by the scaled profiles). */
-#define REAL_CASES (SANITIZED ? 1 : 4)
+ * circuits only (the big ones run the same gadgets, checked by the scaled profiles). */
+#define N_REAL 8
+#define REAL_CASES (SANITIZED ? 2 : N_REAL)
 
 static void test_real_counts(void) {
-    struct real_case cases[4] = {
-        {"winning-s66", 370723, 133, 375210, 3300, {2549185, 376662, 465300}, {0}, 0},
+    struct real_case cases[N_REAL] = {
+        {"winning-s66", 370723, 133, 375210, 3300, {2549185, 376662, 465300}, 19, {0}, 0},
+        {"winning-s66-t2", 391447, 133, 0, 0, {0, 0, 0}, 19, {0}, 0},
         {"porep-c18",
          130278869,
          328,
          130169893,
          128470791,
          {309405051, 130327340, 282656500},
+         27,
          {0},
          0},
-        {"snap-c86", 81049504, 5, 80978488, 80013450, {190374913, 81118127, 172187492}, {0}, 0},
+        {"wpost-s2300-t2", 129913201, 25301, 0, 0, {0, 0, 0}, 27, {0}, 0},
+        {"snap-c86", 81049504, 5, 80978488, 80013450, {190374913, 81118127, 172187492}, 27, {0}, 0},
+        {"porep-c18-d31-t2", 131186177, 328, 0, 0, {0, 0, 0}, 27, {0}, 0},
         {"wpost-s2349",
          125305057,
          25840,
          126902376,
          1174500,
          {862416559, 127398015, 157401792},
+         27,
          {0},
          0},
+        {"snap-c86-d31-t2", 85006106, 5, 0, 0, {0, 0, 0}, 27, {0}, 0},
     };
     struct cuzk_pool *pool = NULL;
     CHECK(cuzk_pool_create(&pool, 2, "count") == CUZK_OK);
-    /* two threads: PoRep on one, the others on the other */
     cuzk_pool_run(pool, REAL_CASES, count_item, cases);
     cuzk_pool_destroy(pool);
-    if (REAL_CASES < 4)
+    if (REAL_CASES < N_REAL)
         printf("  sanitizer build: PoRep, SnapDeals, WindowPoSt real counts skipped\n");
     for (int i = 0; i < REAL_CASES; i++) {
-        const struct cuzk_builder_counts *g = &cases[i].got;
-        CHECK(cases[i].rc == CUZK_OK);
-        printf("  %-12s rows %lu inputs %lu aux %lu bool %lu nnz %lu/%lu/%lu\n", cases[i].name,
+        const struct real_case *rc = &cases[i];
+        const struct cuzk_builder_counts *g = &rc->got;
+        CHECK(rc->rc == CUZK_OK);
+        printf("  %-16s rows %lu inputs %lu aux %lu bool %lu nnz %lu/%lu/%lu\n", rc->name,
                (unsigned long)cuzk_builder_counts_rows(g), (unsigned long)g->n_inputs,
                (unsigned long)g->n_aux, (unsigned long)g->n_bool,
                (unsigned long)cuzk_builder_counts_nnz_a(g), (unsigned long)g->nnz[1],
                (unsigned long)g->nnz[2]);
-        CHECK(cuzk_builder_counts_rows(g) == cases[i].rows);
-        CHECK(g->n_inputs == cases[i].inputs);
-        CHECK(g->n_aux == cases[i].aux);
-        CHECK(g->n_bool == cases[i].bools);
-        CHECK(cuzk_builder_counts_nnz_a(g) == cases[i].nnz[0]);
-        CHECK(g->nnz[1] == cases[i].nnz[1]);
-        CHECK(g->nnz[2] == cases[i].nnz[2]);
+        CHECK(cuzk_builder_counts_rows(g) == rc->rows);
+        CHECK(g->constraints + g->n_inputs == rc->rows);
+        CHECK(g->n_inputs == rc->inputs);
+        CHECK(cuzk_groth16_domain_for(g->constraints, g->n_inputs - 1) == 1u << rc->log_domain);
+        if (!rc->aux) continue; /* 64 GiB: no reference for the rest */
+        CHECK(g->n_aux == rc->aux);
+        CHECK(g->n_bool == rc->bools);
+        CHECK(cuzk_builder_counts_nnz_a(g) == rc->nnz[0]);
+        CHECK(g->nnz[1] == rc->nnz[1]);
+        CHECK(g->nnz[2] == rc->nnz[2]);
     }
 }
 
@@ -164,6 +203,30 @@ static void test_scaled_counts(void) {
     /* upstream's tests/stacked_circuit.rs shape: 2 layers, tree D depth 3, one 8-ary level */
     struct cuzk_builder_counts up = count_of("porep-c1-l2-d3-r1");
     CHECK(up.constraints == 1199620);
+    /* upstream's compound-tree anchors: the same stacked test with trees 8-4-0 (tree D depth 5)
+     * and 8-4-2 (depth 6); SnapDeals 16 KiB (8-8-0: 10 challenges, 2 partitions) and 32 KiB
+     * (8-8-2); fallback PoSt with 5 challenges x 3 sectors on trees 8-4-0 and 8-4-2 */
+    const struct {
+        const char *name;
+        uint64_t constraints;
+    } anchors[] = {
+        {"porep-c1-l2-d5-r1-m4", 1296576}, {"porep-c1-l2-d6-r1-m4-t2", 1346982},
+        {"snap-c10-d9-r3-p1", 6300021},    {"snap-c10-d10-r3-t2-p1", 6760091},
+        {"wpost-s3-r2-m4-k5", 22674},      {"wpost-s3-r2-m4-t2-k5", 27384},
+    };
+    for (size_t i = 0; i < sizeof anchors / sizeof anchors[0]; i++) {
+        struct cuzk_builder_counts a = count_of(anchors[i].name);
+        if (a.constraints != anchors[i].constraints)
+            fprintf(stderr, "  %s: %lu constraints\n", anchors[i].name,
+                    (unsigned long)a.constraints);
+        CHECK(a.constraints == anchors[i].constraints);
+    }
+    /* a binary top level costs 314 rows per path (an allocated bit, insert_2, Poseidon-2),
+     * 313 in SnapDeals (the challenge's bit); one more tree-D level 45,382 (SnapDeals 45,381) */
+    struct cuzk_builder_counts w0 = count_of("winning-s1"), w1 = count_of("winning-s1-t2");
+    CHECK(w1.constraints == w0.constraints + 314);
+    struct cuzk_builder_counts d4 = count_of("porep-c1-l2-d4-r1");
+    CHECK(d4.constraints == up.constraints + 45382);
 
     /* SnapDeals: 5,945,609 + 568 ceil(c / 9) + 873,235 c constraints, 5 inputs */
     const uint64_t snap_c[3] = {1, 10, 2};
@@ -227,35 +290,43 @@ static void test_modes_agree(void) {
 
 /* ---- end to end with consistent values ------------------------------------------------------ */
 
-/* A full 8-ary Poseidon tree of 8^levels leaves: nodes[level][i]; paths read from it. */
-struct tree8 {
-    unsigned levels;
-    cuzk_fr *nodes[12];
+/* A full Poseidon tree of a profile's tree C/R shape (8-ary levels, then the sub and top
+ * levels): nodes[level][i]; paths read from it in the circuit's sibling layout. */
+struct ptree {
+    struct cuzk_merkle_shape sh;
+    unsigned depth;
+    cuzk_fr *nodes[24];
 };
 
-static void tree8_build(struct tree8 *t, unsigned levels, const cuzk_fr *leaves) {
-    t->levels = levels;
-    size_t n = (size_t)1 << (3 * levels);
+static void ptree_build(struct ptree *t, const struct cuzk_fc_profile *p, const cuzk_fr *leaves) {
+    cuzk_fc_tree_r_shape(p, &t->sh);
+    t->depth = cuzk_merkle_shape_depth(&t->sh);
+    size_t n = (size_t)1 << cuzk_merkle_shape_bits(&t->sh);
     t->nodes[0] = malloc(n * sizeof(cuzk_fr));
     memcpy(t->nodes[0], leaves, n * sizeof(cuzk_fr));
-    for (unsigned l = 1; l <= levels; l++) {
-        n /= 8;
+    for (unsigned l = 1; l <= t->depth; l++) {
+        const unsigned a = cuzk_merkle_shape_arity(&t->sh, l - 1);
+        n /= a;
         t->nodes[l] = malloc(n * sizeof(cuzk_fr));
         for (size_t i = 0; i < n; i++)
-            cuzk_poseidon_hash_merkle(8, &t->nodes[l - 1][8 * i], &t->nodes[l][i]);
+            cuzk_poseidon_hash_merkle((int)a, &t->nodes[l - 1][a * i], &t->nodes[l][i]);
     }
 }
 
-static void tree8_path(const struct tree8 *t, uint64_t index, cuzk_fr *sibs) {
-    for (unsigned l = 0; l < t->levels; l++, index /= 8) {
-        uint64_t base = index & ~(uint64_t)7;
-        for (unsigned i = 0, j = 0; i < 8; i++)
-            if (base + i != index) sibs[l * 7 + j++] = t->nodes[l][base + i];
+static const cuzk_fr *ptree_root(const struct ptree *t) { return &t->nodes[t->depth][0]; }
+
+static void ptree_path(const struct ptree *t, uint64_t index, cuzk_fr *sibs) {
+    for (unsigned l = 0; l < t->depth; l++) {
+        const unsigned a = cuzk_merkle_shape_arity(&t->sh, l);
+        uint64_t base = index - index % a;
+        for (unsigned i = 0; i < a; i++)
+            if (base + i != index) *sibs++ = t->nodes[l][base + i];
+        index /= a;
     }
 }
 
-static void tree8_free(struct tree8 *t) {
-    for (unsigned l = 0; l <= t->levels; l++) free(t->nodes[l]);
+static void ptree_free(struct ptree *t) {
+    for (unsigned l = 0; l <= t->depth; l++) free(t->nodes[l]);
 }
 
 /* Synthesises with values in RECORD mode, checks satisfaction and the public inputs; then
@@ -312,8 +383,9 @@ static void corrupt_fr(void *p) { cuzk_fr_add((cuzk_fr *)p, (cuzk_fr *)p, cuzk_l
 static void test_e2e_post(const char *name) {
     struct cuzk_fc_profile p;
     CHECK(cuzk_fc_profile_parse(name, &p, NULL, 0) == CUZK_OK);
-    const unsigned S = p.sectors, k = p.challenges, R = p.tree_r_levels;
-    const size_t leaves = (size_t)1 << (3 * R);
+    /* R: siblings per tree-R path */
+    const unsigned S = p.sectors, k = p.challenges, R = cuzk_fc_tree_r_siblings(&p);
+    const size_t leaves = (size_t)1 << cuzk_fc_tree_r_bits(&p);
     struct cuzk_fc_post_sector *secs = calloc(S, sizeof *secs);
     cuzk_fr *inputs = malloc((1 + S * (1 + k)) * sizeof *inputs);
     size_t ni = 0;
@@ -321,12 +393,12 @@ static void test_e2e_post(const char *name) {
     cuzk_fr *lv = malloc(leaves * sizeof *lv);
     for (unsigned s = 0; s < S; s++) {
         for (size_t i = 0; i < leaves; i++) cuzk_fr_random(&lv[i], &test_rng);
-        struct tree8 t;
-        tree8_build(&t, R, lv);
+        struct ptree t;
+        ptree_build(&t, &p, lv);
         struct cuzk_fc_post_sector *x = &secs[s];
         uint64_t *idx = malloc(k * sizeof *idx);
-        cuzk_fr *lf = malloc(k * sizeof *lf), *paths = malloc((size_t)k * R * 7 * sizeof *paths);
-        x->comm_r_last = t.nodes[R][0];
+        cuzk_fr *lf = malloc(k * sizeof *lf), *paths = malloc((size_t)k * R * sizeof *paths);
+        x->comm_r_last = *ptree_root(&t);
         cuzk_fr_random(&x->comm_c, &test_rng);
         cuzk_fr in2[2] = {x->comm_c, x->comm_r_last};
         cuzk_poseidon_hash_merkle(2, in2, &x->comm_r);
@@ -334,13 +406,13 @@ static void test_e2e_post(const char *name) {
         for (unsigned i = 0; i < k; i++) {
             idx[i] = cuzk_rng_u64(&test_rng) % leaves;
             lf[i] = lv[idx[i]];
-            tree8_path(&t, idx[i], paths + (size_t)i * R * 7);
+            ptree_path(&t, idx[i], paths + (size_t)i * R);
             cuzk_fr_from_u64(&inputs[ni++], idx[i]);
         }
         x->indices = idx;
         x->leaves = lf;
         x->paths = paths;
-        tree8_free(&t);
+        ptree_free(&t);
     }
     struct cuzk_fc_post_vanilla v = {secs};
     check_e2e(name, &v, corrupt_fr, (void *)&secs[S - 1].leaves[k - 1], inputs, ni);
@@ -360,8 +432,9 @@ static void test_e2e_post(const char *name) {
 static void test_e2e_porep(const char *name) {
     struct cuzk_fc_profile p;
     CHECK(cuzk_fc_profile_parse(name, &p, NULL, 0) == CUZK_OK);
-    const unsigned L = p.layers, D = p.tree_d_levels, R = p.tree_r_levels;
-    const size_t nd = (size_t)1 << D, nr = (size_t)1 << (3 * R);
+    /* R: siblings per tree-C/R path */
+    const unsigned L = p.layers, D = p.tree_d_levels, R = cuzk_fc_tree_r_siblings(&p);
+    const size_t nd = (size_t)1 << D, nr = (size_t)1 << cuzk_fc_tree_r_bits(&p);
     enum { NP = CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS };
     CHECK(nr >= NP + 1 && nd <= nr);
 
@@ -431,20 +504,20 @@ static void test_e2e_porep(const char *name) {
     /* tree C over column hashes, tree R over replica nodes (label_L + data at the challenge) */
     cuzk_fr *leaves = malloc(nr * sizeof *leaves);
     for (size_t i = 0; i < nr; i++) cuzk_poseidon_hash_merkle((int)L, cols + i * L, &leaves[i]);
-    struct tree8 tc, tr;
-    tree8_build(&tc, R, leaves);
+    struct ptree tc, tr;
+    ptree_build(&tc, &p, leaves);
     for (size_t i = 0; i < nr; i++) cuzk_fr_random(&leaves[i], &test_rng);
     cuzk_fr_add(&leaves[ch.challenge], &own[L - 1], &ch.data_leaf);
-    tree8_build(&tr, R, leaves);
-    v.comm_c = tc.nodes[R][0];
-    v.comm_r_last = tr.nodes[R][0];
+    ptree_build(&tr, &p, leaves);
+    v.comm_c = *ptree_root(&tc);
+    v.comm_r_last = *ptree_root(&tr);
     cuzk_fr in2[2] = {v.comm_c, v.comm_r_last};
     cuzk_poseidon_hash_merkle(2, in2, &v.comm_r);
-    cuzk_fr *ppaths = malloc(NP * R * 7 * sizeof *ppaths), *rpath = malloc(R * 7 * sizeof *rpath),
-            *cpath = malloc(R * 7 * sizeof *cpath);
-    for (unsigned q = 0; q < NP; q++) tree8_path(&tc, ch.parents[q], ppaths + q * R * 7);
-    tree8_path(&tr, ch.challenge, rpath);
-    tree8_path(&tc, ch.challenge, cpath);
+    cuzk_fr *ppaths = malloc(NP * R * sizeof *ppaths), *rpath = malloc(R * sizeof *rpath),
+            *cpath = malloc(R * sizeof *cpath);
+    for (unsigned q = 0; q < NP; q++) ptree_path(&tc, ch.parents[q], ppaths + q * R);
+    ptree_path(&tr, ch.challenge, rpath);
+    ptree_path(&tc, ch.challenge, cpath);
     ch.parent_paths = ppaths;
     ch.tree_r_path = rpath;
     ch.tree_c_path = cpath;
@@ -463,8 +536,8 @@ static void test_e2e_porep(const char *name) {
     /* (sanitizer builds skip the corrupted run: another 1.2 M recorded rows) */
     check_e2e(name, &v, SANITIZED ? NULL : corrupt_fr, (void *)&pcols[3 * L + 1], inputs, ni);
 
-    tree8_free(&tc);
-    tree8_free(&tr);
+    ptree_free(&tc);
+    ptree_free(&tr);
     free(data);
     free(level);
     free(tree_d_path);
@@ -490,7 +563,8 @@ static void random_fr32(cuzk_fr *x) {
 static void test_e2e_snap(const char *name) {
     struct cuzk_fc_profile p;
     CHECK(cuzk_fc_profile_parse(name, &p, NULL, 0) == CUZK_OK);
-    const unsigned D = p.tree_d_levels, R = p.tree_r_levels, P = p.partition_bits;
+    /* R: siblings per tree-R path */
+    const unsigned D = p.tree_d_levels, R = cuzk_fc_tree_r_siblings(&p), P = p.partition_bits;
     const unsigned A = p.apex_leaves, c = p.challenges;
     unsigned alog = 0;
     while ((1u << alog) < A) alog++;
@@ -526,9 +600,9 @@ static void test_e2e_snap(const char *name) {
     /* tree R old, comm_r_old, phi; tree R new from rho */
     cuzk_fr *old = malloc(n * sizeof *old), *nw = malloc(n * sizeof *nw), in2[2];
     for (size_t i = 0; i < n; i++) random_fr32(&old[i]);
-    struct tree8 tro, trn;
-    tree8_build(&tro, R, old);
-    v.root_r_old = tro.nodes[R][0];
+    struct ptree tro, trn;
+    ptree_build(&tro, &p, old);
+    v.root_r_old = *ptree_root(&tro);
     random_fr32(&v.comm_c);
     in2[0] = v.comm_c;
     in2[1] = v.root_r_old;
@@ -544,8 +618,8 @@ static void test_e2e_snap(const char *name) {
         cuzk_fr_mul(&nw[i], &td[0][i], &rho);
         cuzk_fr_add(&nw[i], &nw[i], &old[i]);
     }
-    tree8_build(&trn, R, nw);
-    v.root_r_new = trn.nodes[R][0];
+    ptree_build(&trn, &p, nw);
+    v.root_r_new = *ptree_root(&trn);
     in2[0] = v.comm_c;
     in2[1] = v.root_r_new;
     cuzk_poseidon_hash_merkle(2, in2, &v.comm_r_new);
@@ -553,7 +627,7 @@ static void test_e2e_snap(const char *name) {
     /* the challenges: bpc random bits per challenge from digest_j = H(comm_r_new || k digests + j),
      * the partition index on top */
     struct cuzk_fc_snap_challenge *ch = calloc(c, sizeof *ch);
-    cuzk_fr *paths = malloc((size_t)c * (2 * R * 7 + below) * sizeof *paths);
+    cuzk_fr *paths = malloc((size_t)c * (2 * R + below) * sizeof *paths);
     for (unsigned j = 0; j < digests; j++) {
         cuzk_fr digest;
         in2[0] = v.comm_r_new;
@@ -571,13 +645,13 @@ static void test_e2e_snap(const char *name) {
             x |= (uint64_t)v.k << bpc;
             ch[ci].leaf_r_old = old[x];
             ch[ci].leaf_d_new = td[0][x];
-            cuzk_fr *pr = paths + (size_t)ci * (2 * R * 7 + below);
-            tree8_path(&tro, x, pr);
-            tree8_path(&trn, x, pr + R * 7);
-            for (unsigned lv = 0; lv < below; lv++) pr[2 * R * 7 + lv] = td[lv][(x >> lv) ^ 1];
+            cuzk_fr *pr = paths + (size_t)ci * (2 * R + below);
+            ptree_path(&tro, x, pr);
+            ptree_path(&trn, x, pr + R);
+            for (unsigned lv = 0; lv < below; lv++) pr[2 * R + lv] = td[lv][(x >> lv) ^ 1];
             ch[ci].path_r_old = pr;
-            ch[ci].path_r_new = pr + R * 7;
-            ch[ci].path_d_to_apex = pr + 2 * R * 7;
+            ch[ci].path_r_new = pr + R;
+            ch[ci].path_d_to_apex = pr + 2 * R;
         }
     }
     v.challenges = ch;
@@ -591,8 +665,8 @@ static void test_e2e_snap(const char *name) {
     check_e2e(name, &v, corrupt_fr, (void *)&td[below][(size_t)v.k * A], inputs, 5);
 
     for (unsigned l = 0; l <= D; l++) free(td[l]);
-    tree8_free(&tro);
-    tree8_free(&trn);
+    ptree_free(&tro);
+    ptree_free(&trn);
     free(old);
     free(nw);
     free(ch);
@@ -608,6 +682,11 @@ int main(void) {
     test_e2e_post("wpost-s2-r2-k3");
     test_e2e_porep("porep-c1-l2-d3-r2");
     test_e2e_snap("snap-c3-d9-r3-a8-p1");
+    /* compound trees: a binary top (8-8-2), an arity-4 sub level with a binary top (8-4-2) */
+    test_e2e_post("wpost-s2-r2-t2-k3");
+    test_e2e_post("winning-s2-r1-m4-t2");
+    test_e2e_snap("snap-c3-d10-r3-t2-a8-p1");
+    if (!SANITIZED) test_e2e_porep("porep-c1-l2-d6-r1-m4-t2");
     if (!SANITIZED) test_e2e_snap("snap-c2-d12-r4-a16-p2");
     test_real_counts();
     return test_finish();

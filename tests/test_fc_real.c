@@ -753,7 +753,8 @@ static void test_post_proof(void) {
         check_u64(what, index[c], jint(json_array_get(json_object_get(wp, "challenges"), c)));
         check_u64(what, index[c], cuzk_post_leaf_challenge(rand, sector_id, c, 1ull << 30));
         cuzk_fr got;
-        cuzk_merkle_root_native(CUZK_MERKLE_POSEIDON, 8, 10, &leaf[c], sibs[c], index[c], &got);
+        const struct cuzk_merkle_shape sh = {CUZK_MERKLE_POSEIDON, 8, 10, 0, 0};
+        cuzk_merkle_root_native(&sh, &leaf[c], sibs[c], index[c], &got);
         CHECK(cuzk_fr_eq(&got, &root[c]) && cuzk_fr_eq(&root[c], &comm_r_last));
     }
     cuzk_fr h;

@@ -62,7 +62,8 @@ static void test_stree(void) {
         cuzk_stree_path(&t, i, 0, 2, sibs);
         cuzk_stree_node(&t, 0, i, &leaf);
         CHECK(cuzk_fr_eq(&leaf, &leaves[i]));
-        cuzk_merkle_root_native(CUZK_MERKLE_POSEIDON, 8, 2, &leaf, sibs, i, &r);
+        const struct cuzk_merkle_shape sh = {CUZK_MERKLE_POSEIDON, 8, 2, 0, 0};
+        cuzk_merkle_root_native(&sh, &leaf, sibs, i, &r);
         CHECK(cuzk_fr_eq(&r, &root));
     }
     cuzk_stree_free(&t);
@@ -79,7 +80,8 @@ static void test_stree(void) {
         cuzk_fr sibs[5], r, leaf;
         cuzk_stree_path(&t, i, 0, 5, sibs);
         cuzk_stree_node(&t, 0, i, &leaf);
-        cuzk_merkle_root_native(CUZK_MERKLE_SHA256, 2, 5, &leaf, sibs, i, &r);
+        const struct cuzk_merkle_shape sh = {CUZK_MERKLE_SHA256, 2, 5, 0, 0};
+        cuzk_merkle_root_native(&sh, &leaf, sibs, i, &r);
         CHECK(cuzk_fr_eq(&r, cuzk_stree_root(&t)));
     }
     cuzk_stree_free(&t);

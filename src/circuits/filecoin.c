@@ -18,8 +18,6 @@
 #include "circuits/sha256.h"
 #include "cuzk/error.h"
 
-#define SIBS8 7 /* siblings per 8-ary level */
-
 /* ---- profiles ------------------------------------------------------------------------------ */
 
 static const char *const kind_names[4] = {"porep", "snap", "wpost", "winning"};
@@ -31,6 +29,8 @@ void cuzk_fc_profile_default(enum cuzk_fc_kind kind, struct cuzk_fc_profile *p) 
     p->layers = 11;
     p->tree_d_levels = 30;
     p->tree_r_levels = 10;
+    p->sub_arity = 0;
+    p->top_arity = 0;
     p->apex_leaves = 128;
     p->partition_bits = 4;
     switch (kind) {
@@ -42,6 +42,23 @@ void cuzk_fc_profile_default(enum cuzk_fc_kind kind, struct cuzk_fc_profile *p) 
         break;
     default: p->challenges = 1; p->sectors = 66;
     }
+}
+
+void cuzk_fc_tree_r_shape(const struct cuzk_fc_profile *p, struct cuzk_merkle_shape *s) {
+    *s = (struct cuzk_merkle_shape){CUZK_MERKLE_POSEIDON, 8, p->tree_r_levels, p->sub_arity,
+                                    p->top_arity};
+}
+
+unsigned cuzk_fc_tree_r_bits(const struct cuzk_fc_profile *p) {
+    struct cuzk_merkle_shape s;
+    cuzk_fc_tree_r_shape(p, &s);
+    return cuzk_merkle_shape_bits(&s);
+}
+
+unsigned cuzk_fc_tree_r_siblings(const struct cuzk_fc_profile *p) {
+    struct cuzk_merkle_shape s;
+    cuzk_fc_tree_r_shape(p, &s);
+    return cuzk_merkle_shape_siblings(&s);
 }
 
 static int is_pow2(unsigned x) { return x && !(x & (x - 1)); }
@@ -62,6 +79,11 @@ int cuzk_fc_profile_check(struct cuzk_fc_profile *p, char *err, size_t errlen) {
         return bad(err, errlen, "challenge or sector count out of range");
     if (p->tree_r_levels < 1 || p->tree_r_levels > 21)
         return bad(err, errlen, "tree-R levels must be 1..21");
+    if (p->sub_arity != 0 && p->sub_arity != 2 && p->sub_arity != 4)
+        return bad(err, errlen, "the tree-R sub level's arity must be 2 or 4 (8 is one more r)");
+    if (p->top_arity != 0 && p->top_arity != 2)
+        return bad(err, errlen, "the tree-R top level's arity must be 2");
+    if (cuzk_fc_tree_r_bits(p) > 63) return bad(err, errlen, "tree-R index bits exceed 63");
     if (p->tree_d_levels < 1 || p->tree_d_levels > 63)
         return bad(err, errlen, "tree-D levels must be 1..63");
     if (p->kind == CUZK_FC_POREP && p->layers != 2 && p->layers != 4 && p->layers != 8 &&
@@ -72,8 +94,10 @@ int cuzk_fc_profile_check(struct cuzk_fc_profile *p, char *err, size_t errlen) {
             return bad(err, errlen, "apex leaves must be a power of two >= 2");
         if (p->partition_bits > 8) /* 0: one partition (sectors up to 8 KiB) */
             return bad(err, errlen, "partition bits must be 0..8");
-        if (3 * p->tree_r_levels != p->tree_d_levels)
-            return bad(err, errlen, "SnapDeals needs 3 r = d (tree R and D index the same nodes)");
+        if (cuzk_fc_tree_r_bits(p) != p->tree_d_levels)
+            return bad(err, errlen,
+                       "SnapDeals needs 3 r + log2(m) + log2(t) = d (tree R and D index the "
+                       "same nodes)");
         if (p->tree_d_levels <= p->partition_bits + log2_of(p->apex_leaves))
             return bad(err, errlen, "SnapDeals needs d > p + log2(a)");
         if (p->tree_d_levels - p->partition_bits > CUZK_FR_CAPACITY)
@@ -92,6 +116,8 @@ int cuzk_fc_profile_check(struct cuzk_fc_profile *p, char *err, size_t errlen) {
         {'l', p->layers, def.layers, p->kind == CUZK_FC_POREP},
         {'d', p->tree_d_levels, def.tree_d_levels, p->kind <= CUZK_FC_SNAP},
         {'r', p->tree_r_levels, def.tree_r_levels, 1},
+        {'m', p->sub_arity, def.sub_arity, 1},
+        {'t', p->top_arity, def.top_arity, 1},
         {'a', p->apex_leaves, def.apex_leaves, p->kind == CUZK_FC_SNAP},
         {'p', p->partition_bits, def.partition_bits, p->kind == CUZK_FC_SNAP},
         {'k', p->challenges, def.challenges, p->kind >= CUZK_FC_WPOST},
@@ -143,13 +169,15 @@ int cuzk_fc_profile_parse(const char *name, struct cuzk_fc_profile *p, char *err
             case 'l': p->layers = u; break;
             case 'd': p->tree_d_levels = u; break;
             case 'r': p->tree_r_levels = u; break;
+            case 'm': p->sub_arity = u; break;
+            case 't': p->top_arity = u; break;
             case 'a': p->apex_leaves = u; break;
             case 'p': p->partition_bits = u; break;
             case 'k':
                 if (kind <= CUZK_FC_SNAP) return bad(err, errlen, "-k is for PoSt profiles");
                 p->challenges = u;
                 break;
-            default: return bad(err, errlen, "unknown knob (l, d, r, a, p, k)");
+            default: return bad(err, errlen, "unknown knob (l, d, r, m, t, a, p, k)");
             }
         }
         s = d;
@@ -214,7 +242,10 @@ int cuzk_fc_porep(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
                   const struct cuzk_fc_porep_vanilla *v) {
     const int values = cuzk_builder_has_values(b);
     if (p->kind != CUZK_FC_POREP || (values && !v)) return CUZK_EINVAL;
-    const unsigned L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
+    const unsigned L = p->layers;
+    struct cuzk_merkle_shape td = {CUZK_MERKLE_SHA256, 2, p->tree_d_levels, 0, 0}, tr;
+    cuzk_fc_tree_r_shape(p, &tr);
+    const size_t nsib = cuzk_merkle_shape_siblings(&tr);
     struct cuzk_bool *msg = malloc(LABEL_BITS * sizeof *msg);
     struct cuzk_num *cols = malloc((size_t)POREP_PARENTS * L * sizeof *cols);
     struct cuzk_num *labels = malloc(L * sizeof *labels);
@@ -245,7 +276,7 @@ int cuzk_fc_porep(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
         const struct cuzk_fc_porep_challenge *ch = values ? &v->challenges[j] : NULL;
         /* the data leaf in tree D */
         struct cuzk_num data_leaf = alloc_v(b, values, values ? &ch->data_leaf : NULL);
-        cuzk_merkle_por(b, CUZK_MERKLE_SHA256, 2, D, &data_leaf, values ? ch->tree_d_path : NULL,
+        cuzk_merkle_por(b, &td, &data_leaf, values ? ch->tree_d_path : NULL,
                         values ? ch->challenge : 0, &comm_d);
         /* the 14 parent columns: hashed and proven in tree C */
         for (unsigned q = 0; q < POREP_PARENTS; q++) {
@@ -253,8 +284,7 @@ int cuzk_fc_porep(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
             for (unsigned l = 0; l < L; l++)
                 col[l] = alloc_v(b, values, values ? &ch->parent_columns[(size_t)q * L + l] : NULL);
             struct cuzk_num h = poseidon_merkle(b, col, (int)L);
-            cuzk_merkle_por(b, CUZK_MERKLE_POSEIDON, 8, R, &h,
-                            values ? ch->parent_paths + (size_t)q * R * SIBS8 : NULL,
+            cuzk_merkle_por(b, &tr, &h, values ? ch->parent_paths + q * nsib : NULL,
                             values ? ch->parents[q] : 0, &comm_c);
         }
         /* the challenge as a public u64 */
@@ -278,12 +308,12 @@ int cuzk_fc_porep(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
         }
         /* encoding: replica node = label of the last layer + data */
         struct cuzk_num encoded = cuzk_num_add(b, &labels[L - 1], &data_leaf);
-        cuzk_merkle_por(b, CUZK_MERKLE_POSEIDON, 8, R, &encoded, values ? ch->tree_r_path : NULL,
+        cuzk_merkle_por(b, &tr, &encoded, values ? ch->tree_r_path : NULL,
                         values ? ch->challenge : 0, &comm_r_last);
         /* the challenged column */
         struct cuzk_num h = poseidon_merkle(b, labels, (int)L);
-        cuzk_merkle_por(b, CUZK_MERKLE_POSEIDON, 8, R, &h, values ? ch->tree_c_path : NULL,
-                        values ? ch->challenge : 0, &comm_c);
+        cuzk_merkle_por(b, &tr, &h, values ? ch->tree_c_path : NULL, values ? ch->challenge : 0,
+                        &comm_c);
     }
 out:
     free(msg);
@@ -343,7 +373,7 @@ int cuzk_fc_snap(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
                  const struct cuzk_fc_snap_vanilla *v) {
     const int values = cuzk_builder_has_values(b);
     if (p->kind != CUZK_FC_SNAP || (values && !v)) return CUZK_EINVAL;
-    const unsigned D = p->tree_d_levels, R = p->tree_r_levels, P = p->partition_bits;
+    const unsigned D = p->tree_d_levels, P = p->partition_bits;
     const unsigned A = p->apex_leaves, alog = log2_of(A), c = p->challenges;
     const unsigned bpc = D - P;                         /* random bits per challenge */
     const unsigned per_digest = CUZK_FR_CAPACITY / bpc; /* challenges per digest */
@@ -351,11 +381,15 @@ int cuzk_fc_snap(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
     const unsigned below_apex = D - P - alog;
     unsigned hs[CUZK_FC_H_COUNT];
     for (int k = 0; k < CUZK_FC_H_COUNT; k++) hs[k] = D >= 12 ? 7 + (unsigned)k : 1;
+    struct cuzk_merkle_shape tr, apex_up = {CUZK_MERKLE_SHA256, 2, P, 0, 0},
+                                 to_apex = {CUZK_MERKLE_SHA256, 2, below_apex, 0, 0};
+    cuzk_fc_tree_r_shape(p, &tr);
+    const unsigned nsib = cuzk_merkle_shape_siblings(&tr);
 
     struct cuzk_num *apex = malloc((size_t)(2 * A) * sizeof *apex);
     struct cuzk_bool *gen = malloc((size_t)digests * per_digest * bpc * sizeof *gen);
     struct cuzk_bool *cbits = malloc(D * sizeof *cbits);
-    struct cuzk_num *sibs = malloc((size_t)(R * SIBS8 + D) * sizeof *sibs);
+    struct cuzk_num *sibs = malloc((size_t)(nsib + D) * sizeof *sibs);
     struct cuzk_bool digest_bits[CUZK_FR_NUM_BITS];
     if (!apex || !gen || !cbits || !sibs) {
         set_err(b, CUZK_ENOMEM);
@@ -409,8 +443,7 @@ int cuzk_fc_snap(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
             next = row + n / 2;
         }
         struct cuzk_num apex_root = row[0];
-        cuzk_merkle_por_no_input(b, CUZK_MERKLE_SHA256, 2, P, &apex_root, part_bits, part_path,
-                                 &comm_d_new);
+        cuzk_merkle_por_no_input(b, &apex_up, &apex_root, part_bits, part_path, &comm_d_new);
     }
 
     /* gen_challenge_bits: digest_j = H(comm_r_new || k * digests + j), split into bits */
@@ -473,19 +506,16 @@ int cuzk_fc_snap(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
                 cuzk_builder_enforce(b, NULL, NULL, NULL);
             }
         }
-        for (unsigned i = 0; i < R * SIBS8; i++)
+        for (unsigned i = 0; i < nsib; i++)
             sibs[i] = alloc_v(b, values, values ? &ch->path_r_old[i] : NULL);
-        cuzk_merkle_por_no_input(b, CUZK_MERKLE_POSEIDON, 8, R, &leaf_r_old, cbits, sibs,
-                                 &root_r_old);
-        for (unsigned i = 0; i < R * SIBS8; i++)
+        cuzk_merkle_por_no_input(b, &tr, &leaf_r_old, cbits, sibs, &root_r_old);
+        for (unsigned i = 0; i < nsib; i++)
             sibs[i] = alloc_v(b, values, values ? &ch->path_r_new[i] : NULL);
-        cuzk_merkle_por_no_input(b, CUZK_MERKLE_POSEIDON, 8, R, &leaf_r_new, cbits, sibs,
-                                 &root_r_new);
+        cuzk_merkle_por_no_input(b, &tr, &leaf_r_new, cbits, sibs, &root_r_new);
         struct cuzk_num apex_leaf = cuzk_select(b, apex, A, cbits + below_apex, alog);
         for (unsigned i = 0; i < below_apex; i++)
             sibs[i] = alloc_v(b, values, values ? &ch->path_d_to_apex[i] : NULL);
-        cuzk_merkle_por_no_input(b, CUZK_MERKLE_SHA256, 2, below_apex, &leaf_d_new, cbits, sibs,
-                                 &apex_leaf);
+        cuzk_merkle_por_no_input(b, &to_apex, &leaf_d_new, cbits, sibs, &apex_leaf);
     }
 out:
     free(apex);
@@ -502,7 +532,10 @@ int cuzk_fc_post(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
     const int values = cuzk_builder_has_values(b);
     if ((p->kind != CUZK_FC_WPOST && p->kind != CUZK_FC_WINNING) || (values && !v))
         return CUZK_EINVAL;
-    const unsigned R = p->tree_r_levels, k = p->challenges;
+    const unsigned k = p->challenges;
+    struct cuzk_merkle_shape tr;
+    cuzk_fc_tree_r_shape(p, &tr);
+    const size_t nsib = cuzk_merkle_shape_siblings(&tr);
     for (unsigned s = 0; s < p->sectors && cuzk_builder_error(b) == CUZK_OK; s++) {
         const struct cuzk_fc_post_sector *sec = values ? &v->sectors[s] : NULL;
         struct cuzk_num comm_r_last = alloc_v(b, values, values ? &sec->comm_r_last : NULL);
@@ -514,8 +547,7 @@ int cuzk_fc_post(struct cuzk_builder *b, const struct cuzk_fc_profile *p,
         cuzk_num_enforce_equal(b, &comm_r, &h);
         for (unsigned i = 0; i < k; i++) {
             struct cuzk_num leaf = alloc_v(b, values, values ? &sec->leaves[i] : NULL);
-            cuzk_merkle_por(b, CUZK_MERKLE_POSEIDON, 8, R, &leaf,
-                            values ? sec->paths + (size_t)i * R * SIBS8 : NULL,
+            cuzk_merkle_por(b, &tr, &leaf, values ? sec->paths + i * nsib : NULL,
                             values ? sec->indices[i] : 0, &comm_r_last);
         }
     }

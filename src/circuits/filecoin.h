@@ -9,10 +9,15 @@
  *
  * Optional knobs follow as "-<letter><number>" (defaults are the 32 GiB values): l = PoRep
  * layers (11; 2, 4, 8 or 11: the column hash is Poseidon of that arity), d = binary tree-D
- * levels (30), r = 8-ary tree-C/R levels (10), a = SnapDeals apex leaves per partition (128, a
- * power of two), p = SnapDeals partition bits (4), k = PoSt challenges per sector (10 window,
- * 1 winning). SnapDeals needs 3 r = d and d > p + log2(a). Examples: "porep-c18",
- * "porep-c1-l2-d3-r1", "snap-c86", "snap-c1-a8-p1-d9-r3", "wpost-s2349", "winning-s66".
+ * levels (30), r = 8-ary tree-C/R levels (10), m = arity of a tree-C/R sub level above them (0 =
+ * none; 2 or 4), t = arity of a tree-C/R top level above that (0 = none; 2), a = SnapDeals apex
+ * leaves per partition (128, a power of two), p = SnapDeals partition bits (4), k = PoSt
+ * challenges per sector (10 window, 1 winning). Filecoin's tree shapes: 8-8-0 is r levels of 8
+ * (an 8-ary sub level is one more r), 8-8-2 adds t2, 8-4-2 is m4-t2. SnapDeals needs
+ * 3 r + log2(m) + log2(t) = d and d > p + log2(a). Examples: "porep-c18",
+ * "porep-c1-l2-d3-r1", "snap-c86", "snap-c1-a8-p1-d9-r3", "wpost-s2349", "winning-s66"; the
+ * 64 GiB circuits are "porep-c18-d31-t2", "snap-c86-d31-t2", "wpost-s2300-t2" and
+ * "winning-s66-t2".
  * cuzk_fc_profile_parse writes the canonical name (only the knobs that differ from the defaults)
  * into profile->name, so caches can key on it.
  *
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #include "circuits/builder.h"
+#include "circuits/merkle.h"
 
 enum cuzk_fc_kind {
     CUZK_FC_POREP = 0,
@@ -54,6 +60,8 @@ struct cuzk_fc_profile {
     unsigned layers;         /* PoRep L */
     unsigned tree_d_levels;  /* binary SHA-256 tree D levels (PoRep, Snap) */
     unsigned tree_r_levels;  /* 8-ary Poseidon tree C/R levels */
+    unsigned sub_arity;      /* tree C/R sub level above them (0 = none, 2, 4) */
+    unsigned top_arity;      /* tree C/R top level above the sub level (0 = none, 2) */
     unsigned apex_leaves;    /* Snap A */
     unsigned partition_bits; /* Snap p */
     char name[64];           /* canonical name */
@@ -63,14 +71,21 @@ struct cuzk_fc_profile {
 int cuzk_fc_profile_parse(const char *name, struct cuzk_fc_profile *p, char *err, size_t errlen);
 /* The profile of a kind at its real 32 GiB size. */
 void cuzk_fc_profile_default(enum cuzk_fc_kind kind, struct cuzk_fc_profile *p);
+/* The tree C/R path shape of p (Poseidon: r levels of 8, then the sub and top levels), its
+ * index bits (3 r + log2(m) + log2(t)) and its siblings (7 r + (m - 1) + (t - 1)). */
+void cuzk_fc_tree_r_shape(const struct cuzk_fc_profile *p, struct cuzk_merkle_shape *s);
+unsigned cuzk_fc_tree_r_bits(const struct cuzk_fc_profile *p);
+unsigned cuzk_fc_tree_r_siblings(const struct cuzk_fc_profile *p);
 /* Checks a profile's consistency and writes its canonical name. Returns CUZK_OK or
  * CUZK_EINVAL with a message. */
 int cuzk_fc_profile_check(struct cuzk_fc_profile *p, char *err, size_t errlen);
 
 /* ---- the values each circuit consumes ------------------------------------------------------
  * Arrays are flat, in the order given, sized by the profile (L layers, D = tree_d_levels,
- * R = tree_r_levels, C challenges, S sectors, k challenges per sector). A Poseidon path level
- * holds the 7 siblings in order; a SHA-256 path level 1 sibling; level 0 is next to the leaf. */
+ * R = cuzk_fc_tree_r_siblings: the siblings of one tree C/R path, C challenges, S sectors,
+ * k challenges per sector). A path holds its levels' siblings in order, level 0 (next to the
+ * leaf) first: 7 per 8-ary level, then m - 1 for the sub level and t - 1 for the top level; a
+ * SHA-256 path 1 per level. */
 
 struct cuzk_fc_porep_challenge {
     uint64_t challenge;                                          /* the challenged node */
@@ -78,9 +93,9 @@ struct cuzk_fc_porep_challenge {
     cuzk_fr data_leaf;                                           /* tree-D leaf (unsealed data) */
     const cuzk_fr *tree_d_path;                                  /* D siblings */
     const cuzk_fr *parent_columns; /* 14 x L labels, parent by parent */
-    const cuzk_fr *parent_paths;   /* 14 x R x 7 tree-C siblings, parent by parent */
-    const cuzk_fr *tree_r_path;    /* R x 7: the replica node in tree R (comm_r_last) */
-    const cuzk_fr *tree_c_path;    /* R x 7: the challenged column in tree C */
+    const cuzk_fr *parent_paths;   /* 14 x R tree-C siblings, parent by parent */
+    const cuzk_fr *tree_r_path;    /* R: the replica node in tree R (comm_r_last) */
+    const cuzk_fr *tree_c_path;    /* R: the challenged column in tree C */
 };
 
 struct cuzk_fc_porep_vanilla {
@@ -90,8 +105,8 @@ struct cuzk_fc_porep_vanilla {
 
 struct cuzk_fc_snap_challenge {
     cuzk_fr leaf_r_old, leaf_d_new;
-    const cuzk_fr *path_r_old;     /* R x 7 */
-    const cuzk_fr *path_r_new;     /* R x 7 */
+    const cuzk_fr *path_r_old;     /* R */
+    const cuzk_fr *path_r_new;     /* R */
     const cuzk_fr *path_d_to_apex; /* D - p - log2(A) siblings (the tree-D path below the apex) */
 };
 
@@ -108,7 +123,7 @@ struct cuzk_fc_post_sector {
     cuzk_fr comm_r, comm_c, comm_r_last;
     const uint64_t *indices; /* k challenged leaves */
     const cuzk_fr *leaves;   /* k */
-    const cuzk_fr *paths;    /* k x R x 7 */
+    const cuzk_fr *paths;    /* k x R */
 };
 
 struct cuzk_fc_post_vanilla {

@@ -51,6 +51,27 @@ void cuzk_insert_2(struct cuzk_builder *b, const struct cuzk_num *x, const struc
     out[1] = cuzk_pick(b, bits[0], x, &sib[0]);
 }
 
+void cuzk_insert_4(struct cuzk_builder *b, const struct cuzk_num *x, const struct cuzk_bool *bits,
+                   const struct cuzk_num *sib, struct cuzk_num out[4]) {
+    /* position n = b0 + 2 b1. Output i is x when n = i, else sibling i - (n < i): each output
+     * picks on b0 among the two candidates its low bit leaves, then on b1. */
+    struct cuzk_bool b0 = bits[0], b1 = bits[1];
+    const struct cuzk_num *A = x, *B = &sib[0], *C = &sib[1], *D = &sib[2];
+    struct cuzk_num t;
+
+    t = cuzk_pick(b, b0, B, A); /* n = 0: A, n = 1: B */
+    out[0] = cuzk_pick(b, b1, B, &t);
+
+    t = cuzk_pick(b, b0, A, B); /* n = 0: B, n = 1: A */
+    out[1] = cuzk_pick(b, b1, C, &t);
+
+    t = cuzk_pick(b, b0, D, A); /* n = 2: A, n = 3: D */
+    out[2] = cuzk_pick(b, b1, &t, C);
+
+    t = cuzk_pick(b, b0, A, D); /* n = 2: D, n = 3: A */
+    out[3] = cuzk_pick(b, b1, &t, D);
+}
+
 void cuzk_insert_8(struct cuzk_builder *b, const struct cuzk_num *x, const struct cuzk_bool *bits,
                    const struct cuzk_num *sib, struct cuzk_num out[8]) {
     /* position n = b0 + 2 b1 + 4 b2; x goes to out[n], siblings fill the rest in order.

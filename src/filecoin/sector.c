@@ -406,6 +406,11 @@ static int gen_post(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, s
 int cuzk_sector_generate(const struct cuzk_fc_profile *p, uint32_t n_parts, uint64_t seed,
                          struct cuzk_vanilla *out, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
+    if (p->sub_arity || p->top_arity)
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                         "sector: %s: synthetic sectors have trees C/R of 8-ary levels only (no "
+                         "sub or top level)",
+                         p->name);
     int rc = cuzk_vanilla_alloc(out, p, n_parts);
     if (rc)
         return cuzk_errf(err, errlen, rc, "sector: cannot hold %u partitions of %s: %s", n_parts,

@@ -45,7 +45,7 @@ int cuzk_stree_init(struct cuzk_stree *t, enum cuzk_merkle_hash hash, unsigned a
                     unsigned levels, unsigned region_bits, cuzk_stree_default_fn fn, void *ctx) {
     memset(t, 0, sizeof *t);
     if (!cuzk_merkle_shape_ok(hash, arity) || levels < 1 || !fn) return CUZK_EINVAL;
-    unsigned bits = arity == 8 ? 3 : 1;
+    unsigned bits = arity == 8 ? 3 : arity == 4 ? 2 : 1;
     if (levels > CUZK_STREE_MAX_BITS / bits) return CUZK_EINVAL;
     unsigned total = bits * levels;
     if (region_bits > total || total - region_bits > 16) return CUZK_EINVAL;

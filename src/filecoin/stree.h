@@ -54,7 +54,7 @@ struct cuzk_stree {
     int built;
 };
 
-/* An empty tree: hash/arity as cuzk_merkle_shape_ok (SHA-256 arity 2, Poseidon 2 or 8),
+/* An empty tree: hash/arity as cuzk_merkle_shape_ok (SHA-256 arity 2, Poseidon 2, 4 or 8),
  * levels >= 1 with bits * levels <= CUZK_STREE_MAX_BITS, region_bits <= bits * levels with at
  * most CUZK_STREE_MAX_REGIONS regions; fn gives the default leaves (computed here). Returns
  * CUZK_OK, CUZK_EINVAL or CUZK_ENOMEM (the tree is then freed). */

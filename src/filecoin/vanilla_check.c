@@ -13,9 +13,19 @@
 
 /* ---- consistency ------------------------------------------------------------------------ */
 
-static void root_of(enum cuzk_merkle_hash h, unsigned levels, const cuzk_fr *leaf,
-                    const cuzk_fr *sibs, uint64_t index, cuzk_fr *root) {
-    cuzk_merkle_root_native(h, h == CUZK_MERKLE_SHA256 ? 2 : 8, levels, leaf, sibs, index, root);
+/* The root of a binary SHA-256 path of `levels` levels. */
+static void sha_root(unsigned levels, const cuzk_fr *leaf, const cuzk_fr *sibs, uint64_t index,
+                     cuzk_fr *root) {
+    const struct cuzk_merkle_shape s = {CUZK_MERKLE_SHA256, 2, levels, 0, 0};
+    cuzk_merkle_root_native(&s, leaf, sibs, index, root);
+}
+
+/* The root of a tree C/R path of p's shape. */
+static void tree_r_root(const struct cuzk_fc_profile *p, const cuzk_fr *leaf, const cuzk_fr *sibs,
+                        uint64_t index, cuzk_fr *root) {
+    struct cuzk_merkle_shape s;
+    cuzk_fc_tree_r_shape(p, &s);
+    cuzk_merkle_root_native(&s, leaf, sibs, index, root);
 }
 
 static int same(const cuzk_fr *a, const cuzk_fr *b) { return cuzk_fr_eq(a, b); }
@@ -42,7 +52,7 @@ static int check_shared(const struct shared_fr *s, size_t n, uint32_t part, char
 static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
     const struct cuzk_fc_profile *p = &vs->profile;
     const struct cuzk_fc_porep_vanilla *v = &vs->parts[part].v.porep, *v0 = &vs->parts[0].v.porep;
-    const unsigned L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
+    const unsigned L = p->layers, D = p->tree_d_levels, R = cuzk_fc_tree_r_siblings(p);
     const struct shared_fr shared[] = {{"replica_id", &v->replica_id, &v0->replica_id},
                                        {"comm_d", &v->comm_d, &v0->comm_d},
                                        {"comm_r", &v->comm_r, &v0->comm_r},
@@ -59,7 +69,7 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
     for (unsigned j = 0; j < p->challenges; j++) {
         const struct cuzk_fc_porep_challenge *ch = &v->challenges[j];
         const unsigned long long node = (unsigned long long)ch->challenge;
-        root_of(CUZK_MERKLE_SHA256, D, &ch->data_leaf, ch->tree_d_path, ch->challenge, &t);
+        sha_root(D, &ch->data_leaf, ch->tree_d_path, ch->challenge, &t);
         if (!same(&t, &v->comm_d))
             return cuzk_errf(
                 err, errlen, CUZK_EFORMAT,
@@ -68,8 +78,7 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
                 part, j, node);
         for (unsigned q = 0; q < POREP_PARENTS; q++) {
             cuzk_poseidon_hash_merkle((int)L, ch->parent_columns + (size_t)q * L, &h);
-            root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->parent_paths + (size_t)q * R * SIBS8,
-                    ch->parents[q], &t);
+            tree_r_root(p, &h, ch->parent_paths + (size_t)q * R, ch->parents[q], &t);
             if (!same(&t, &v->comm_c))
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
                                  "vanilla: partition %u, challenge %u (node %llu): parent %u's "
@@ -78,14 +87,14 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
         }
         cuzk_vanilla_porep_labels(p, &v->replica_id, ch->challenge, ch->parent_columns, labels);
         cuzk_fr_add(&h, &labels[L - 1], &ch->data_leaf);
-        root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_r_path, ch->challenge, &t);
+        tree_r_root(p, &h, ch->tree_r_path, ch->challenge, &t);
         if (!same(&t, &v->comm_r_last))
             return cuzk_errf(err, errlen, CUZK_EFORMAT,
                              "vanilla: partition %u, challenge %u (node %llu): the encoded node "
                              "(last label + data) does not reach comm_r_last",
                              part, j, node);
         cuzk_poseidon_hash_merkle((int)L, labels, &h);
-        root_of(CUZK_MERKLE_POSEIDON, R, &h, ch->tree_c_path, ch->challenge, &t);
+        tree_r_root(p, &h, ch->tree_c_path, ch->challenge, &t);
         if (!same(&t, &v->comm_c))
             return cuzk_errf(
                 err, errlen, CUZK_EFORMAT,
@@ -99,7 +108,7 @@ static int check_porep(const struct cuzk_vanilla *vs, uint32_t part, char *err, 
 static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
     const struct cuzk_fc_profile *p = &vs->profile;
     const struct cuzk_fc_snap_vanilla *v = &vs->parts[part].v.snap, *v0 = &vs->parts[0].v.snap;
-    const unsigned D = p->tree_d_levels, R = p->tree_r_levels, A = p->apex_leaves;
+    const unsigned D = p->tree_d_levels, A = p->apex_leaves;
     const unsigned below = snap_below_apex(p);
     const struct shared_fr shared[] = {{"comm_r_old", &v->comm_r_old, &v0->comm_r_old},
                                        {"comm_d_new", &v->comm_d_new, &v0->comm_d_new},
@@ -132,7 +141,7 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
     for (unsigned n = A; n > 1; n /= 2)
         for (unsigned i = 0; i < n / 2; i++)
             cuzk_sha256_node_fr(&row[i], &row[2 * i], &row[2 * i + 1]);
-    root_of(CUZK_MERKLE_SHA256, p->partition_bits, &row[0], v->partition_path, v->k, &t);
+    sha_root(p->partition_bits, &row[0], v->partition_path, v->k, &t);
     if (!same(&t, &v->comm_d_new)) {
         rc = cuzk_errf(err, errlen, CUZK_EFORMAT,
                        "vanilla: partition %u: the apex leaves and partition path do not reach "
@@ -151,12 +160,12 @@ static int check_snap(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
         cuzk_fr_mul(&leaf_new, &ch->leaf_d_new, &rho);
         cuzk_fr_add(&leaf_new, &leaf_new, &ch->leaf_r_old);
         const char *what = NULL;
-        root_of(CUZK_MERKLE_POSEIDON, R, &ch->leaf_r_old, ch->path_r_old, x, &t);
+        tree_r_root(p, &ch->leaf_r_old, ch->path_r_old, x, &t);
         if (!same(&t, &v->root_r_old)) what = "the old replica path does not reach root_r_old";
-        root_of(CUZK_MERKLE_POSEIDON, R, &leaf_new, ch->path_r_new, x, &t);
+        tree_r_root(p, &leaf_new, ch->path_r_new, x, &t);
         if (!what && !same(&t, &v->root_r_new))
             what = "the new replica node (old + data * rho) does not reach root_r_new";
-        root_of(CUZK_MERKLE_SHA256, below, &ch->leaf_d_new, ch->path_d_to_apex, x, &t);
+        sha_root(below, &ch->leaf_d_new, ch->path_d_to_apex, x, &t);
         if (!what && !same(&t, &v->apex_leaves[(x >> below) & (A - 1)]))
             what = "the data path does not reach its apex leaf";
         if (what) {
@@ -175,7 +184,7 @@ out:
 static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, size_t errlen) {
     const struct cuzk_fc_profile *p = &vs->profile;
     const struct cuzk_fc_post_vanilla *v = &vs->parts[part].v.post;
-    const unsigned R = p->tree_r_levels;
+    const unsigned R = cuzk_fc_tree_r_siblings(p);
     cuzk_fr t;
     for (unsigned s = 0; s < p->sectors; s++) {
         const struct cuzk_fc_post_sector *sec = &v->sectors[s];
@@ -185,8 +194,7 @@ static int check_post(const struct cuzk_vanilla *vs, uint32_t part, char *err, s
                 err, errlen, CUZK_EFORMAT,
                 "vanilla: partition %u, sector %u: comm_r is not H(comm_c, comm_r_last)", part, s);
         for (unsigned c = 0; c < p->challenges; c++) {
-            root_of(CUZK_MERKLE_POSEIDON, R, &sec->leaves[c], sec->paths + (size_t)c * R * SIBS8,
-                    sec->indices[c], &t);
+            tree_r_root(p, &sec->leaves[c], sec->paths + (size_t)c * R, sec->indices[c], &t);
             if (!same(&t, &sec->comm_r_last))
                 return cuzk_errf(err, errlen, CUZK_EFORMAT,
                                  "vanilla: partition %u, sector %u, challenge %u (leaf %llu): the "

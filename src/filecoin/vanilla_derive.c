@@ -69,7 +69,7 @@ int cuzk_vanilla_public_inputs(const struct cuzk_vanilla *v, uint32_t part, cuzk
 /* ---- native derivations ----------------------------------------------------------------- */
 
 uint64_t cuzk_vanilla_nodes(const struct cuzk_fc_profile *p) {
-    unsigned bits = 3 * p->tree_r_levels;
+    unsigned bits = cuzk_fc_tree_r_bits(p);
     if (p->kind == CUZK_FC_POREP && p->tree_d_levels < bits) bits = p->tree_d_levels;
     return bits >= 64 ? UINT64_MAX : (uint64_t)1 << bits;
 }

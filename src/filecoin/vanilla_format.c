@@ -37,22 +37,22 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 }
 
 static void part_layout(const struct cuzk_fc_profile *p, struct part_layout *o) {
-    const uint64_t L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
-    const uint64_t path8 = SIBS8 * R;
+    const uint64_t L = p->layers, D = p->tree_d_levels;
+    const uint64_t path_r = cuzk_fc_tree_r_siblings(p);
     memset(o, 0, sizeof *o);
     uint64_t item_struct = 0, item_file = 0, fixed_file = 0;
     switch (p->kind) {
     case CUZK_FC_POREP:
         o->n_items = p->challenges;
         /* tree-D path, parent columns, parent paths, tree-R and tree-C paths */
-        o->item_fr = D + POREP_PARENTS * L + POREP_PARENTS * path8 + 2 * path8;
+        o->item_fr = D + POREP_PARENTS * L + POREP_PARENTS * path_r + 2 * path_r;
         item_struct = sizeof(struct cuzk_fc_porep_challenge);
         item_file = 8 * (1 + POREP_PARENTS) + 32 * (1 + o->item_fr);
         fixed_file = 5 * 32;
         break;
     case CUZK_FC_SNAP:
         o->n_items = p->challenges;
-        o->item_fr = 2 * path8 + snap_below_apex(p);
+        o->item_fr = 2 * path_r + snap_below_apex(p);
         o->extra_fr = (uint64_t)p->apex_leaves + p->partition_bits;
         item_struct = sizeof(struct cuzk_fc_snap_challenge);
         item_file = 32 * (2 + o->item_fr);
@@ -61,10 +61,10 @@ static void part_layout(const struct cuzk_fc_profile *p, struct part_layout *o) 
     case CUZK_FC_WPOST:
     case CUZK_FC_WINNING:
         o->n_items = p->sectors;
-        o->item_fr = mul_sat(p->challenges, 1 + path8); /* leaves and paths */
+        o->item_fr = mul_sat(p->challenges, 1 + path_r); /* leaves and paths */
         o->n_u64 = mul_sat(p->sectors, p->challenges);
         item_struct = sizeof(struct cuzk_fc_post_sector);
-        item_file = add_sat(3 * 32, mul_sat(p->challenges, 8 + 32 + 32 * path8));
+        item_file = add_sat(3 * 32, mul_sat(p->challenges, 8 + 32 + 32 * path_r));
         break;
     }
     uint64_t frs = add_sat(mul_sat(o->n_items, o->item_fr), o->extra_fr);
@@ -88,8 +88,8 @@ static int part_init(struct cuzk_vanilla_part *pt, const struct cuzk_fc_profile 
     uint8_t *m = calloc(1, l->mem ? (size_t)l->mem : 1);
     if (!m) return CUZK_ENOMEM;
     pt->mem = m;
-    const uint64_t L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
-    const uint64_t path8 = SIBS8 * R;
+    const uint64_t L = p->layers, D = p->tree_d_levels;
+    const uint64_t path_r = cuzk_fc_tree_r_siblings(p);
     switch (p->kind) {
     case CUZK_FC_POREP: {
         struct cuzk_fc_porep_challenge *ch = (void *)m;
@@ -97,9 +97,9 @@ static int part_init(struct cuzk_vanilla_part *pt, const struct cuzk_fc_profile 
         for (uint64_t j = 0; j < l->n_items; j++) {
             ch[j].tree_d_path = f, f += D;
             ch[j].parent_columns = f, f += POREP_PARENTS * L;
-            ch[j].parent_paths = f, f += POREP_PARENTS * path8;
-            ch[j].tree_r_path = f, f += path8;
-            ch[j].tree_c_path = f, f += path8;
+            ch[j].parent_paths = f, f += POREP_PARENTS * path_r;
+            ch[j].tree_r_path = f, f += path_r;
+            ch[j].tree_c_path = f, f += path_r;
         }
         pt->v.porep.challenges = ch;
         break;
@@ -110,8 +110,8 @@ static int part_init(struct cuzk_vanilla_part *pt, const struct cuzk_fc_profile 
         pt->v.snap.apex_leaves = f, f += p->apex_leaves;
         pt->v.snap.partition_path = f, f += p->partition_bits;
         for (uint64_t j = 0; j < l->n_items; j++) {
-            ch[j].path_r_old = f, f += path8;
-            ch[j].path_r_new = f, f += path8;
+            ch[j].path_r_old = f, f += path_r;
+            ch[j].path_r_new = f, f += path_r;
             ch[j].path_d_to_apex = f, f += snap_below_apex(p);
         }
         pt->v.snap.challenges = ch;
@@ -125,7 +125,7 @@ static int part_init(struct cuzk_vanilla_part *pt, const struct cuzk_fc_profile 
         for (uint64_t i = 0; i < l->n_items; i++) {
             s[i].indices = u, u += p->challenges;
             s[i].leaves = f, f += p->challenges;
-            s[i].paths = f, f += p->challenges * path8;
+            s[i].paths = f, f += p->challenges * path_r;
         }
         pt->v.post.sectors = s;
         break;
@@ -220,7 +220,7 @@ static void io_frs(struct io *io, const cuzk_fr *cx, uint64_t n) {
 
 static void walk_porep(struct io *io, const struct cuzk_fc_profile *p,
                        struct cuzk_fc_porep_vanilla *v) {
-    const uint64_t L = p->layers, D = p->tree_d_levels, path8 = SIBS8 * (uint64_t)p->tree_r_levels;
+    const uint64_t L = p->layers, D = p->tree_d_levels, path_r = cuzk_fc_tree_r_siblings(p);
     io_frs(io, &v->replica_id, 1);
     io_frs(io, &v->comm_d, 1);
     io_frs(io, &v->comm_r, 1);
@@ -233,15 +233,15 @@ static void walk_porep(struct io *io, const struct cuzk_fc_profile *p,
         io_frs(io, &ch[j].data_leaf, 1);
         io_frs(io, ch[j].tree_d_path, D);
         io_frs(io, ch[j].parent_columns, POREP_PARENTS * L);
-        io_frs(io, ch[j].parent_paths, POREP_PARENTS * path8);
-        io_frs(io, ch[j].tree_r_path, path8);
-        io_frs(io, ch[j].tree_c_path, path8);
+        io_frs(io, ch[j].parent_paths, POREP_PARENTS * path_r);
+        io_frs(io, ch[j].tree_r_path, path_r);
+        io_frs(io, ch[j].tree_c_path, path_r);
     }
 }
 
 static void walk_snap(struct io *io, const struct cuzk_fc_profile *p,
                       struct cuzk_fc_snap_vanilla *v) {
-    const uint64_t path8 = SIBS8 * (uint64_t)p->tree_r_levels;
+    const uint64_t path_r = cuzk_fc_tree_r_siblings(p);
     io_u32(io, &v->k);
     io_u32(io, &v->h_index);
     io_frs(io, &v->comm_r_old, 1);
@@ -256,15 +256,15 @@ static void walk_snap(struct io *io, const struct cuzk_fc_profile *p,
     for (unsigned j = 0; j < p->challenges && !io->err; j++) {
         io_frs(io, &ch[j].leaf_r_old, 1);
         io_frs(io, &ch[j].leaf_d_new, 1);
-        io_frs(io, ch[j].path_r_old, path8);
-        io_frs(io, ch[j].path_r_new, path8);
+        io_frs(io, ch[j].path_r_old, path_r);
+        io_frs(io, ch[j].path_r_new, path_r);
         io_frs(io, ch[j].path_d_to_apex, snap_below_apex(p));
     }
 }
 
 static void walk_post(struct io *io, const struct cuzk_fc_profile *p,
                       struct cuzk_fc_post_vanilla *v) {
-    const uint64_t path8 = SIBS8 * (uint64_t)p->tree_r_levels;
+    const uint64_t path_r = cuzk_fc_tree_r_siblings(p);
     struct cuzk_fc_post_sector *s = (struct cuzk_fc_post_sector *)v->sectors;
     for (unsigned i = 0; i < p->sectors && !io->err; i++) {
         io_frs(io, &s[i].comm_r, 1);
@@ -273,7 +273,7 @@ static void walk_post(struct io *io, const struct cuzk_fc_profile *p,
         for (unsigned c = 0; c < p->challenges && !io->err; c++) {
             io_u64(io, (uint64_t *)&s[i].indices[c]);
             io_frs(io, &s[i].leaves[c], 1);
-            io_frs(io, s[i].paths + c * path8, path8);
+            io_frs(io, s[i].paths + c * path_r, path_r);
         }
     }
 }
@@ -331,8 +331,8 @@ int cuzk_vanilla_serialize(const struct cuzk_vanilla *v, uint8_t **out, size_t *
 static int part_bounds(const struct cuzk_fc_profile *p, const struct cuzk_vanilla_part *pt,
                        uint32_t idx, char *err, size_t errlen) {
     const uint64_t nodes = cuzk_vanilla_nodes(p);
-    const uint64_t tree_c =
-        3 * p->tree_r_levels >= 64 ? UINT64_MAX : (uint64_t)1 << (3 * p->tree_r_levels);
+    const unsigned tree_c_bits = cuzk_fc_tree_r_bits(p);
+    const uint64_t tree_c = tree_c_bits >= 64 ? UINT64_MAX : (uint64_t)1 << tree_c_bits;
     switch (p->kind) {
     case CUZK_FC_POREP:
         for (unsigned j = 0; j < p->challenges; j++) {

@@ -15,7 +15,6 @@
 
 #include "filecoin/vanilla.h"
 
-#define SIBS8 7 /* siblings per level of an arity-8 Merkle path */
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 
 static inline unsigned log2u(uint64_t x) {
