@@ -93,7 +93,7 @@ struct cuzk_kind_key {
 
 /* One circuit id of the reference cuzk daemon ("porep-32g") and the circuit of this kind it
  * names. circuit NULL: the id is known but has no circuit here; why says why (a sentence
- * fragment, e.g. "its tree C/R has a binary top layer, which no profile expresses"). */
+ * fragment, e.g. "64 GiB sectors are not served yet"). */
 struct cuzk_kind_alias {
     const char *id;
     const char *circuit;

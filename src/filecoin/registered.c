@@ -49,7 +49,7 @@ static unsigned log_of(uint64_t x, unsigned bits) { /* log base 2^bits, or 0 if 
     return x == 1 ? k : 0;
 }
 
-/* The profile of kind for sector size index si (0 .. 3; 64 GiB has none). */
+/* The profile of kind for sector size index si (0 .. 3; 64 GiB is not served yet). */
 static int profile_for(enum cuzk_fc_kind kind, int si, struct cuzk_fc_registered *out, char *err,
                        size_t errlen) {
     const uint64_t nodes = sizes[si] / 32;
@@ -108,8 +108,8 @@ int cuzk_fc_registered_get(enum cuzk_fc_kind kind, uint64_t number, struct cuzk_
         snprintf(out->name, sizeof out->name, "%s%s%s", fa->prefix, size_names[si], fa->suffix);
         if (si == N_SIZES - 1)
             return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                             "registered_proof %llu (%s): 64 GiB sectors (tree 8-8-2) have no "
-                             "circuit in cuzk",
+                             "registered_proof %llu (%s): 64 GiB sectors (tree 8-8-2) are not "
+                             "served yet (their registered proofs are not tied to circuits)",
                              (unsigned long long)number, out->name);
         int rc = profile_for(kind, si, out, err, errlen);
         /* non-interactive PoRep: the interactive circuit, 12.8 times its challenges (26 or

@@ -25,8 +25,9 @@
  *   wpost    10 challenges per sector, 2 sectors per partition (2,349 for 32 GiB);
  *   winning  66 challenges of one sector, as upstream's circuit takes them: 66 sectors of
  *            one challenge.
- * 64 GiB sectors (tree 8-8-2: a binary level on top of the 8-ary ones) have no profile here;
- * their numbers are known and refused with CUZK_EUNSUPPORTED and a sentence.
+ * 64 GiB sectors (tree 8-8-2: a binary level on top of the 8-ary ones) are not served yet
+ * (their circuits are profiles, e.g. porep-c18-d31-t2, not yet tied to these numbers); their
+ * numbers are known and refused with CUZK_EUNSUPPORTED and a sentence.
  * Thread-safety: pure functions over constant tables. */
 #ifndef CUZK_FILECOIN_REGISTERED_H
 #define CUZK_FILECOIN_REGISTERED_H

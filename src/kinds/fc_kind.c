@@ -65,13 +65,14 @@ static const char *const names[4] = {"porep", "snap", "wpost", "winning"};
 
 /* The reference cuzk's names: its Prometheus label values, its Display names (status JSON,
  * GetStatus) and its SRS circuit ids (srs_manager's CircuitId). The 32 GiB ids are the default
- * profiles; the 64 GiB sectors' trees C and R are 8-8-2, whose binary top layer the profile
- * grammar (8-ary tree-C/R levels only) cannot express, so those ids have no circuit here. */
+ * profiles; the 64 GiB ids have no circuit here yet: their circuits are profiles
+ * (porep-c18-d31-t2, snap-c86-d31-t2: trees C/R of 8-8-2), but the ids, the registered proofs
+ * and the C1 reader are not tied to them yet. */
 static const char *const labels[4] = {"porep_c2", "snap_update", "window_post", "winning_post"};
 static const char *const displays[4] = {"porep-c2", "snap-update", "window-post", "winning-post"};
 #define FC_NO_64G                                                                                  \
-    "a 64 GiB sector's tree C/R is 8-8-2 (a binary top layer), which no profile expresses (8-ary " \
-    "levels only)"
+    "64 GiB sectors are not served yet: their circuits (trees C/R of 8-8-2) are counted, but "     \
+    "the ids and registered proofs are not tied to them yet"
 static const struct cuzk_kind_alias porep_aliases[] = {{"porep-32g", "porep-c18", NULL},
                                                        {"porep-64g", NULL, FC_NO_64G}};
 static const struct cuzk_kind_alias snap_aliases[] = {{"snap-32g", "snap-c86", NULL},

@@ -215,7 +215,7 @@ refuse INVALID_ARGUMENT 10 34359738368 "$rnd" \
   "sector_size 34359738368 does not match registered_proof 10"
 refuse INVALID_ARGUMENT 13 34359738368 "$rnd" \
   "inclusion proof 0: a path of 2 levels, the sector's tree has 10"
-refuse UNIMPLEMENTED 14 68719476736 "$rnd" "64 GiB sectors (tree 8-8-2) have no circuit"
+refuse UNIMPLEMENTED 14 68719476736 "$rnd" "64 GiB sectors (tree 8-8-2) are not served yet"
 refuse INVALID_ARGUMENT 3 2048 "$rnd" "registered_proof 3 is not a WindowPoSt proof"
 took "curio-shaped refusals"
 
