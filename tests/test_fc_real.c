@@ -863,7 +863,7 @@ static void test_post_entries_curio(void) {
     hex32(jstr(json_object_get(kats, "window_post_leaf_challenges"), "randomness"), rand);
     struct cuzk_post_entries pe;
     char err[320];
-    CHECK(cuzk_post_entries_parse(buf, len, 10, 2349, &pe, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_post_entries_parse(buf, len, 10, 0, 2349, &pe, err, sizeof err) == CUZK_OK);
     CHECK(pe.n == 1 && pe.levels == 10 && pe.sub == 1 && pe.e[0].n_challenges == 10 &&
           pe.e[0].sector_id == 1);
     uint8_t *again = NULL;
@@ -907,7 +907,7 @@ static void test_post_entries_curio(void) {
     CHECK(cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_EINVAL &&
           strstr(err, "10 inclusion proofs") && strstr(err, "66"));
     cuzk_post_entries_free(&pe);
-    CHECK(cuzk_post_entries_parse(buf, len, 2, 2, &pe, err, sizeof err) != CUZK_OK ||
+    CHECK(cuzk_post_entries_parse(buf, len, 2, 0, 2, &pe, err, sizeof err) != CUZK_OK ||
           (cuzk_post_entries_free(&pe), 0));
     CHECK(strstr(err, "inclusion proof 0") != NULL);
     CHECK(reg_of(CUZK_FC_WPOST, 13, &r) == CUZK_OK);
@@ -916,7 +916,7 @@ static void test_post_entries_curio(void) {
      * count, variant or index byte (the values change too: those parse, or fail canonicity) */
     size_t bad = 0;
     for (size_t cut = 0; cut < len; cut++) {
-        int rc = cuzk_post_entries_parse(buf, cut, 10, 2349, &pe, err, sizeof err);
+        int rc = cuzk_post_entries_parse(buf, cut, 10, 0, 2349, &pe, err, sizeof err);
         bad += rc == CUZK_OK;
         if (!rc)
             cuzk_post_entries_free(&pe);
@@ -930,7 +930,7 @@ static void test_post_entries_curio(void) {
         memcpy(mut, buf, len);
         st ^= st << 13, st ^= st >> 7, st ^= st << 17;
         mut[st % len] ^= (uint8_t)(1u << (st >> 32) % 8);
-        if (cuzk_post_entries_parse(mut, len, 10, 2349, &pe, err, sizeof err) == CUZK_OK) {
+        if (cuzk_post_entries_parse(mut, len, 10, 0, 2349, &pe, err, sizeof err) == CUZK_OK) {
             /* a partition is 2,349 sectors (53 MB): convert one mutation in 100 */
             if (m % 100 == 0 &&
                 cuzk_post_vanilla_of_entries(&pe, &r, rand, 0, &v, err, sizeof err) == CUZK_OK)
@@ -1010,7 +1010,7 @@ static void test_post_entries_2k(void) {
         uint8_t *bytes = NULL;
         size_t blen = 0;
         CHECK(cuzk_post_entries_write(&made, 0, made.n, &bytes, &blen) == CUZK_OK);
-        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, n, &back, err,
+        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, 0, n, &back, err,
                                       sizeof err) == CUZK_OK);
         CHECK(back.n == n && back.sub == 0);
         struct cuzk_vanilla v;
@@ -1026,7 +1026,7 @@ static void test_post_entries_2k(void) {
         cuzk_vanilla_free(&v);
         /* too many sectors for the partition; a winning proof of two sectors */
         cuzk_post_entries_free(&back);
-        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, 1, &back, err,
+        CHECK(cuzk_post_entries_parse(bytes, blen, r.profile.tree_r_levels, 0, 1, &back, err,
                                       sizeof err) == (winning ? CUZK_OK : CUZK_EINVAL));
         if (winning) cuzk_post_entries_free(&back);
         printf("post entries: %s from %zu real 2 KiB sector(s): comm_r as sealed, %zu bytes, "
@@ -1039,6 +1039,85 @@ static void test_post_entries_2k(void) {
     free(rep[0]);
     free(rep[1]);
     json_decref(sectors);
+}
+
+/* Top proofs (trees 8-8-2, the 64 GiB shape) at 32 KiB: entries of a tree with three 8-ary
+ * levels and a binary top, made from random replicas under a registered proof whose profile
+ * is given that shape, are written as Top proofs, read back only as such, and give partitions
+ * that pass every check and satisfy the circuits (wpost-s2-r3-t2, winning-s66-r3-t2). */
+static void test_post_entries_top(void) {
+    enum { NODES = 1024 };
+    uint8_t *rep[2];
+    struct cuzk_post_sector_input in[2];
+    for (int i = 0; i < 2; i++) {
+        rep[i] = malloc(NODES * 32);
+        cuzk_rng_fill(&test_rng, rep[i], NODES * 32);
+        for (int k = 0; k < NODES; k++) rep[i][32 * k + 31] &= 0x3f;
+        in[i].sector_id = 100 + (uint64_t)i;
+        in[i].replica = rep[i];
+        in[i].len = NODES * 32;
+        cuzk_fr_random(&in[i].comm_c, &test_rng);
+    }
+    uint8_t rand[32];
+    for (int i = 0; i < 32; i++) rand[i] = (uint8_t)(3 * i + 5);
+    rand[31] &= 0x3f;
+    char err[320];
+    for (int winning = 0; winning < 2; winning++) {
+        struct cuzk_fc_registered r;
+        CHECK(reg_of(winning ? CUZK_FC_WINNING : CUZK_FC_WPOST, winning ? 0 : 10, &r) == CUZK_OK);
+        r.sector_size = NODES * 32;
+        CHECK(cuzk_fc_profile_parse(winning ? "winning-s66-r3-t2" : "wpost-s2-r3-t2", &r.profile,
+                                    err, sizeof err) == CUZK_OK);
+        const size_t n = winning ? 1 : 2;
+        struct cuzk_post_entries made, back;
+        CHECK(cuzk_post_entries_make(&r, in, n, rand, 0, &made, err, sizeof err) == CUZK_OK);
+        CHECK(made.top == 1 && made.sub == 1 && made.levels == 3);
+        uint8_t *bytes = NULL;
+        size_t blen = 0;
+        CHECK(cuzk_post_entries_write(&made, 0, made.n, &bytes, &blen) == CUZK_OK);
+        /* variant 2 (Top) first; a tree without top level refuses it */
+        CHECK(blen > 60 && bytes[56] == 2 && bytes[57] == 0);
+        CHECK(cuzk_post_entries_parse(bytes, blen, 3, 0, n, &back, err, sizeof err) == CUZK_EINVAL);
+        CHECK(strstr(err, "Top") != NULL);
+        CHECK(cuzk_post_entries_parse(bytes, blen, 3, 2, n, &back, err, sizeof err) == CUZK_OK);
+        CHECK(back.n == n && back.top == 1 && back.sub == 1);
+        uint8_t *again = NULL;
+        size_t alen = 0;
+        CHECK(cuzk_post_entries_write(&back, 0, back.n, &again, &alen) == CUZK_OK);
+        CHECK(alen == blen && !memcmp(again, bytes, blen));
+        free(again);
+        struct cuzk_vanilla v;
+        CHECK(cuzk_post_vanilla_of_entries(&back, &r, rand, 0, &v, err, sizeof err) == CUZK_OK);
+        if (v.n_parts == 1) {
+            CHECK(cuzk_vanilla_check_part(&v, 0, err, sizeof err) == CUZK_OK);
+            post_partition_satisfied(&v);
+        }
+        cuzk_vanilla_free(&v);
+        printf("post entries: Top proofs of %s (tree 8-8-2 of %d leaves): %zu bytes, read "
+               "back, partition satisfied\n",
+               r.profile.name, NODES, blen);
+        free(bytes);
+        cuzk_post_entries_free(&back);
+        cuzk_post_entries_free(&made);
+    }
+    /* Single proofs (a 16 KiB tree of three 8-ary levels) where the tree has a top level */
+    struct cuzk_fc_registered r;
+    CHECK(reg_of(CUZK_FC_WPOST, 10, &r) == CUZK_OK);
+    r.sector_size = NODES * 16;
+    CHECK(cuzk_fc_profile_parse("wpost-s2-r3", &r.profile, err, sizeof err) == CUZK_OK);
+    struct cuzk_post_entries made, back;
+    in[0].len = NODES * 16;
+    CHECK(cuzk_post_entries_make(&r, in, 1, rand, 0, &made, err, sizeof err) == CUZK_OK);
+    CHECK(made.top == 0);
+    uint8_t *bytes = NULL;
+    size_t blen = 0;
+    CHECK(cuzk_post_entries_write(&made, 0, made.n, &bytes, &blen) == CUZK_OK);
+    CHECK(cuzk_post_entries_parse(bytes, blen, 3, 2, 2, &back, err, sizeof err) == CUZK_EINVAL);
+    CHECK(strstr(err, "Single") != NULL);
+    free(bytes);
+    cuzk_post_entries_free(&made);
+    free(rep[0]);
+    free(rep[1]);
 }
 
 /* ---- PoRep vanilla proofs of the real sectors (filecoin/seal_proof.h) --------------------- */
@@ -1492,6 +1571,7 @@ int main(void) {
     test_registered();
     test_post_entries_curio();
     test_post_entries_2k();
+    test_post_entries_top();
     test_seal_vanilla();
     test_c1();
     test_c1_ni();

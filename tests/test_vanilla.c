@@ -17,6 +17,7 @@
 #include "cuzk/error.h"
 #include "filecoin/pce.h"
 #include "filecoin/sector.h"
+#include "filecoin/snap_proof.h"
 #include "filecoin/stree.h"
 #include "filecoin/tools.h"
 #include "filecoin/vanilla.h"
@@ -43,7 +44,8 @@ static void leaf_zero_plus(void *ctx, uint64_t region, cuzk_fr *leaf) {
 static void test_stree(void) {
     /* 8-ary, 2 levels (64 leaves), 8 regions of 8 leaves; dense reference */
     struct cuzk_stree t;
-    CHECK(cuzk_stree_init(&t, CUZK_MERKLE_POSEIDON, 8, 2, 3, leaf_zero_plus, NULL) == CUZK_OK);
+    const struct cuzk_merkle_shape p8 = {CUZK_MERKLE_POSEIDON, 8, 2, 0, 0};
+    CHECK(cuzk_stree_init(&t, &p8, 3, leaf_zero_plus, NULL) == CUZK_OK);
     cuzk_fr leaves[64];
     for (uint64_t i = 0; i < 64; i++) cuzk_fr_from_u64(&leaves[i], 1000 + i / 8);
     const uint64_t set[] = {3, 17, 18, 63};
@@ -62,15 +64,39 @@ static void test_stree(void) {
         cuzk_stree_path(&t, i, 0, 2, sibs);
         cuzk_stree_node(&t, 0, i, &leaf);
         CHECK(cuzk_fr_eq(&leaf, &leaves[i]));
-        const struct cuzk_merkle_shape sh = {CUZK_MERKLE_POSEIDON, 8, 2, 0, 0};
-        cuzk_merkle_root_native(&sh, &leaf, sibs, i, &r);
+        cuzk_merkle_root_native(&p8, &leaf, sibs, i, &r);
+        CHECK(cuzk_fr_eq(&r, &root));
+    }
+    cuzk_stree_free(&t);
+    /* 8-4-2 (one 8-ary level, a sub level of 4, a binary top: 64 leaves), 4 regions of 16
+     * leaves, a region boundary inside the sub level's subtrees */
+    const struct cuzk_merkle_shape c842 = {CUZK_MERKLE_POSEIDON, 8, 1, 4, 2};
+    CHECK(cuzk_stree_init(&t, &c842, 4, leaf_zero_plus, NULL) == CUZK_OK);
+    for (uint64_t i = 0; i < 64; i++) cuzk_fr_from_u64(&leaves[i], 1000 + i / 16);
+    for (size_t i = 0; i < 4; i++) {
+        cuzk_fr_from_u64(&leaves[set[i]], 88 + i);
+        CHECK(cuzk_stree_set(&t, set[i], &leaves[set[i]]) == CUZK_OK);
+    }
+    CHECK(cuzk_stree_build(&t) == CUZK_OK);
+    cuzk_fr level2[2];
+    for (int i = 0; i < 8; i++) cuzk_poseidon_hash_merkle(8, leaves + 8 * i, &level1[i]);
+    for (int i = 0; i < 2; i++) cuzk_poseidon_hash_merkle(4, level1 + 4 * i, &level2[i]);
+    cuzk_poseidon_hash_merkle(2, level2, &root);
+    CHECK(cuzk_fr_eq(&root, cuzk_stree_root(&t)));
+    for (uint64_t i = 0; i < 64; i++) {
+        cuzk_fr sibs[11], r, leaf;
+        cuzk_stree_path(&t, i, 0, 3, sibs);
+        cuzk_stree_node(&t, 0, i, &leaf);
+        CHECK(cuzk_fr_eq(&leaf, &leaves[i]));
+        cuzk_merkle_root_native(&c842, &leaf, sibs, i, &r);
         CHECK(cuzk_fr_eq(&r, &root));
     }
     cuzk_stree_free(&t);
     /* binary SHA-256, 5 levels, one region: paths of set and unset leaves */
     cuzk_fr def;
     cuzk_fr_from_u64(&def, 5);
-    CHECK(cuzk_stree_init(&t, CUZK_MERKLE_SHA256, 2, 5, 5, leaf_zero_plus, NULL) == CUZK_OK);
+    const struct cuzk_merkle_shape s5 = {CUZK_MERKLE_SHA256, 2, 5, 0, 0};
+    CHECK(cuzk_stree_init(&t, &s5, 5, leaf_zero_plus, NULL) == CUZK_OK);
     cuzk_fr v;
     cuzk_fr_from_u64(&v, 9);
     CHECK(cuzk_stree_set(&t, 6, &v) == CUZK_OK);
@@ -80,13 +106,13 @@ static void test_stree(void) {
         cuzk_fr sibs[5], r, leaf;
         cuzk_stree_path(&t, i, 0, 5, sibs);
         cuzk_stree_node(&t, 0, i, &leaf);
-        const struct cuzk_merkle_shape sh = {CUZK_MERKLE_SHA256, 2, 5, 0, 0};
-        cuzk_merkle_root_native(&sh, &leaf, sibs, i, &r);
+        cuzk_merkle_root_native(&s5, &leaf, sibs, i, &r);
         CHECK(cuzk_fr_eq(&r, cuzk_stree_root(&t)));
     }
     cuzk_stree_free(&t);
     /* two values for one leaf */
-    CHECK(cuzk_stree_init(&t, CUZK_MERKLE_SHA256, 2, 3, 3, leaf_zero_plus, NULL) == CUZK_OK);
+    const struct cuzk_merkle_shape s3 = {CUZK_MERKLE_SHA256, 2, 3, 0, 0};
+    CHECK(cuzk_stree_init(&t, &s3, 3, leaf_zero_plus, NULL) == CUZK_OK);
     CHECK(cuzk_stree_set(&t, 1, &v) == CUZK_OK);
     CHECK(cuzk_stree_set(&t, 1, &def) == CUZK_OK);
     CHECK(cuzk_stree_build(&t) == CUZK_EINVAL);
@@ -151,6 +177,66 @@ static void satisfy(const char *profile, uint32_t parts, uint64_t seed) {
            wit, sat_ms);
     free(w);
     cuzk_pce_free(&pce);
+    cuzk_vanilla_free(&v);
+}
+
+/* ---- SnapDeals Top proofs: a 64 GiB sector's entries -------------------------------------- */
+
+/* A synthetic 64 GiB SnapDeals sector (snap-c86-d31-t2, 16 partitions) written as Filecoin's
+ * PartitionProof entries, whose tree-R proofs are Top proofs (base 9 levels, sub 1, top 1), and
+ * read back into the same vanilla set; the same bytes refused under the 32 GiB proof's shape.
+ * The registered proof is built here: 64 GiB numbers are not served yet. */
+static void test_snap_top(void) {
+    struct cuzk_fc_registered reg;
+    memset(&reg, 0, sizeof reg);
+    reg.kind = CUZK_FC_SNAP;
+    reg.number = 4;
+    snprintf(reg.name, sizeof reg.name, "StackedDrg64GiBV1");
+    reg.sector_size = 64ull << 30;
+    reg.api = CUZK_API_1_2;
+    reg.partitions = 16;
+    char err[400] = "";
+    CHECK(cuzk_fc_profile_parse("snap-c86-d31-t2", &reg.profile, err, sizeof err) == CUZK_OK);
+    struct cuzk_vanilla v, back;
+    CHECK(cuzk_sector_generate(&reg.profile, reg.partitions, 61, &v, err, sizeof err) == CUZK_OK);
+    uint8_t *all = NULL;
+    size_t n_all = 0, first = 0;
+    for (uint32_t q = 0; q < v.n_parts; q++) {
+        uint8_t *e = NULL;
+        size_t n = 0;
+        CHECK(cuzk_snap_entry_write(&v, &reg, q, &e, &n) == CUZK_OK);
+        all = realloc(all, n_all + n);
+        memcpy(all + n_all, e, n);
+        n_all += n;
+        if (!q) first = n;
+        free(e);
+    }
+    /* comm_c, the apex leaves, the challenge proof count, then proof_r_old's variant */
+    const size_t variant_at = 32 + 8 + 32 * (size_t)reg.profile.apex_leaves + 8;
+    CHECK(first > variant_at && all[variant_at] == 2);
+    int rc = cuzk_snap_vanilla_of_entries(all, n_all, &reg, &back, err, sizeof err);
+    CHECK(rc == CUZK_OK);
+    if (rc) fprintf(stderr, "snap top: %s\n", err);
+    uint8_t *f1 = NULL, *f2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    if (!rc) {
+        CHECK(cuzk_vanilla_serialize(&v, &f1, &n1) == CUZK_OK);
+        CHECK(cuzk_vanilla_serialize(&back, &f2, &n2) == CUZK_OK);
+        CHECK(n1 == n2 && !memcmp(f1, f2, n1)); /* the same values, h included */
+        cuzk_vanilla_free(&back);
+    }
+    /* under the 32 GiB shape (Sub proofs), the first proof is refused by its variant */
+    struct cuzk_fc_registered r32 = reg;
+    r32.sector_size = 32ull << 30;
+    CHECK(cuzk_fc_profile_parse("snap-c86", &r32.profile, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_snap_vanilla_of_entries(all, n_all, &r32, &back, err, sizeof err) == CUZK_EINVAL);
+    CHECK(strstr(err, "Top proof") != NULL);
+    printf("snap entries: %s (%s): %u PartitionProof entries of %zu bytes (Top proofs) read "
+           "back into the same partitions\n",
+           reg.name, reg.profile.name, v.n_parts, first);
+    free(f1);
+    free(f2);
+    free(all);
     cuzk_vanilla_free(&v);
 }
 
@@ -469,14 +555,22 @@ int main(void) {
     satisfy("snap-c1-a8-p1-d9-r3", 2, 3);
     satisfy("snap-c1-a2-p1-d12-r4", 1, 4);
     satisfy("porep-c1-l2-d3-r1", 2, 5);
+    /* trees C/R with a top level (8-8-2) or a sub and a top level (8-4-2) */
+    satisfy("wpost-s2-k2-r2-t2", 2, 6);
+    satisfy("winning-s4-r2-m4-t2", 1, 7);
+    satisfy("snap-c1-a8-p1-d10-r3-t2", 2, 8);
+    satisfy("snap-c1-a2-p1-d13-r4-t2", 1, 9);
+    if (!SANITIZED) satisfy("porep-c1-l2-d6-r1-m4-t2", 2, 10);
     printf("format:\n");
     test_round_trip("porep-c1-l2-d3-r1", 2, 11);
+    test_round_trip("wpost-s3-k2-r2-t2", 2, 15);
     test_round_trip("snap-c3-a8-p1-d9-r3", 2, 12);
     test_round_trip("wpost-s3-k2-r2", 2, 13);
     test_round_trip("winning-s66", 1, 14);
     test_corruption("wpost-s2-k2-r2", 1, 3000);
     test_corruption("snap-c1-a8-p1-d9-r3", 2, 1500);
     test_corruption("porep-c1-l2-d3-r1", 2, 1500);
+    test_snap_top();
     test_semantic_errors();
     test_pce();
     test_tools();

@@ -16,59 +16,73 @@
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-/* A path of at most `room` levels into sibs (7 per level), its indices added to *index from
- * level `at` on; *levels = its level count. */
-static int rd_path(struct cuzk_bincode *r, const char *name, unsigned room, unsigned at,
-                   cuzk_fr *sibs, uint64_t *index, unsigned *levels) {
+/* A path of at most `room` levels of `arity` into sibs (arity - 1 per level), its indices added
+ * to *index from bit `at` on (log2(arity) bits per level); *levels = its level count. */
+static int rd_path(struct cuzk_bincode *r, const char *name, unsigned arity, unsigned room,
+                   unsigned at, cuzk_fr *sibs, uint64_t *index, unsigned *levels) {
+    const unsigned k = arity == 8 ? 3 : 1, nh = arity - 1;
     uint64_t n = 0;
     int rc = cuzk_bincode_u64(r, &n, name);
     if (rc) return rc;
     if (n > room)
         return cuzk_bincode_fail(r, CUZK_EINVAL,
-                                 "the %s has %llu levels, the sector's tree %u in all", name,
-                                 (unsigned long long)n, at + room);
+                                 "the %s has %llu levels, more than the %u the sector's tree has "
+                                 "left",
+                                 name, (unsigned long long)n, room);
     for (unsigned l = 0; l < n; l++) {
         uint64_t h = 0, idx = 0;
         if ((rc = cuzk_bincode_u64(r, &h, "a level's hash count"))) return rc;
-        if (h != SIBS)
+        if (h != nh)
             return cuzk_bincode_fail(r, CUZK_EFORMAT,
-                                     "level %u of the %s has %llu hashes (arity 8 has 7)", at + l,
-                                     name, (unsigned long long)h);
-        for (unsigned k = 0; k < SIBS; k++)
-            if ((rc = cuzk_bincode_fr(r, &sibs[(size_t)l * SIBS + k], "a path hash"))) return rc;
+                                     "level %u of the %s has %llu hashes (arity %u has %u)", l,
+                                     name, (unsigned long long)h, arity, nh);
+        for (unsigned j = 0; j < nh; j++)
+            if ((rc = cuzk_bincode_fr(r, &sibs[(size_t)l * nh + j], "a path hash"))) return rc;
         if ((rc = cuzk_bincode_u64(r, &idx, "a level's index"))) return rc;
-        if (idx >= 8)
+        if (idx >= arity)
             return cuzk_bincode_fail(r, CUZK_EFORMAT,
-                                     "level %u of the %s has index %llu (arity 8: 0..7)", at + l,
-                                     name, (unsigned long long)idx);
-        *index |= idx << (3 * (at + l));
+                                     "level %u of the %s has index %llu (arity %u: 0..%u)", l, name,
+                                     (unsigned long long)idx, arity, arity - 1);
+        *index |= idx << (at + k * l);
     }
     *levels = (unsigned)n;
     return CUZK_OK;
 }
 
-static int rd_inclusion(struct cuzk_bincode *r, unsigned levels, unsigned *sub, uint64_t *index,
-                        cuzk_fr *leaf, cuzk_fr *root, cuzk_fr *sibs) {
+/* One MerkleProof of a tree of `levels` 8-ary levels, with a binary top level above them when
+ * top is set (a Top proof: 64 GiB sectors, trees 8-8-2). */
+static int rd_inclusion(struct cuzk_bincode *r, unsigned levels, unsigned top, unsigned *sub,
+                        uint64_t *index, cuzk_fr *leaf, cuzk_fr *root, cuzk_fr *sibs) {
     uint32_t variant = 0;
     int rc = cuzk_bincode_u32(r, &variant, "the proof's variant");
     if (rc) return rc;
-    unsigned a = 0, b = 0;
+    unsigned a = 0, b = 0, t = 0;
     *index = 0;
+    if (variant <= 2 && (variant == 2) != (top != 0))
+        return cuzk_bincode_fail(r, CUZK_EINVAL,
+                                 top ? "a %s proof; the sector's tree is 8-8-2, its proofs Top"
+                                     : "a %s proof (trees 8-8-2); the sector's tree has no top "
+                                       "level",
+                                 variant == 0   ? "Single"
+                                 : variant == 1 ? "Sub"
+                                                : "Top");
     switch (variant) {
     case 0: /* Single: root, leaf, path */
         if ((rc = cuzk_bincode_fr(r, root, "root")) || (rc = cuzk_bincode_fr(r, leaf, "leaf")) ||
-            (rc = rd_path(r, "path", levels, 0, sibs, index, &a)))
+            (rc = rd_path(r, "path", 8, levels, 0, sibs, index, &a)))
             return rc;
         break;
     case 1: /* Sub: base path, sub path, root, leaf */
-        if ((rc = rd_path(r, "base path", levels, 0, sibs, index, &a)) ||
-            (rc = rd_path(r, "sub path", levels - a, a, sibs + (size_t)a * SIBS, index, &b)) ||
-            (rc = cuzk_bincode_fr(r, root, "root")) || (rc = cuzk_bincode_fr(r, leaf, "leaf")))
+    case 2: /* Top: base path, sub path, top path, root, leaf */
+        if ((rc = rd_path(r, "base path", 8, levels, 0, sibs, index, &a)) ||
+            (rc = rd_path(r, "sub path", 8, levels - a, 3 * a, sibs + (size_t)a * SIBS, index, &b)))
+            return rc;
+        if (variant == 2 && (rc = rd_path(r, "top path", 2, 1, 3 * levels,
+                                          sibs + (size_t)levels * SIBS, index, &t)))
+            return rc;
+        if ((rc = cuzk_bincode_fr(r, root, "root")) || (rc = cuzk_bincode_fr(r, leaf, "leaf")))
             return rc;
         break;
-    case 2:
-        return cuzk_bincode_fail(r, CUZK_EUNSUPPORTED,
-                                 "a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk");
     default:
         return cuzk_bincode_fail(r, CUZK_EFORMAT, "variant %u is not a MerkleProof (0, 1, 2)",
                                  variant);
@@ -76,6 +90,8 @@ static int rd_inclusion(struct cuzk_bincode *r, unsigned levels, unsigned *sub, 
     if (a + b != levels)
         return cuzk_bincode_fail(r, CUZK_EINVAL, "a path of %u levels, the sector's tree has %u",
                                  a + b, levels);
+    if (t != (top ? 1u : 0u))
+        return cuzk_bincode_fail(r, CUZK_EINVAL, "a top path of %u levels; the tree's has 1", t);
     *sub = b;
     return CUZK_OK;
 }
@@ -86,8 +102,8 @@ static void entry_free(struct cuzk_post_entry *e) {
 }
 
 /* One block for an entry's arrays (indices first: the block is freed through it). */
-static int entry_alloc(struct cuzk_post_entry *e, uint32_t nc, unsigned levels) {
-    const size_t frs = (size_t)nc * (2 + (size_t)levels * SIBS);
+static int entry_alloc(struct cuzk_post_entry *e, uint32_t nc, size_t path) {
+    const size_t frs = (size_t)nc * (2 + path);
     uint8_t *m = malloc((size_t)nc * 8 + frs * sizeof(cuzk_fr));
     if (!m) return CUZK_ENOMEM;
     e->n_challenges = nc;
@@ -107,11 +123,14 @@ void cuzk_post_entries_free(struct cuzk_post_entries *pe) {
 /* The smallest bytes of one entry: the fixed fields and one inclusion proof of one level. */
 #define MIN_ENTRY_BYTES (8 + 32 + 8 + 8 + 4 + 32 + 32 + 8 + 8 + SIBS * 32 + 8 + 64)
 
-int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, size_t max_entries,
-                            struct cuzk_post_entries *out, char *err, size_t errlen) {
+int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, unsigned top_arity,
+                            size_t max_entries, struct cuzk_post_entries *out, char *err,
+                            size_t errlen) {
     memset(out, 0, sizeof *out);
-    if (levels < 1 || levels > 21 || !max_entries)
+    if (levels < 1 || levels > 21 || (top_arity != 0 && top_arity != 2) || !max_entries)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: bad tree levels or count");
+    const unsigned top = top_arity != 0;
+    const size_t path = (size_t)levels * SIBS + top;
     struct cuzk_bincode r = {data, data ? len : 0, 0, err, errlen, "entry 0"};
     if (!r.n) return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: no entries");
     size_t cap = r.n / MIN_ENTRY_BYTES + 1;
@@ -119,9 +138,8 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
     out->e = calloc(cap, sizeof *out->e);
     if (!out->e) return CUZK_ENOMEM;
     out->levels = levels;
+    out->top = top;
     int rc = CUZK_OK;
-    cuzk_fr *sibs = malloc((size_t)levels * SIBS * sizeof *sibs);
-    if (!sibs) rc = CUZK_ENOMEM;
     while (!rc && r.off < r.n) {
         if (out->n == max_entries) {
             rc = cuzk_errf(err, errlen, CUZK_EINVAL,
@@ -156,20 +174,19 @@ int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, si
                                    (unsigned long long)n_inc, CUZK_POST_MAX_CHALLENGES);
             break;
         }
-        if ((rc = entry_alloc(e, (uint32_t)n_inc, levels))) break;
+        if ((rc = entry_alloc(e, (uint32_t)n_inc, path))) break;
         out->n++;
         for (uint32_t c = 0; c < e->n_challenges && !rc; c++) {
             snprintf(r.where, sizeof r.where, "%s, inclusion proof %u", base, c);
             unsigned sub = 0;
-            rc = rd_inclusion(&r, levels, &sub, &e->indices[c], &e->leaves[c], &e->roots[c],
-                              e->paths + (size_t)c * levels * SIBS);
+            rc = rd_inclusion(&r, levels, top, &sub, &e->indices[c], &e->leaves[c], &e->roots[c],
+                              e->paths + c * path);
             if (!rc && out->n == 1 && c == 0) out->sub = sub;
         }
         snprintf(r.where, sizeof r.where, "%s", base);
         if (!rc && !(rc = cuzk_bincode_fr(&r, &e->comm_c, "comm_c")))
             rc = cuzk_bincode_fr(&r, &e->comm_r_last, "comm_r_last");
     }
-    free(sibs);
     if (rc) cuzk_post_entries_free(out);
     return rc;
 }
@@ -210,6 +227,7 @@ static void put_fr(struct wr *w, const cuzk_fr *x) {
     put(w, b, 32);
 }
 
+/* n 8-ary levels from level `from` (siblings and index bits of a path of 8-ary levels). */
 static void put_path(struct wr *w, const cuzk_fr *sibs, uint64_t index, unsigned from, unsigned n) {
     put_u64(w, n);
     for (unsigned l = from; l < from + n; l++) {
@@ -219,12 +237,22 @@ static void put_path(struct wr *w, const cuzk_fr *sibs, uint64_t index, unsigned
     }
 }
 
+/* The binary top path above `levels` 8-ary levels: one level, one hash. */
+static void put_top(struct wr *w, const cuzk_fr *sibs, uint64_t index, unsigned levels) {
+    put_u64(w, 1);
+    put_u64(w, 1);
+    put_fr(w, &sibs[(size_t)levels * SIBS]);
+    put_u64(w, (index >> (3 * levels)) & 1);
+}
+
 int cuzk_post_entries_write(const struct cuzk_post_entries *pe, size_t first, size_t count,
                             uint8_t **out, size_t *len) {
     *out = NULL;
     *len = 0;
-    if (first > pe->n || count > pe->n - first || pe->sub > 1 || pe->sub >= pe->levels)
+    if (first > pe->n || count > pe->n - first || pe->sub > 1 || pe->sub >= pe->levels ||
+        pe->top > 1)
         return CUZK_EINVAL;
+    const size_t path = (size_t)pe->levels * SIBS + pe->top;
     struct wr w = {0};
     for (size_t i = first; i < first + count; i++) {
         const struct cuzk_post_entry *e = &pe->e[i];
@@ -233,12 +261,13 @@ int cuzk_post_entries_write(const struct cuzk_post_entries *pe, size_t first, si
         put_u64(&w, 1);
         put_u64(&w, e->n_challenges);
         for (uint32_t c = 0; c < e->n_challenges; c++) {
-            const cuzk_fr *sibs = e->paths + (size_t)c * pe->levels * SIBS;
-            const uint8_t variant[4] = {pe->sub ? 1 : 0, 0, 0, 0};
+            const cuzk_fr *sibs = e->paths + c * path;
+            const uint8_t variant[4] = {pe->top ? 2 : pe->sub ? 1 : 0, 0, 0, 0};
             put(&w, variant, 4);
-            if (pe->sub) {
-                put_path(&w, sibs, e->indices[c], 0, pe->levels - 1);
-                put_path(&w, sibs, e->indices[c], pe->levels - 1, 1);
+            if (pe->sub || pe->top) {
+                put_path(&w, sibs, e->indices[c], 0, pe->levels - pe->sub);
+                put_path(&w, sibs, e->indices[c], pe->levels - pe->sub, pe->sub);
+                if (pe->top) put_top(&w, sibs, e->indices[c], pe->levels);
                 put_fr(&w, &e->roots[c]);
                 put_fr(&w, &e->leaves[c]);
             } else {
@@ -261,7 +290,10 @@ int cuzk_post_entries_write(const struct cuzk_post_entries *pe, size_t first, si
 
 /* ---- to a partition ----------------------------------------------------------------------- */
 
-static uint64_t pow8(unsigned levels) { return (uint64_t)1 << (3 * levels); }
+/* Leaves of p's tree R (every PoSt shape's index bits fit far below 64). */
+static uint64_t tree_nodes(const struct cuzk_fc_profile *p) {
+    return (uint64_t)1 << cuzk_fc_tree_r_bits(p);
+}
 
 int cuzk_post_vanilla_of_entries(const struct cuzk_post_entries *pe,
                                  const struct cuzk_fc_registered *reg, const uint8_t randomness[32],
@@ -273,10 +305,11 @@ int cuzk_post_vanilla_of_entries(const struct cuzk_post_entries *pe,
     if (p->kind != CUZK_FC_WPOST && !winning)
         return cuzk_errf(err, errlen, CUZK_EINVAL, "vanilla_proofs: %s is not a PoSt proof",
                          reg->name);
-    if (pe->levels != p->tree_r_levels)
+    if (pe->levels != p->tree_r_levels || p->sub_arity || pe->top != (p->top_arity != 0))
         return cuzk_errf(err, errlen, CUZK_EINVAL,
-                         "vanilla_proofs: paths of %u levels; %s's tree has %u", pe->levels,
-                         reg->name, p->tree_r_levels);
+                         "vanilla_proofs: paths of %u 8-ary levels%s; %s's tree has %u%s",
+                         pe->levels, pe->top ? " and a binary top" : "", reg->name,
+                         p->tree_r_levels, p->top_arity ? " and a binary top" : "");
     /* WindowPoSt: one entry per sector, k challenges each; WinningPoSt: one entry whose
      * inclusion proofs are the circuit's sectors */
     const size_t want_max = winning ? 1 : p->sectors;
@@ -285,7 +318,7 @@ int cuzk_post_vanilla_of_entries(const struct cuzk_post_entries *pe,
         return cuzk_errf(err, errlen, CUZK_EINVAL,
                          "vanilla_proofs: %zu sector proofs; %s takes 1 .. %zu per partition",
                          pe->n, reg->name, want_max);
-    const uint64_t nodes = pow8(p->tree_r_levels);
+    const uint64_t nodes = tree_nodes(p);
     for (size_t i = 0; i < pe->n; i++) {
         const struct cuzk_post_entry *e = &pe->e[i];
         if (e->n_challenges != want_c)
@@ -311,7 +344,7 @@ int cuzk_post_vanilla_of_entries(const struct cuzk_post_entries *pe,
     int rc = cuzk_vanilla_alloc(v, p, 1);
     if (rc) return rc;
     struct cuzk_fc_post_sector *s = (struct cuzk_fc_post_sector *)v->parts[0].v.post.sectors;
-    const size_t path = (size_t)p->tree_r_levels * SIBS;
+    const size_t path = cuzk_fc_tree_r_siblings(p);
     for (unsigned i = 0; i < p->sectors; i++) {
         /* WindowPoSt pads with the last sector; WinningPoSt's sector i is challenge i */
         const struct cuzk_post_entry *e = &pe->e[winning ? 0 : (i < pe->n ? i : pe->n - 1)];
@@ -352,14 +385,22 @@ int cuzk_post_entries_make(const struct cuzk_fc_registered *reg,
         return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
                          "%s: sectors above %llu bytes are not held in memory here", reg->name,
                          (unsigned long long)CUZK_SDR_MAX_SECTOR_BYTES);
-    const unsigned levels = p->tree_r_levels;
-    const uint64_t nodes = pow8(levels);
+    if (p->sub_arity)
+        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
+                         "%s: a tree C/R sub level that is not 8-ary has no bincode here",
+                         reg->name);
+    struct cuzk_merkle_shape shape;
+    cuzk_fc_tree_r_shape(p, &shape);
+    const unsigned levels = p->tree_r_levels, depth = cuzk_merkle_shape_depth(&shape);
+    const uint64_t nodes = tree_nodes(p);
+    const size_t path = cuzk_fc_tree_r_siblings(p);
     const uint32_t nc = winning ? p->sectors : p->challenges;
     out->e = calloc(n, sizeof *out->e);
     cuzk_fr *leaves = malloc(nodes * sizeof *leaves);
     int rc = out->e && leaves ? CUZK_OK : CUZK_ENOMEM;
     out->levels = levels;
-    out->sub = 0; /* the sizes held here are 8-0-0 */
+    out->top = p->top_arity != 0;
+    out->sub = out->top; /* a Top proof has a sub path; the other sizes held here are 8-0-0 */
     for (size_t i = 0; i < n && !rc; i++) {
         if (in[i].len != reg->sector_size || nodes * 32 != reg->sector_size) {
             rc = cuzk_errf(err, errlen, CUZK_EINVAL, "sector %zu: %zu bytes, %s sectors are %llu",
@@ -373,13 +414,12 @@ int cuzk_post_entries_make(const struct cuzk_fc_registered *reg,
                                (unsigned long long)k);
         if (rc) break;
         struct cuzk_stree t;
-        if ((rc =
-                 cuzk_stree_init(&t, CUZK_MERKLE_POSEIDON, 8, levels, 3 * levels, zero_leaf, NULL)))
+        if ((rc = cuzk_stree_init(&t, &shape, cuzk_merkle_shape_bits(&shape), zero_leaf, NULL)))
             break;
         for (uint64_t k = 0; k < nodes && !rc; k++) rc = cuzk_stree_set(&t, k, &leaves[k]);
         if (!rc) rc = cuzk_stree_build(&t);
         struct cuzk_post_entry *e = &out->e[i];
-        if (!rc) rc = entry_alloc(e, nc, levels);
+        if (!rc) rc = entry_alloc(e, nc, path);
         if (!rc) {
             out->n++;
             e->sector_id = in[i].sector_id;
@@ -393,7 +433,7 @@ int cuzk_post_entries_make(const struct cuzk_fc_registered *reg,
                 e->indices[c] = leaf;
                 e->leaves[c] = leaves[leaf];
                 e->roots[c] = e->comm_r_last;
-                cuzk_stree_path(&t, leaf, 0, levels, e->paths + (size_t)c * levels * SIBS);
+                cuzk_stree_path(&t, leaf, 0, depth, e->paths + c * path);
             }
         }
         cuzk_stree_free(&t);

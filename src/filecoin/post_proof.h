@@ -9,11 +9,12 @@
  *     u64 count of inclusion proofs, each a MerkleProof: u32 variant, then
  *       0 Single: root [32], leaf [32], path;
  *       1 Sub:    base path, sub path, root [32], leaf [32];
- *       2 Top:    base path, sub path, top path, root [32], leaf [32]  (64 GiB: refused)
- *     where a path is a u64 count of levels, each u64 count of hashes (7: arity 8), the
- *     hashes [32] each, and u64 index (the position of the path's own node, 0 .. 7);
- *     then comm_c [32], comm_r_last [32].
- * The leaf index of an inclusion proof is sum(index_l 8^l) over its levels (base, then sub).
+ *       2 Top:    base path, sub path, top path, root [32], leaf [32]  (64 GiB, trees 8-8-2)
+ *     where a path is a u64 count of levels, each u64 count of hashes (arity - 1: 7 for the
+ *     base and sub paths, 1 for the binary top path), the hashes [32] each, and u64 index (the
+ *     position of the path's own node, 0 .. arity - 1); then comm_c [32], comm_r_last [32].
+ * The leaf index of an inclusion proof is its levels' indices put together, least significant
+ * first: 3 bits per 8-ary level (base, then sub), 1 for the top level.
  *
  * To a job: cuzk_post_vanilla_of_entries turns the entries of one request into the vanilla
  * proofs of one partition of the registered proof's profile (filecoin/registered.h), after
@@ -28,7 +29,7 @@
  *
  * Every function is total on any bytes: CUZK_OK or an error with a sentence naming the entry,
  * the inclusion proof and the field (CUZK_EFORMAT layout, CUZK_ENONCANON a value >= r,
- * CUZK_EINVAL a count or challenge that does not match, CUZK_EUNSUPPORTED a Top proof,
+ * CUZK_EINVAL a count, shape or challenge that does not match,
  * CUZK_ENOMEM). Thread-safety: reentrant; parsed entries are read-only. */
 #ifndef CUZK_FILECOIN_POST_PROOF_H
 #define CUZK_FILECOIN_POST_PROOF_H
@@ -48,24 +49,29 @@ struct cuzk_post_entry {
     uint32_t n_challenges;
     uint64_t *indices; /* leaf index of each inclusion proof */
     cuzk_fr *leaves, *roots;
-    cuzk_fr *paths; /* n_challenges x levels x 7 */
+    cuzk_fr *paths; /* n_challenges x (levels x 7 + top): the path layout of circuits/merkle.h */
 };
 
 struct cuzk_post_entries {
     unsigned levels; /* 8-ary path levels of every inclusion proof */
-    unsigned sub;    /* of which the last `sub` (0 or 1) are a Sub proof's sub path */
+    unsigned sub;    /* of which the last `sub` (0 or 1) are a Sub or Top proof's sub path */
+    unsigned top;    /* 1: Top proofs, a binary level above the 8-ary ones (trees 8-8-2) */
     size_t n;
     struct cuzk_post_entry *e;
 };
 
 /* Parses concatenated entries (at most max_entries, each of at most CUZK_POST_MAX_CHALLENGES
- * inclusion proofs of `levels` levels). out is zeroed on error. */
-int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, size_t max_entries,
-                            struct cuzk_post_entries *out, char *err, size_t errlen);
+ * inclusion proofs of `levels` 8-ary levels, and a binary top level when top_arity is 2: the
+ * profile's tree_r_levels and top_arity). A Top proof of a tree without top level, or another
+ * proof of one with, is CUZK_EINVAL. out is zeroed on error. */
+int cuzk_post_entries_parse(const uint8_t *data, size_t len, unsigned levels, unsigned top_arity,
+                            size_t max_entries, struct cuzk_post_entries *out, char *err,
+                            size_t errlen);
 void cuzk_post_entries_free(struct cuzk_post_entries *pe);
 
 /* The bincode of entries [first, first + count) (Single proofs when pe->sub is 0, Sub proofs
- * with a one-level sub path when 1), malloc'd into *out. Returns CUZK_OK, CUZK_EINVAL (a range
+ * with a one-level sub path when 1; Top proofs with a pe->sub-level sub path when pe->top is
+ * 1), malloc'd into *out. Returns CUZK_OK, CUZK_EINVAL (a range
  * outside pe) or CUZK_ENOMEM. */
 int cuzk_post_entries_write(const struct cuzk_post_entries *pe, size_t first, size_t count,
                             uint8_t **out, size_t *len);

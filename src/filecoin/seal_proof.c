@@ -24,8 +24,8 @@ static unsigned log_base(uint64_t x, unsigned bits) { /* 0 when x is not a power
 /* A complete tree over leaves[0 .. n) (n = arity^levels). */
 static int full_tree(struct cuzk_stree *t, enum cuzk_merkle_hash hash, unsigned arity,
                      unsigned levels, const cuzk_fr *leaves, uint64_t n) {
-    const unsigned bits = arity == 2 ? 1 : 3;
-    int rc = cuzk_stree_init(t, hash, arity, levels, bits * levels, zero_leaf, NULL);
+    const struct cuzk_merkle_shape s = {hash, arity, levels, 0, 0};
+    int rc = cuzk_stree_init(t, &s, cuzk_merkle_shape_bits(&s), zero_leaf, NULL);
     if (rc) return rc;
     for (uint64_t i = 0; i < n && !rc; i++) rc = cuzk_stree_set(t, i, &leaves[i]);
     if (!rc) rc = cuzk_stree_build(t);

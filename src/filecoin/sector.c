@@ -14,7 +14,6 @@
 #include "filecoin/stree.h"
 #include "util/rand.h"
 
-#define SIBS8 7
 #define POREP_PARENTS (CUZK_FC_DRG_PARENTS + CUZK_FC_EXP_PARENTS)
 #define SNAP_TOUCHED_PER_PARTITION 4
 
@@ -84,11 +83,33 @@ uint32_t cuzk_sector_default_partitions(const struct cuzk_fc_profile *p) {
     }
 }
 
+/* A binary SHA-256 tree (D) of `levels` levels. */
+static struct cuzk_merkle_shape sha_shape(unsigned levels) {
+    return (struct cuzk_merkle_shape){CUZK_MERKLE_SHA256, 2, levels, 0, 0};
+}
+
+/* p's tree C/R shape, and the depth, index bits and siblings of its paths. */
+struct rshape {
+    struct cuzk_merkle_shape s;
+    unsigned depth, bits, sibs;
+};
+
+static struct rshape rshape_of(const struct cuzk_fc_profile *p) {
+    struct rshape r;
+    cuzk_fc_tree_r_shape(p, &r.s);
+    r.depth = cuzk_merkle_shape_depth(&r.s);
+    r.bits = cuzk_merkle_shape_bits(&r.s);
+    r.sibs = cuzk_merkle_shape_siblings(&r.s);
+    return r;
+}
+
 /* ---- PoRep ------------------------------------------------------------------------------ */
 
 static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
                      struct cuzk_rng *rng, char *err, size_t errlen) {
-    const unsigned L = p->layers, D = p->tree_d_levels, R = p->tree_r_levels;
+    const unsigned L = p->layers, D = p->tree_d_levels;
+    const struct rshape R = rshape_of(p);
+    const struct cuzk_merkle_shape DS = sha_shape(D);
     const uint32_t P = out->n_parts;
     const uint64_t N = cuzk_vanilla_nodes(p), total = (uint64_t)P * p->challenges;
     if (N < 3 || total > N - 2)
@@ -115,9 +136,9 @@ static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
     rand_fr32(rng, &def_d);
     rand_fr(rng, &def_c);
     rand_fr(rng, &def_r);
-    if ((rc = cuzk_stree_init(&td, CUZK_MERKLE_SHA256, 2, D, D, const_leaf, &def_d)) ||
-        (rc = cuzk_stree_init(&tc, CUZK_MERKLE_POSEIDON, 8, R, 3 * R, const_leaf, &def_c)) ||
-        (rc = cuzk_stree_init(&tr, CUZK_MERKLE_POSEIDON, 8, R, 3 * R, const_leaf, &def_r)))
+    if ((rc = cuzk_stree_init(&td, &DS, D, const_leaf, &def_d)) ||
+        (rc = cuzk_stree_init(&tc, &R.s, R.bits, const_leaf, &def_c)) ||
+        (rc = cuzk_stree_init(&tr, &R.s, R.bits, const_leaf, &def_r)))
         goto out;
 
     /* distinct challenged nodes in [1, N) */
@@ -190,11 +211,11 @@ static int gen_porep(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out,
                 ch->parents[q] = parents[i * POREP_PARENTS + q];
                 memcpy((cuzk_fr *)ch->parent_columns + (size_t)q * L,
                        cols + (size_t)parent_slot[i * POREP_PARENTS + q] * L, L * sizeof *cols);
-                cuzk_stree_path(&tc, ch->parents[q], 0, R,
-                                (cuzk_fr *)ch->parent_paths + (size_t)q * R * SIBS8);
+                cuzk_stree_path(&tc, ch->parents[q], 0, R.depth,
+                                (cuzk_fr *)ch->parent_paths + (size_t)q * R.sibs);
             }
-            cuzk_stree_path(&tr, chal[i], 0, R, (cuzk_fr *)ch->tree_r_path);
-            cuzk_stree_path(&tc, chal[i], 0, R, (cuzk_fr *)ch->tree_c_path);
+            cuzk_stree_path(&tr, chal[i], 0, R.depth, (cuzk_fr *)ch->tree_r_path);
+            cuzk_stree_path(&tc, chal[i], 0, R.depth, (cuzk_fr *)ch->tree_c_path);
         }
     }
     rc = CUZK_OK;
@@ -234,8 +255,10 @@ static void snap_new_leaf(void *ctx, uint64_t region, cuzk_fr *leaf) {
 
 static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, uint64_t seed,
                     struct cuzk_rng *rng, char *err, size_t errlen) {
-    const unsigned D = p->tree_d_levels, R = p->tree_r_levels, P = p->partition_bits;
+    const unsigned D = p->tree_d_levels, P = p->partition_bits;
     const unsigned A = p->apex_leaves, bpc = D - P;
+    const struct rshape R = rshape_of(p);
+    const struct cuzk_merkle_shape DS = sha_shape(D);
     unsigned alog = 0;
     while ((1u << alog) < A) alog++;
     const unsigned below = D - P - alog;
@@ -260,8 +283,8 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
     rand_fr32(rng, &nd.d0);
     rand_fr(rng, &nd.r0);
     rand_fr(rng, &comm_c);
-    if ((rc = cuzk_stree_init(&td, CUZK_MERKLE_SHA256, 2, D, D, const_leaf, &nd.d0)) ||
-        (rc = cuzk_stree_init(&tro, CUZK_MERKLE_POSEIDON, 8, R, 3 * R, const_leaf, &nd.r0)))
+    if ((rc = cuzk_stree_init(&td, &DS, D, const_leaf, &nd.d0)) ||
+        (rc = cuzk_stree_init(&tro, &R.s, R.bits, const_leaf, &nd.r0)))
         goto out;
     /* a few random leaves inside every generated partition */
     size_t nt = 0;
@@ -285,8 +308,7 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
     cuzk_vanilla_comm_r(&comm_c, &root_r_old, &comm_r_old);
     cuzk_vanilla_snap_phi(&comm_d_new, &comm_r_old, &nd.phi);
     /* tree R new: the update rule on every leaf */
-    if ((rc = cuzk_stree_init(&trn, CUZK_MERKLE_POSEIDON, 8, R, D - h, snap_new_leaf, &nd)))
-        goto out;
+    if ((rc = cuzk_stree_init(&trn, &R.s, D - h, snap_new_leaf, &nd))) goto out;
     for (size_t i = 0; i < nt; i++) {
         cuzk_fr rho, leaf;
         cuzk_vanilla_snap_rho(&nd.phi, tx[i] >> (D - h), &rho);
@@ -316,8 +338,8 @@ static int gen_snap(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, u
         for (unsigned j = 0; j < p->challenges; j++) {
             cuzk_stree_node(&tro, 0, chal[j], &chs[j].leaf_r_old);
             cuzk_stree_node(&td, 0, chal[j], &chs[j].leaf_d_new);
-            cuzk_stree_path(&tro, chal[j], 0, R, (cuzk_fr *)chs[j].path_r_old);
-            cuzk_stree_path(&trn, chal[j], 0, R, (cuzk_fr *)chs[j].path_r_new);
+            cuzk_stree_path(&tro, chal[j], 0, R.depth, (cuzk_fr *)chs[j].path_r_old);
+            cuzk_stree_path(&trn, chal[j], 0, R.depth, (cuzk_fr *)chs[j].path_r_new);
             cuzk_stree_path(&td, chal[j], 0, below, (cuzk_fr *)chs[j].path_d_to_apex);
         }
     }
@@ -343,7 +365,8 @@ out:
 /* One tree with the challenges of sectors [s0, s1) of a partition. */
 static int gen_post_tree(const struct cuzk_fc_profile *p, struct cuzk_fc_post_sector *secs,
                          unsigned s0, unsigned s1, struct cuzk_rng *rng) {
-    const unsigned R = p->tree_r_levels, k = p->challenges;
+    const unsigned k = p->challenges;
+    const struct rshape R = rshape_of(p);
     const uint64_t nodes = cuzk_vanilla_nodes(p);
     const size_t n = (size_t)(s1 - s0) * k;
     struct cuzk_stree t = {0};
@@ -353,7 +376,7 @@ static int gen_post_tree(const struct cuzk_fc_profile *p, struct cuzk_fc_post_se
     rand_fr(rng, &comm_c);
     int rc = CUZK_ENOMEM;
     if (!vals || map_init(&leaves, n)) goto out;
-    if ((rc = cuzk_stree_init(&t, CUZK_MERKLE_POSEIDON, 8, R, 3 * R, const_leaf, &def))) goto out;
+    if ((rc = cuzk_stree_init(&t, &R.s, R.bits, const_leaf, &def))) goto out;
     size_t nv = 0;
     for (unsigned s = s0; s < s1; s++)
         for (unsigned c = 0; c < k; c++) {
@@ -374,8 +397,8 @@ static int gen_post_tree(const struct cuzk_fc_profile *p, struct cuzk_fc_post_se
         secs[s].comm_r_last = *cuzk_stree_root(&t);
         cuzk_vanilla_comm_r(&comm_c, &secs[s].comm_r_last, &secs[s].comm_r);
         for (unsigned c = 0; c < k; c++)
-            cuzk_stree_path(&t, secs[s].indices[c], 0, R,
-                            (cuzk_fr *)secs[s].paths + (size_t)c * R * SIBS8);
+            cuzk_stree_path(&t, secs[s].indices[c], 0, R.depth,
+                            (cuzk_fr *)secs[s].paths + (size_t)c * R.sibs);
     }
     rc = CUZK_OK;
 out:
@@ -406,11 +429,6 @@ static int gen_post(const struct cuzk_fc_profile *p, struct cuzk_vanilla *out, s
 int cuzk_sector_generate(const struct cuzk_fc_profile *p, uint32_t n_parts, uint64_t seed,
                          struct cuzk_vanilla *out, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
-    if (p->sub_arity || p->top_arity)
-        return cuzk_errf(err, errlen, CUZK_EUNSUPPORTED,
-                         "sector: %s: synthetic sectors have trees C/R of 8-ary levels only (no "
-                         "sub or top level)",
-                         p->name);
     int rc = cuzk_vanilla_alloc(out, p, n_parts);
     if (rc)
         return cuzk_errf(err, errlen, rc, "sector: cannot hold %u partitions of %s: %s", n_parts,

@@ -14,20 +14,27 @@
 
 #define N_H 6 /* the h values a sector size allows (cuzk_vanilla_snap_h) */
 
-/* The parts of a Merkle tree: 1 Single (tree D, trees R below 32 GiB), 2 Sub (8-8-0). */
+/* The parts of a Merkle tree: 1 Single (tree D, trees R below 32 GiB), 2 Sub (8-8-0), 3 Top
+ * (8-8-2: base, sub and top paths). */
 struct shape {
-    unsigned n, levels[2], arity[2];
+    unsigned n, levels[3], arity[3];
 };
 
+/* Tree R of the sector: the profile's 8-ary levels are the base and the sub level, the top
+ * level (if any) is above them. */
 static void shape_r(const struct cuzk_fc_profile *p, const struct cuzk_sdr_shape *sh,
                     struct shape *s) {
-    const unsigned up = sh->sub_arity != 0;
-    *s = (struct shape){1 + up, {p->tree_r_levels - up, 1}, {8, sh->sub_arity}};
+    const unsigned sub = sh->sub_arity != 0, top = sh->top_arity != 0;
+    *s = (struct shape){1 + sub + top,
+                        {p->tree_r_levels - sub, 1, 1},
+                        {8, sub ? sh->sub_arity : sh->top_arity, sh->top_arity}};
 }
 
 static void shape_d(const struct cuzk_fc_profile *p, struct shape *s) {
-    *s = (struct shape){1, {p->tree_d_levels, 0}, {2, 0}};
+    *s = (struct shape){1, {p->tree_d_levels, 0, 0}, {2, 0, 0}};
 }
+
+static const char *const variant_names[3] = {"Single", "Sub", "Top"};
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
@@ -46,21 +53,17 @@ static int rd_merkle(struct cuzk_bincode *r, const char *name, const struct shap
     uint32_t variant = 0;
     int rc = cuzk_bincode_u32(r, &variant, name);
     if (rc) return rc;
-    if (variant == 2)
-        return cuzk_bincode_fail(
-            r, CUZK_EUNSUPPORTED,
-            "%s is a Top proof (a tree 8-8-2, 64 GiB sectors): no circuit in cuzk", name);
     if (variant > 2)
         return cuzk_bincode_fail(r, CUZK_EFORMAT, "%s: variant %u is not a MerkleProof", name,
                                  variant);
     if (variant != s->n - 1)
         return cuzk_bincode_fail(r, CUZK_EINVAL, "%s is a %s proof; this sector's tree takes %s",
-                                 name, variant ? "Sub" : "Single", s->n == 1 ? "Single" : "Sub");
+                                 name, variant_names[variant], variant_names[s->n - 1]);
     if (variant == 0 &&
         ((rc = cuzk_bincode_fr(r, root, "a root")) || (rc = cuzk_bincode_fr(r, leaf, "a leaf"))))
         return rc;
     uint64_t mult = 1;
-    size_t at = 0;
+    size_t at = 0, off = 0; /* the level, and its first sibling */
     *index = 0;
     for (unsigned k = 0; k < s->n; k++) {
         uint64_t levels = 0;
@@ -70,7 +73,7 @@ static int rd_merkle(struct cuzk_bincode *r, const char *name, const struct shap
                                      "%s: a path of %llu levels, this sector's tree %u", name,
                                      (unsigned long long)levels, s->levels[k]);
         const unsigned ar = s->arity[k];
-        for (unsigned l = 0; l < levels; l++, at++) {
+        for (unsigned l = 0; l < levels; l++, at++, off += ar - 1) {
             uint64_t h = 0, idx = 0;
             if ((rc = cuzk_bincode_u64(r, &h, "a level's hash count"))) return rc;
             if (h != ar - 1)
@@ -78,7 +81,7 @@ static int rd_merkle(struct cuzk_bincode *r, const char *name, const struct shap
                                          "%s: level %zu has %llu hashes (arity %u has %u)", name,
                                          at, (unsigned long long)h, ar, ar - 1);
             for (unsigned q = 0; q < ar - 1; q++)
-                if ((rc = cuzk_bincode_fr(r, &sibs[at * (ar - 1) + q], "a path hash"))) return rc;
+                if ((rc = cuzk_bincode_fr(r, &sibs[off + q], "a path hash"))) return rc;
             if ((rc = cuzk_bincode_u64(r, &idx, "a level's index"))) return rc;
             if (idx >= ar)
                 return cuzk_bincode_fail(r, CUZK_EFORMAT,
@@ -88,7 +91,7 @@ static int rd_merkle(struct cuzk_bincode *r, const char *name, const struct shap
             mult *= ar;
         }
     }
-    if (variant == 1 &&
+    if (variant > 0 &&
         ((rc = cuzk_bincode_fr(r, root, "a root")) || (rc = cuzk_bincode_fr(r, leaf, "a leaf"))))
         return rc;
     return CUZK_OK;
@@ -233,7 +236,8 @@ int cuzk_snap_vanilla_of_entries(const uint8_t *data, size_t len,
     memset(v, 0, sizeof *v);
     const struct cuzk_fc_profile *p = &reg->profile;
     struct cuzk_sdr_shape sh;
-    if (reg->kind != CUZK_FC_SNAP || cuzk_sdr_shape_get(reg->sector_size, &sh) || sh.top_arity)
+    if (reg->kind != CUZK_FC_SNAP || cuzk_sdr_shape_get(reg->sector_size, &sh) ||
+        p->top_arity != sh.top_arity)
         return cuzk_errf(err, errlen, CUZK_EINVAL,
                          "vanilla_proofs: %s is no SnapDeals proof "
                          "with a circuit here",
@@ -296,13 +300,13 @@ static void put_merkle(FILE *f, const struct shape *s, uint64_t node, const cuzk
     const uint8_t variant[4] = {(uint8_t)(s->n - 1), 0, 0, 0};
     fwrite(variant, 1, 4, f);
     if (s->n == 1) put_fr(f, root), put_fr(f, leaf);
-    size_t at = 0;
+    size_t off = 0; /* the level's first sibling */
     for (unsigned k = 0; k < s->n; k++) {
         const unsigned ar = s->arity[k];
         put_u64(f, s->levels[k]);
-        for (unsigned l = 0; l < s->levels[k]; l++, at++) {
+        for (unsigned l = 0; l < s->levels[k]; l++, off += ar - 1) {
             put_u64(f, ar - 1);
-            for (unsigned q = 0; q < ar - 1; q++) put_fr(f, &sibs[at * (ar - 1) + q]);
+            for (unsigned q = 0; q < ar - 1; q++) put_fr(f, &sibs[off + q]);
             put_u64(f, node % ar);
             node /= ar;
         }
@@ -317,7 +321,7 @@ int cuzk_snap_entry_write(const struct cuzk_vanilla *v, const struct cuzk_fc_reg
     const struct cuzk_fc_profile *p = &v->profile;
     struct cuzk_sdr_shape sh;
     if (reg->kind != CUZK_FC_SNAP || strcmp(p->name, reg->profile.name) || part >= v->n_parts ||
-        cuzk_sdr_shape_get(reg->sector_size, &sh) || sh.top_arity)
+        cuzk_sdr_shape_get(reg->sector_size, &sh) || p->top_arity != sh.top_arity)
         return CUZK_EINVAL;
     struct shape sr, sd;
     shape_r(p, &sh, &sr);

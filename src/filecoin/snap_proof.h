@@ -6,7 +6,8 @@
  *
  * An entry is
  *   comm_c [32], apex_leafs: u64 count then [32] each, challenge_proofs: u64 count, each
- *     proof_r_old  a MerkleProof of tree R old (Single or Sub, as in filecoin/post_proof.h),
+ *     proof_r_old  a MerkleProof of tree R old (Single, Sub or Top by the sector's tree shape:
+ *                  8-0-0, 8-8-0, 8-8-2; as in filecoin/post_proof.h),
  *     proof_d_new  a MerkleProof of tree D new (Single, binary: one hash a level),
  *     proof_r_new  a MerkleProof of tree R new.
  *
@@ -24,7 +25,7 @@
  *
  * Every function is total on any bytes: CUZK_OK or an error with a sentence naming the entry,
  * the challenge proof and the field (CUZK_EFORMAT layout, CUZK_ENONCANON a value >= r,
- * CUZK_EINVAL a count, position or root that does not match, CUZK_EUNSUPPORTED a Top proof,
+ * CUZK_EINVAL a count, variant, position or root that does not match,
  * CUZK_ENOMEM). Thread-safety: reentrant. */
 #ifndef CUZK_FILECOIN_SNAP_PROOF_H
 #define CUZK_FILECOIN_SNAP_PROOF_H

@@ -273,7 +273,7 @@ static int foreign_input(const struct fc_kind *fk, const uint8_t *in, size_t len
                          "%s: randomness: %s needs the request's 32-byte randomness", fk->k.name,
                          r.name);
     struct cuzk_post_entries pe;
-    rc = cuzk_post_entries_parse(in, len, r.profile.tree_r_levels,
+    rc = cuzk_post_entries_parse(in, len, r.profile.tree_r_levels, r.profile.top_arity,
                                  fk->fk == CUZK_FC_WINNING ? 1 : r.profile.sectors, &pe, why,
                                  sizeof why);
     if (!rc) {

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
             rc = cuzk_errf(err, sizeof err, CUZK_EINVAL, "PoSt needs the randomness");
         } else {
             struct cuzk_post_entries pe;
-            rc = cuzk_post_entries_parse(in, len, reg.profile.tree_r_levels,
+            rc = cuzk_post_entries_parse(in, len, reg.profile.tree_r_levels, reg.profile.top_arity,
                                          kind == CUZK_FC_WINNING ? 1 : reg.profile.sectors, &pe,
                                          err, sizeof err);
             if (!rc) {

@@ -26,10 +26,10 @@ static const uint64_t parse_errors = FUZZ_ERR(CUZK_EFORMAT) | FUZZ_ERR(CUZK_ENON
                                      FUZZ_ERR(CUZK_ENOMEM);
 
 static int same_entries(const struct cuzk_post_entries *a, const struct cuzk_post_entries *b) {
-    if (a->n != b->n || a->levels != b->levels) return 0;
+    if (a->n != b->n || a->levels != b->levels || a->top != b->top) return 0;
     for (size_t i = 0; i < a->n; i++) {
         const struct cuzk_post_entry *x = &a->e[i], *y = &b->e[i];
-        const size_t nc = x->n_challenges, path = (size_t)a->levels * 7;
+        const size_t nc = x->n_challenges, path = (size_t)a->levels * 7 + a->top;
         if (x->sector_id != y->sector_id || nc != y->n_challenges ||
             !cuzk_fr_eq(&x->comm_r, &y->comm_r) || !cuzk_fr_eq(&x->comm_c, &y->comm_c) ||
             !cuzk_fr_eq(&x->comm_r_last, &y->comm_r_last) ||
@@ -59,15 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                CUZK_OK);
     const size_t max = pick[s].kind == CUZK_FC_WINNING ? 1 : reg.profile.sectors;
     struct cuzk_post_entries pe, again;
-    int rc = cuzk_post_entries_parse(data + 1, size - 1, reg.profile.tree_r_levels, max, &pe, err,
-                                     sizeof err);
+    int rc = cuzk_post_entries_parse(data + 1, size - 1, reg.profile.tree_r_levels,
+                                     reg.profile.top_arity, max, &pe, err, sizeof err);
     if (!fuzz_outcome(rc, err, parse_errors, "vanilla_proofs: ")) return 0;
     FUZZ_CHECK(pe.n >= 1 && pe.n <= max && pe.levels == reg.profile.tree_r_levels);
 
     uint8_t *b1, *b2;
     size_t n1, n2;
     FUZZ_CHECK(cuzk_post_entries_write(&pe, 0, pe.n, &b1, &n1) == CUZK_OK);
-    rc = cuzk_post_entries_parse(b1, n1, pe.levels, max, &again, err, sizeof err);
+    rc = cuzk_post_entries_parse(b1, n1, pe.levels, pe.top ? 2 : 0, max, &again, err, sizeof err);
     if (rc) fprintf(stderr, "re-parse: %s\n", err);
     FUZZ_CHECK(rc == CUZK_OK && same_entries(&pe, &again));
     FUZZ_CHECK(cuzk_post_entries_write(&again, 0, again.n, &b2, &n2) == CUZK_OK);
