@@ -119,7 +119,8 @@ static int fr_array(struct rd *r, const json_t *a, size_t n, const char *field, 
 }
 
 /* The shape of a sector's Merkle tree: levels of each part, their arity. Tree D is one binary
- * tree; trees C and R are 8-ary base trees with a sub tree of sub_arity on top (32 GiB). */
+ * tree; trees C and R are 8-ary base trees with a sub tree of sub_arity on top (32 GiB) and a
+ * top tree of top_arity above that (64 GiB). */
 struct shape {
     unsigned n;         /* parts: 1 Single, 2 Sub, 3 Top */
     unsigned levels[3]; /* per part */
@@ -132,8 +133,11 @@ static void shape_d(const struct cuzk_fc_profile *p, struct shape *s) {
 
 static void shape_r(const struct cuzk_fc_profile *p, const struct cuzk_sdr_shape *sh,
                     struct shape *s) {
-    const unsigned up = (sh->sub_arity != 0) + (sh->top_arity != 0);
-    *s = (struct shape){1 + up, {p->tree_r_levels - up, 1, 1}, {8, sh->sub_arity, sh->top_arity}};
+    /* the profile's 8-ary levels are the base and an 8-ary sub level; the top is above them */
+    const unsigned sub = sh->sub_arity != 0, top = sh->top_arity != 0;
+    *s = (struct shape){1 + sub + top,
+                        {p->tree_r_levels - sub, 1, 1},
+                        {8, sub ? sh->sub_arity : sh->top_arity, sh->top_arity}};
 }
 
 static const char *const variants[3] = {"Single", "Sub", "Top"};
@@ -155,7 +159,7 @@ static int merkle(struct rd *r, const json_t *mp, const struct shape *s, uint64_
                     variants[s->n - 1]);
     }
     uint64_t rest = node;
-    size_t at = 0;
+    size_t at = 0, off = 0; /* the level, and its first sibling */
     for (unsigned k = 0; k < s->n; k++) {
         const json_t *inc = s->n == 1 ? member(r, body, "path", JSON_OBJECT, field, &rc)
                                       : member(r, body, part_keys[k], JSON_OBJECT, field, &rc);
@@ -176,9 +180,10 @@ static int merkle(struct rd *r, const json_t *mp, const struct shape *s, uint64_
                             (unsigned long long)(rest % ar));
             rest /= ar;
             if ((rc = fr_array(r, json_object_get(el, "hashes"), ar - 1, field,
-                               sibs ? sibs + at * (ar - 1) : NULL)))
+                               sibs ? sibs + off : NULL)))
                 return rc;
             at++;
+            off += ar - 1;
         }
     }
     if (rest)
@@ -656,7 +661,7 @@ static void put_merkle(FILE *f, const struct shape *s, uint64_t node, const cuzk
                        const cuzk_fr *root, const cuzk_fr *leaf) {
     fprintf(f, "{\"data\":{\"%s\":{", variants[s->n - 1]);
     uint64_t rest = node;
-    size_t at = 0;
+    size_t off = 0; /* the level's first sibling */
     for (unsigned k = 0; k < s->n; k++) {
         if (s->n == 1)
             fputs("\"root\":", f), put_fr(f, root), fputs(",\"leaf\":", f), put_fr(f, leaf),
@@ -665,9 +670,9 @@ static void put_merkle(FILE *f, const struct shape *s, uint64_t node, const cuzk
             fprintf(f, "%s\"%s\":", k ? "," : "", part_keys[k]);
         fputs("{\"path\":[", f);
         const unsigned ar = s->arity[k];
-        for (unsigned l = 0; l < s->levels[k]; l++, at++) {
+        for (unsigned l = 0; l < s->levels[k]; l++, off += ar - 1) {
             fputs(l ? ",{\"hashes\":" : "{\"hashes\":", f);
-            put_frs(f, sibs + at * (ar - 1), ar - 1);
+            put_frs(f, sibs + off, ar - 1);
             fprintf(f, ",\"index\":%llu}", (unsigned long long)(rest % ar));
             rest /= ar;
         }
