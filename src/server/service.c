@@ -162,9 +162,8 @@ void cuzk_svc_input_done(void *ticket) {
 static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
                          struct cuzk_wire_msg *m, enum wait_op op, struct input_ticket *t) {
     struct wait_job *w =
-        cuzk_svc_reserve_wait(s, call) == CUZK_RPC_OK ? cuzk_svc_new_wait(s, call, op) : NULL;
-    if (!w) {
-        cuzk_svc_input_done(t);
+        cuzk_svc_reserve_wait(s, call, t) == CUZK_RPC_OK ? cuzk_svc_new_wait(s, call, op, t) : NULL;
+    if (!w) { /* answered, the ticket given back first */
         cuzk_wire_msg_free(m);
         return;
     }
@@ -175,12 +174,15 @@ static void start_submit(struct cuzk_service *s, struct cuzk_rpc_call *call,
 
 /* Decodes a request that may be large (SubmitProof, Prove) straight from the transport's
  * pieces: its bytes fields are read once, into one block that the engine takes over (wire.h).
- * Returns 0 with *wm filled, or -1 after answering the call. */
+ * Returns 0 with *wm filled, or -1 after answering the call, the ticket t given back before
+ * (so a client that sends again at once finds its bytes uncounted). */
 static int decode_large(struct cuzk_rpc_call *call, const ProtobufCMessageDescriptor *d,
-                        struct cuzk_rpc_reader *rd, struct cuzk_wire_msg *wm) {
+                        struct cuzk_rpc_reader *rd, struct cuzk_wire_msg *wm,
+                        struct input_ticket *t) {
     char why[256];
     int rc = cuzk_wire_decode(d, rd, wm, why, sizeof why);
     if (rc == CUZK_OK) return 0;
+    cuzk_svc_input_done(t);
     cuzk_svc_fail(call, rc == CUZK_ENOMEM ? CUZK_RPC_RESOURCE_EXHAUSTED : CUZK_RPC_INVALID_ARGUMENT,
                   "%s", why);
     return -1;
@@ -192,10 +194,7 @@ static void h_submit(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_read
     struct input_ticket *t = cuzk_svc_input_reserve(ctx, call, rd->left);
     struct cuzk_wire_msg wm;
     if (!t) return;
-    if (decode_large(call, &cuzk__v1__submit_proof_request__descriptor, rd, &wm)) {
-        cuzk_svc_input_done(t);
-        return;
-    }
+    if (decode_large(call, &cuzk__v1__submit_proof_request__descriptor, rd, &wm, t)) return;
     start_submit(ctx, call, &wm, WAIT_SUBMIT, t);
 }
 
@@ -203,14 +202,11 @@ static void h_prove(void *ctx, struct cuzk_rpc_call *call, struct cuzk_rpc_reade
     struct input_ticket *t = cuzk_svc_input_reserve(ctx, call, rd->left);
     struct cuzk_wire_msg wm;
     if (!t) return;
-    if (decode_large(call, &cuzk__v1__prove_request__descriptor, rd, &wm)) {
-        cuzk_svc_input_done(t);
-        return;
-    }
+    if (decode_large(call, &cuzk__v1__prove_request__descriptor, rd, &wm, t)) return;
     if (!((Cuzk__V1__ProveRequest *)wm.m)->submit) {
-        cuzk_svc_fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
         cuzk_wire_msg_free(&wm);
         cuzk_svc_input_done(t);
+        cuzk_svc_fail(call, CUZK_RPC_INVALID_ARGUMENT, "missing submit field");
         return;
     }
     start_submit(ctx, call, &wm, WAIT_PROVE, t);
@@ -222,8 +218,8 @@ static void h_await(void *ctx, struct cuzk_rpc_call *call, const uint8_t *req, s
     if (!m->job_id[0] || strlen(m->job_id) >= CUZK_JOB_ID_MAX) {
         cuzk_svc_fail(call, CUZK_RPC_INVALID_ARGUMENT,
                       m->job_id[0] ? "job_id too long" : "missing job_id");
-    } else if (cuzk_svc_reserve_wait(s, call) == CUZK_RPC_OK) {
-        struct wait_job *w = cuzk_svc_new_wait(s, call, WAIT_AWAIT);
+    } else if (cuzk_svc_reserve_wait(s, call, NULL) == CUZK_RPC_OK) {
+        struct wait_job *w = cuzk_svc_new_wait(s, call, WAIT_AWAIT, NULL);
         if (w) {
             snprintf(w->job_id, sizeof w->job_id, "%s", m->job_id);
             w->timeout_ms = m->timeout_ms > (uint64_t)INT64_MAX / 2 ? 0 : (int64_t)m->timeout_ms;
@@ -423,8 +419,8 @@ static void key_call(struct cuzk_service *s, struct cuzk_rpc_call *call, const c
                      enum wait_op op) {
     struct wait_job probe;
     if (parse_circuit(s, call, id, &probe)) return;
-    if (cuzk_svc_reserve_wait(s, call) != CUZK_RPC_OK) return;
-    struct wait_job *w = cuzk_svc_new_wait(s, call, op);
+    if (cuzk_svc_reserve_wait(s, call, NULL) != CUZK_RPC_OK) return;
+    struct wait_job *w = cuzk_svc_new_wait(s, call, op, NULL);
     if (!w) return;
     memcpy(w->kind, probe.kind, sizeof w->kind);
     memcpy(w->circuit, probe.circuit, sizeof w->circuit);

@@ -103,11 +103,12 @@ void cuzk_svc_fill_result(Cuzk__V1__AwaitProofResponse *out, const char *job_id,
 
 /* service_wait.c: a blocking call's slot, its record, its work thread or its parked wait */
 /* Reserves a blocking-call slot: CUZK_RPC_OK, or UNAVAILABLE / RESOURCE_EXHAUSTED (the call
- * answered). */
-int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call);
-/* A record for a reserved slot (NULL: the call answered, the slot given back). */
+ * answered, its input ticket, when not NULL, given back before: cuzk_svc_input_done). */
+int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call, void *ticket);
+/* A record for a reserved slot (NULL: the call answered, the slot and the ticket, when not
+ * NULL, given back before). */
 struct wait_job *cuzk_svc_new_wait(struct cuzk_service *s, struct cuzk_rpc_call *call,
-                                   enum wait_op op);
+                                   enum wait_op op, void *ticket);
 /* Runs w's work (SUBMIT, PROVE's submit, PRELOAD, EVICT) on a work thread; on failure the call
  * is answered and the record ended. */
 void cuzk_svc_start_work(struct wait_job *w);

@@ -108,7 +108,7 @@ static void record_done(struct wait_job *w) {
 }
 
 /* Reserves a waiting slot: CUZK_RPC_OK, or UNAVAILABLE / RESOURCE_EXHAUSTED (call failed). */
-int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
+int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call, void *ticket) {
     pthread_mutex_lock(&s->mu);
     int st = s->stopping                     ? CUZK_RPC_UNAVAILABLE
              : s->waiting >= s->max_blocking ? CUZK_RPC_RESOURCE_EXHAUSTED
@@ -119,6 +119,7 @@ int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
     if (st == CUZK_RPC_OK)
         cuzk_log_debug("rpc", "%s: waiting (%lld of %lld blocking calls)",
                        cuzk_rpc_call_method(call), (long long)now, (long long)max);
+    if (st != CUZK_RPC_OK) cuzk_svc_input_done(ticket); /* before the client sees the answer */
     if (st == CUZK_RPC_UNAVAILABLE) cuzk_svc_fail(call, st, "the daemon is shutting down");
     if (st == CUZK_RPC_RESOURCE_EXHAUSTED)
         cuzk_svc_fail(call, st, "%lld calls are waiting already (daemon.max_blocking_calls)",
@@ -127,10 +128,11 @@ int cuzk_svc_reserve_wait(struct cuzk_service *s, struct cuzk_rpc_call *call) {
 }
 
 struct wait_job *cuzk_svc_new_wait(struct cuzk_service *s, struct cuzk_rpc_call *call,
-                                   enum wait_op op) {
+                                   enum wait_op op, void *ticket) {
     struct wait_job *w = calloc(1, sizeof *w);
     if (!w) {
         release_slot(s);
+        cuzk_svc_input_done(ticket);
         cuzk_svc_fail(call, CUZK_RPC_RESOURCE_EXHAUSTED, "out of memory");
         record_gone(s);
         return NULL;
@@ -382,6 +384,7 @@ static int run_submit(struct wait_job *w, const Cuzk__V1__SubmitProofRequest *m)
     char why[512] = "";
     int st = cuzk_svc_submit(w->svc, m, &w->msg, &w->ticket, &info, why, sizeof why);
     if (st != CUZK_RPC_OK) {
+        drop_input(w); /* its bytes are given back before the client sees the refusal */
         W_FAIL(w, st, "%s", why);
         return 0;
     }
