@@ -210,13 +210,17 @@ enabled = true   # a deprecated key: warned about, ignored
 
   // a waiter of the slow job is answered when it is cancelled
   const slowWait = call(c, 'AwaitProof', { job_id: 'slow-1' });
-  // wait (on a loaded machine the key set-up can take a while) until a partition has started
-  for (let i = 0; i < 300; i++) {
+  // wait until a partition has started: on a loaded machine (a sanitizer build beside other
+  // tests) the key set-up and the queue ahead can take minutes, and a fixed 30 s here once
+  // cancelled the job before it ran; the bound is only there so that a hang fails
+  let started = false;
+  for (let i = 0; i < 6000 && !started; i++) {
     const s = await getJson(`${A.http}/status`);
     const j = s.body && s.body.pipelines && s.body.pipelines.find((x) => x.job_id === 'slow-1');
-    if (j && j.partitions && j.partitions.some((p) => p.state !== 'pending')) break;
-    await sleep(100);
+    started = !!(j && j.partitions && j.partitions.some((p) => p.state !== 'pending'));
+    if (!started) await sleep(100);
   }
+  check(started, 'the slow job starts a partition');
   r = await call(c, 'CancelProof', { job_id: 'slow-1' });
   check(r.res && r.res.was_running === true, 'CancelProof of a running job: was_running = true', r.err ? r.err.details : r.res);
   r = await slowWait;
